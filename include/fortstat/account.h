@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * account.h - the accounting core: shadow stacks and switched clocks, driven
+ * by events. Pure: no ptrace, no clock of its own. Times are nanoseconds on
+ * the clock of the thread the event belongs to (each thread may have its own
+ * CPU clock; with a wall clock all threads share one).
+ */
+#ifndef FORTSTAT_ACCOUNT_H
+#define FORTSTAT_ACCOUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t acct_time_t; /* nanoseconds */
+
+#define ACCT_NONE ((uint32_t)-1) /* "no routine": the root of a thread's stack */
+
+struct acct_routine {
+	uint64_t calls;	     /* entries (including entry-only and chained ones) */
+	uint64_t calls_made; /* calls this routine made to timed routines (incl. tail chains) */
+	acct_time_t self;    /* gross self time: its clock ran (FORTSTAT clock switching) */
+	acct_time_t total;   /* inclusive time, recursion counted once per outermost activation */
+	bool incomplete;     /* its clock was still running at thread exit or finish */
+};
+
+struct acct_arc {
+	uint32_t caller; /* routine index, or ACCT_NONE */
+	uint32_t callee;
+	uint64_t calls;
+	acct_time_t time; /* callee's inclusive time along this arc (outermost activations) */
+};
+
+struct acct; /* opaque */
+
+/* A new accounting state for routines 0..n_routines-1. Never NULL. */
+struct acct *acct_new(size_t n_routines);
+void acct_free(struct acct *a);
+
+/*
+ * A call of `routine` by thread `tid` at time t; `slot` is the address of
+ * its return-address slot (RSP at entry) and `ret` the original return
+ * address, kept for the tracer (acct_leave gives it back). The caller is the
+ * routine on top of the thread's stack; its clock stops, the callee's starts.
+ */
+void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		acct_time_t t);
+
+/*
+ * A call that will not be seen to return (count-only mode, no return
+ * address to rewrite, or a routine that never returns): counts the call and
+ * the arc; no frame, no clock switch.
+ */
+void acct_count(struct acct *a, int tid, uint32_t routine);
+
+/*
+ * The routine on top of thread tid returns at t. Returns 0 and sets *ret to
+ * the return address given at acct_enter, or -1 when the thread has no frame.
+ */
+int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret);
+
+/*
+ * Frames whose slot lies below sp are gone (longjmp, exception unwinding):
+ * pop them, closing their clocks at t. Returns the number popped.
+ */
+size_t acct_unwind_to(struct acct *a, int tid, uint64_t sp, acct_time_t t);
+
+/*
+ * A tail call: `routine` was jumped to with the return slot of the running
+ * frame; it replaces that frame (same slot, same return address).
+ * Returns 0, or -1 when the thread has no frame (then nothing is recorded).
+ */
+int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t);
+
+/* The thread exits at t: close its open frames as incomplete. */
+void acct_thread_exit(struct acct *a, int tid, acct_time_t t);
+
+/*
+ * The program ends: close every open frame of every thread as incomplete,
+ * each thread at the last time it was seen (or at t when t is later and
+ * `t_is_shared` is set, as with a wall clock).
+ */
+void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared);
+
+/* Depth of thread tid's shadow stack (0 when unknown). */
+size_t acct_depth(const struct acct *a, int tid);
+
+/*
+ * The top frame of thread tid: sets *routine, *slot and *ret; returns 0, or
+ * -1 when the stack is empty.
+ */
+int acct_top(const struct acct *a, int tid, uint32_t *routine, uint64_t *slot, uint64_t *ret);
+
+/* Visit every open frame of thread tid, bottom first (for undoing rewritten returns). */
+void acct_frames(const struct acct *a, int tid,
+		 void (*fn)(uint32_t routine, uint64_t slot, uint64_t ret, void *arg), void *arg);
+
+/* Per-routine results (array of n_routines). */
+const struct acct_routine *acct_routines(const struct acct *a);
+size_t acct_n_routines(const struct acct *a);
+
+/* Arcs, in no particular order; *n set to their number. */
+const struct acct_arc *acct_arcs(const struct acct *a, size_t *n);
+
+/* Sum of every routine's self time and of every call (acct_enter + acct_count). */
+acct_time_t acct_total_self(const struct acct *a);
+uint64_t acct_total_calls(const struct acct *a);
+
+/*
+ * FTN4TRA's overhead correction: net = gross - entries*f1 - calls_made*f2,
+ * clamped at zero. f1, f2 in ns (may be fractional).
+ */
+acct_time_t acct_net(acct_time_t gross, uint64_t entries, uint64_t calls_made, double f1,
+		     double f2);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cli.h - command-line options, usage, and fortstat's exit codes. */
+#ifndef FORTSTAT_CLI_H
+#define FORTSTAT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fortstat/report.h"
+
+/* Exit codes of fortstat's own (as env(1) and time(1)). */
+enum {
+	EXIT_FS_ERROR = 125,	 /* fortstat's own error */
+	EXIT_FS_CANNOT = 126,	 /* PROGRAM found but cannot be timed */
+	EXIT_FS_NOTFOUND = 127,	 /* PROGRAM not found */
+};
+
+enum clock_kind { CLOCK_KIND_CPU, CLOCK_KIND_WALL };
+
+struct options {
+	const char *names_file;	  /* -n */
+	const char *exclude_file; /* -x */
+	bool all;		  /* --all */
+	const char *output;	  /* -o */
+	struct report_opts report; /* --format, --sort, -z */
+	bool count_only;	  /* -c */
+	enum clock_kind clock;	  /* --clock */
+	int verbose;		  /* -v (repeatable) */
+	char **argv;		  /* PROGRAM and its arguments (points into main's argv) */
+	int argc;
+};
+
+/*
+ * Parse the command line. Returns -1 to go on and run, or an exit status to
+ * exit with at once (0 after --help/--version, EXIT_FS_ERROR after a usage
+ * error, which has been reported in one line).
+ */
+int cli_parse(int argc, char **argv, struct options *o);
+
+/* Write the --help text. */
+void cli_usage(FILE *out);
+
+/*
+ * Find PROGRAM as a shell would: a name with a '/' is used as it is, else
+ * each PATH directory in turn. On success returns 0 and a malloc'ed path in
+ * *path. Returns EXIT_FS_NOTFOUND or EXIT_FS_CANNOT after printing one line.
+ */
+int cli_find_program(const char *name, char **path);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* names.h - names files (-n, -x): one name a line, blanks removed, # comments, globs. */
+#ifndef FORTSTAT_NAMES_H
+#define FORTSTAT_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct names_entry {
+	char *pattern;	/* the line with every blank removed; may hold glob characters */
+	int line;	/* 1-based line in the file */
+	bool is_glob;	/* contains *, ? or [ */
+	size_t matched; /* routines this pattern matched (set by names_match) */
+};
+
+struct names {
+	char *path; /* file it was read from (owned) */
+	struct names_entry *v;
+	size_t n;
+};
+
+/*
+ * Read a names file. Rules (FORTSTAT's card rule and ours): every blank
+ * (space, tab, CR) anywhere in a line is removed; a '#' starts a comment to
+ * the end of the line; lines empty after that are ignored; the rest is a
+ * name or an fnmatch(3) glob. Returns 0, or a negative errno when the file
+ * cannot be read (the names struct is then empty).
+ */
+int names_load(const char *path, struct names *out);
+
+/* Parse names from a buffer, as names_load does for a file (path may be NULL). */
+int names_parse(const char *buf, size_t len, const char *path, struct names *out);
+
+/*
+ * Does any pattern match this name? Each matching entry's `matched` count is
+ * incremented. Returns true on a match.
+ */
+bool names_match(struct names *nm, const char *name);
+
+/* Like names_match but without counting. */
+bool names_test(const struct names *nm, const char *name);
+
+void names_free(struct names *nm);
+
+#endif

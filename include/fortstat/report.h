@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report.h - the table (FORTSTAT/FTN4TRA), CSV and JSON reports. */
+#ifndef FORTSTAT_REPORT_H
+#define FORTSTAT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct symtab;
+struct acct;
+
+enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME };
+
+struct report_run {
+	const char *program;	/* PROGRAM as resolved (path) */
+	char *const *argv;	/* PROGRAM's argv, NULL-terminated */
+	int exit_status;	/* what fortstat exits with: status, or 128+N */
+	int term_signal;	/* N when killed by signal N, else 0 */
+	const char *clock;	/* "cpu" or "wall" */
+	bool count_only;	/* -c: no times at all */
+	double total_time_s;	/* program time on the chosen clock */
+	double f1_ns, f2_ns;	/* overhead per entry / per call made, removed from times */
+	bool correct;		/* apply f1/f2 (false: gross times) */
+	const char *note;	/* one line about how the run ended, or NULL */
+};
+
+struct report_opts {
+	enum report_format format;
+	enum report_sort sort;
+	bool zeros; /* -z: list selected routines that were never called */
+};
+
+/*
+ * Write the report of `acct` (routine i of acct is routine i of st; only
+ * RT_SELECTED routines appear) to `out`. Table: ROUTINE, CALLED, TIME (SEC),
+ * PERCENT, AV SEC/CALL; `*` marks the mainline; INCOMPLETE; a TOTAL row;
+ * summary lines (total program time, time unaccounted, calls timed, overhead
+ * removed). Returns 0 or a negative errno on a write error.
+ */
+int report_write(FILE *out, const struct symtab *st, const struct acct *acct,
+		 const struct report_run *run, const struct report_opts *opts);
+
+/* Parse "table"/"csv"/"json" and "time"/"calls"/"name"; return 0 or -1. */
+int report_parse_format(const char *s, enum report_format *f);
+int report_parse_sort(const char *s, enum report_sort *s_out);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* symtab.h - the routine table of an executable: ELF symbols, aliases, DWARF names and lines. */
+#ifndef FORTSTAT_SYMTAB_H
+#define FORTSTAT_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct names;
+
+/* Flags of a routine. */
+enum {
+	RT_MAINLINE = 1u << 0,	   /* the mainline: `main` */
+	RT_HELPER = 1u << 1,	   /* toolchain / C-runtime helper (_start, frame_dummy, ...) */
+	RT_LIBRARY = 1u << 2,	   /* linked in from a library (static executables) */
+	RT_RETURNS_TWICE = 1u << 3, /* setjmp family, vfork, getcontext: never selected */
+	RT_NORETURN = 1u << 4,	   /* exit, abort, __libc_start_main, ...: never rewrite return */
+	RT_SELECTED = 1u << 5,	   /* chosen for timing by symtab_select */
+};
+
+struct routine {
+	uint64_t addr;	  /* st_value: link-time address (add the load bias for PIE) */
+	uint64_t size;	  /* st_size */
+	char **names;	  /* every symbol name at this address, primary first (owned) */
+	size_t n_names;
+	char *display;	  /* readable name: demangled C++, Fortran `foo`, `m::p`, `MAIN__` (owned) */
+	char *file;	  /* source file from DWARF, or NULL */
+	int line;	  /* source line from DWARF, or 0 */
+	unsigned flags;	  /* RT_* */
+};
+
+struct symtab {
+	char *path;		/* file read (owned) */
+	struct routine *r;	/* sorted by addr, no two with the same addr */
+	size_t n;
+	uint64_t e_entry;	/* ELF header entry point (link-time) */
+	bool pie;		/* ET_DYN: loaded at a bias */
+	bool is_static;		/* no PT_INTERP */
+	bool has_symtab;	/* names came from .symtab (false: .dynsym only) */
+	bool has_dwarf;
+	size_t n_skipped_default; /* routines the default selection left out (set by symtab_select) */
+};
+
+/* Errors returned by symtab_load besides negative errnos. */
+enum {
+	SYMTAB_ENOTELF = -1000,	 /* not an ELF file */
+	SYMTAB_ENOTX86_64 = -1001, /* an ELF, but not 64-bit x86-64 */
+	SYMTAB_ETRUNC = -1002,	 /* ELF truncated or malformed */
+	SYMTAB_ENOSYMS = -1003,	 /* no function symbols at all */
+	SYMTAB_ENOTEXEC = -1004,	 /* ELF, but not an executable (ET_REL, core...) */
+};
+
+/*
+ * Read the routines of the executable at `path`: STT_FUNC symbols with a
+ * non-zero size in an executable section, from .symtab, else .dynsym.
+ * Aliases are merged; `*.cold` fragments and STT_GNU_IFUNC symbols never
+ * become routines. Names, files and lines come
+ * from DWARF where present. Returns 0, a negative errno, or SYMTAB_E*.
+ */
+int symtab_load(const char *path, struct symtab *st);
+
+/* A one-line reason for a symtab_load error (static string). */
+const char *symtab_strerror(int err);
+
+/*
+ * Choose the routines to time, setting RT_SELECTED:
+ *   default: the program's own routines (not RT_HELPER, not RT_LIBRARY);
+ *   all: also helpers and library routines;
+ *   names (may be NULL): only routines one of whose names or display name matches;
+ *   exclude (may be NULL): never these;
+ * the mainline always (unless excluded explicitly), RT_RETURNS_TWICE never.
+ * Matching counts are recorded in the names entries. Returns the number selected.
+ */
+size_t symtab_select(struct symtab *st, struct names *names, struct names *exclude, bool all);
+
+/* The routine containing `addr` (link-time), or NULL. O(log n). */
+const struct routine *symtab_find(const struct symtab *st, uint64_t addr);
+
+/* Index of the mainline routine, or -1. */
+long symtab_mainline(const struct symtab *st);
+
+void symtab_free(struct symtab *st);
+
+#endif
