@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* clock.h - the clocks fortstat reads at every stop: a thread's CPU time, or wall time. */
+#ifndef FORTSTAT_CLOCK_H
+#define FORTSTAT_CLOCK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+enum fs_clock_src {
+	FS_CLOCK_WALL,	    /* CLOCK_MONOTONIC */
+	FS_CLOCK_PERF,	    /* perf_event task-clock of one thread (a file descriptor) */
+	FS_CLOCK_SCHEDSTAT, /* /proc/PID/task/TID/schedstat (when perf_event_open is refused) */
+};
+
+struct fs_clock {
+	enum fs_clock_src src;
+	int fd;
+};
+
+/*
+ * Open the clock of thread `tid` of process `pid`: wall (cpu == 0), or its
+ * CPU time (perf task-clock, falling back to schedstat). Returns 0 or a
+ * negative errno (the thread is gone).
+ */
+int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid);
+
+/* Read the clock in nanoseconds. On error (thread gone) returns 0. */
+uint64_t fs_clock_read(const struct fs_clock *c);
+
+void fs_clock_close(struct fs_clock *c);
+
+/* Name of the source, for -v ("perf task-clock", "schedstat", "CLOCK_MONOTONIC"). */
+const char *fs_clock_name(const struct fs_clock *c);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * inject.h - working inside a stopped tracee: its memory through
+ * /proc/PID/mem, its auxv and maps, syscall injection, and scratch pages.
+ */
+#ifndef FORTSTAT_INJECT_H
+#define FORTSTAT_INJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Open /proc/PID/mem for reading and writing. Returns an fd or a negative errno. */
+int mem_open(pid_t pid);
+
+/*
+ * Read or write n bytes at addr of the tracee whose mem fd is `fd`. Writes
+ * go through read-only and execute-only mappings (the kernel forces them for
+ * a tracer). Return 0, or a negative errno (short transfer: -EIO).
+ */
+int mem_read(int fd, uint64_t addr, void *buf, size_t n);
+int mem_write(int fd, uint64_t addr, const void *buf, size_t n);
+
+/* Value of auxv entry `type` of process pid. Returns 0 or a negative errno. */
+int auxv_get(pid_t pid, unsigned long type, uint64_t *val);
+
+/*
+ * Find a free, page-aligned range of `size` bytes in pid's address space
+ * from which every address in [lo, hi) is within a signed 32-bit
+ * displacement (with a margin). Prefers the highest gap below lo, else a gap
+ * well above hi (leaving room for the heap). Returns 0 and sets *addr, or
+ * -ENOSPC.
+ */
+int find_gap(pid_t pid, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr);
+
+/*
+ * Make the stopped thread `pid` run one system call: saves registers and the
+ * bytes at RIP, writes `mov $nr,%eax; syscall; int3` there, runs it, restores both.
+ * Returns 0 and the syscall's result in *ret, or a negative errno when the
+ * injection itself failed.
+ */
+int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trace.h - the ptrace engine: launch PROGRAM, patch its selected routines
+ * with int3, turn stops into accounting events, and report how it ended.
+ */
+#ifndef FORTSTAT_TRACE_H
+#define FORTSTAT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct symtab;
+struct acct;
+struct options;
+
+struct trace_result {
+	int exit_status;     /* what fortstat exits with: status, or 128+N */
+	int term_signal;     /* N when the program was killed by signal N */
+	bool started;	     /* PROGRAM was exec'ed (there is something to report) */
+	double total_time_s; /* program time on the chosen clock */
+	size_t n_patched;    /* routines patched */
+	size_t n_refused;    /* selected routines left unpatched (see -v) */
+	char note[160];	     /* how the run ended, when it is worth a line */
+};
+
+/*
+ * Run PROGRAM (`path`, with `argv` as its argv and fortstat's environment),
+ * time the RT_SELECTED routines of `st` (routine i of st is routine i of
+ * acct) and feed `acct` until the program ends. Routines that cannot be
+ * patched lose RT_SELECTED. Returns 0 when the program ran (res filled), or
+ * a negative errno when it could not be started or traced (an error line
+ * has been printed).
+ */
+int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
+	      const struct options *o, struct trace_result *res);
+
+#endif

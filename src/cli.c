@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cli.c - command-line options, --help, and finding PROGRAM through PATH. */
+#include "fortstat/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fortstat/util.h"
+
+enum {
+	OPT_ALL = 256,
+	OPT_FORMAT,
+	OPT_SORT,
+	OPT_CLOCK,
+};
+
+static const struct option long_opts[] = {
+	{ "names", required_argument, NULL, 'n' },
+	{ "exclude", required_argument, NULL, 'x' },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "zeros", no_argument, NULL, 'z' },
+	{ "count-only", no_argument, NULL, 'c' },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *out)
+{
+	fputs("Usage: fortstat [OPTION]... PROGRAM [ARGUMENT]...\n"
+	      "Run PROGRAM and report how often each of its routines was called and\n"
+	      "how much time each took. Nothing is recompiled or relinked.\n"
+	      "\n"
+	      "Selecting routines:\n"
+	      "  -n, --names=FILE     time only the routines named in FILE (the mainline\n"
+	      "                       is always timed); one name or glob a line\n"
+	      "  -x, --exclude=FILE   never time the routines named in FILE\n"
+	      "      --all            also time runtime helpers and, in static executables,\n"
+	      "                       the C library's routines\n"
+	      "\n"
+	      "Measuring:\n"
+	      "  -c, --count-only     count calls only, no clocks (fastest)\n"
+	      "      --clock=CLOCK    cpu (default: the thread's own CPU time) or wall\n"
+	      "\n"
+	      "Reporting:\n"
+	      "  -o, --output=FILE    write the report to FILE (default: standard error)\n"
+	      "      --format=FORMAT  table (default), csv or json\n"
+	      "      --sort=KEY       time (default), calls or name\n"
+	      "  -z, --zeros          also list timed routines that were never called\n"
+	      "\n"
+	      "  -v, --verbose        say what fortstat does; repeat for more\n"
+	      "  -h, --help           print this help and exit\n"
+	      "  -V, --version        print the version and exit\n"
+	      "\n"
+	      "Exit status: PROGRAM's own; 128+N if it was killed by signal N;\n"
+	      "125 if fortstat failed, 126 if PROGRAM cannot be timed, 127 if not found.\n"
+	      "See fortstat(1).\n",
+	      out);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	if (arg)
+		fs_error("%s '%s' (try 'fortstat --help')", msg, arg);
+	else
+		fs_error("%s (try 'fortstat --help')", msg);
+	return EXIT_FS_ERROR;
+}
+
+int cli_parse(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->report.format = FMT_TABLE;
+	o->report.sort = SORT_TIME;
+	o->clock = CLOCK_KIND_CPU;
+	optind = 1;
+	opterr = 0;
+	/* '+': options stop at PROGRAM; its own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:n:x:o:zcvhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->names_file = optarg;
+			break;
+		case 'x':
+			o->exclude_file = optarg;
+			break;
+		case OPT_ALL:
+			o->all = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (report_parse_format(optarg, &o->report.format) < 0)
+				return usage_error("unknown --format (table, csv, json):", optarg);
+			break;
+		case OPT_SORT:
+			if (report_parse_sort(optarg, &o->report.sort) < 0)
+				return usage_error("unknown --sort key (time, calls, name):", optarg);
+			break;
+		case 'z':
+			o->report.zeros = true;
+			break;
+		case 'c':
+			o->count_only = true;
+			break;
+		case OPT_CLOCK:
+			if (!strcmp(optarg, "cpu"))
+				o->clock = CLOCK_KIND_CPU;
+			else if (!strcmp(optarg, "wall"))
+				o->clock = CLOCK_KIND_WALL;
+			else
+				return usage_error("unknown --clock (cpu, wall):", optarg);
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			cli_usage(stdout);
+			return 0;
+		case 'V':
+			printf("fortstat %s\n", PACKAGE_VERSION);
+			return 0;
+		case ':':
+			return usage_error("option needs an argument:", argv[optind - 1]);
+		default:
+			return usage_error("unknown option:", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no PROGRAM given", NULL);
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	return -1;
+}
+
+/* 0 if path is a regular file we may execute; else a negative errno. */
+static int check_exec(const char *path)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) < 0)
+		return -errno;
+	if (S_ISDIR(sb.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(sb.st_mode) || access(path, X_OK) < 0)
+		return -EACCES;
+	return 0;
+}
+
+int cli_find_program(const char *name, char **path)
+{
+	const char *p, *env;
+	int err, seen = 0;
+
+	*path = NULL;
+	if (!*name) {
+		fs_error("'': no such file or directory");
+		return EXIT_FS_NOTFOUND;
+	}
+	if (strchr(name, '/')) {
+		err = check_exec(name);
+		if (err == -ENOENT || err == -ENOTDIR) {
+			fs_error("%s: %s", name, strerror(-err));
+			return EXIT_FS_NOTFOUND;
+		}
+		if (err) {
+			fs_error("%s: cannot be run: %s", name, strerror(-err));
+			return EXIT_FS_CANNOT;
+		}
+		*path = xstrdup(name);
+		return 0;
+	}
+	env = getenv("PATH");
+	if (!env)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	for (p = env;; p = strchr(p, ':') + 1) {
+		size_t len = strcspn(p, ":");
+		char *cand = len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
+
+		err = check_exec(cand);
+		if (!err) {
+			*path = cand;
+			return 0;
+		}
+		if (err == -EACCES)
+			seen = 1;
+		free(cand);
+		if (!p[len])
+			break;
+	}
+	if (seen) {
+		fs_error("%s: found in PATH but not executable", name);
+		return EXIT_FS_CANNOT;
+	}
+	fs_error("%s: command not found", name);
+	return EXIT_FS_NOTFOUND;
+}

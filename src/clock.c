@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* clock.c - per-thread CPU clocks (perf task-clock, schedstat) and the wall clock. */
+#include "fortstat/clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int perf_refused; /* perf_event_open failed once: do not try it again */
+
+static int perf_open(pid_t tid)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	c->fd = -1;
+	if (!cpu) {
+		c->src = FS_CLOCK_WALL;
+		return 0;
+	}
+	if (!perf_refused && !getenv("FORTSTAT_NO_PERF")) {
+		c->fd = perf_open(tid);
+		if (c->fd >= 0) {
+			c->src = FS_CLOCK_PERF;
+			return 0;
+		}
+		if (errno == ESRCH)
+			return -ESRCH;
+		perf_refused = 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	c->src = FS_CLOCK_SCHEDSTAT;
+	return 0;
+}
+
+uint64_t fs_clock_read(const struct fs_clock *c)
+{
+	struct timespec ts;
+	uint64_t v = 0;
+	char buf[96];
+	ssize_t n;
+
+	switch (c->src) {
+	case FS_CLOCK_WALL:
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	case FS_CLOCK_PERF:
+		if (read(c->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			return 0;
+		return v;
+	case FS_CLOCK_SCHEDSTAT:
+		n = pread(c->fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return 0;
+		buf[n] = '\0';
+		return strtoull(buf, NULL, 10);
+	}
+	return 0;
+}
+
+void fs_clock_close(struct fs_clock *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+const char *fs_clock_name(const struct fs_clock *c)
+{
+	switch (c->src) {
+	case FS_CLOCK_WALL:
+		return "CLOCK_MONOTONIC";
+	case FS_CLOCK_PERF:
+		return "perf task-clock";
+	case FS_CLOCK_SCHEDSTAT:
+		return "schedstat";
+	}
+	return "?";
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* inject.c - tracee memory, auxv, maps, syscall injection for scratch pages. */
+#include "fortstat/inject.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int mem_open(pid_t pid)
+{
+	char path[48];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int mem_read(int fd, uint64_t addr, void *buf, size_t n)
+{
+	ssize_t r = pread(fd, buf, n, (off_t)addr);
+	if (r < 0)
+		return -errno;
+	return (size_t)r == n ? 0 : -EIO;
+}
+
+int mem_write(int fd, uint64_t addr, const void *buf, size_t n)
+{
+	ssize_t r = pwrite(fd, buf, n, (off_t)addr);
+	if (r < 0)
+		return -errno;
+	return (size_t)r == n ? 0 : -EIO;
+}
+
+int auxv_get(pid_t pid, unsigned long type, uint64_t *val)
+{
+	char path[48];
+	uint64_t av[2];
+	int fd, err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != 0) {
+		if (av[0] == type) {
+			*val = av[1];
+			err = 0;
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+/* Largest distance kept between the scratch pages and code they serve. */
+#define REACH ((uint64_t)0x7fff0000u)
+#define PAGE 4096u
+#define MIN_ADDR 0x10000u
+/* Room left above the program for its heap (brk) when the gap lies above. */
+#define HEAP_ROOM ((uint64_t)256 << 20)
+
+int find_gap(pid_t pid, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr)
+{
+	char path[48], line[512];
+	uint64_t prev_end = MIN_ADDR, best = 0, above = 0;
+	uint64_t lim_lo = hi > REACH ? hi - REACH : MIN_ADDR;
+	uint64_t lim_hi = lo + REACH;
+	FILE *f;
+
+	size = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (lim_lo < MIN_ADDR)
+		lim_lo = MIN_ADDR;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	for (;;) {
+		uint64_t s = UINT64_MAX, e = UINT64_MAX, gs, ge;
+		int more = fgets(line, sizeof(line), f) != NULL;
+
+		if (more && sscanf(line, "%" SCNx64 "-%" SCNx64, &s, &e) != 2)
+			continue;
+		/* The gap [prev_end, s) clipped to the reachable window. */
+		gs = prev_end > lim_lo ? prev_end : lim_lo;
+		ge = s < lim_hi ? s : lim_hi;
+		if (ge > gs && ge - gs >= size) {
+			if (ge <= lo) {
+				best = ge - size; /* highest gap below: keep the last one */
+			} else if (!above && gs >= hi) {
+				uint64_t want = gs + HEAP_ROOM;
+				if (want + size <= ge)
+					above = want;
+				else if (prev_end >= hi)
+					above = 0; /* too small to leave heap room */
+			}
+		}
+		if (!more)
+			break;
+		if (e > prev_end)
+			prev_end = e;
+		if (prev_end >= 0x7ffffffff000ull)
+			break;
+	}
+	fclose(f);
+	if (best) {
+		*addr = best & ~(uint64_t)(PAGE - 1);
+		return 0;
+	}
+	if (above) {
+		*addr = above;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret)
+{
+	/*
+	 * mov $nr,%eax; syscall; int3. The number goes in the code, not in
+	 * RAX: at the exec stop the kernel has yet to store execve's return
+	 * value in RAX and would overwrite ours.
+	 */
+	uint8_t code[] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xcc };
+	struct user_regs_struct saved, regs;
+	uint8_t old[sizeof(code)];
+	uint32_t nr32 = (uint32_t)nr;
+	int status, err;
+
+	memcpy(code + 1, &nr32, sizeof(nr32));
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &saved) < 0)
+		return -errno;
+	err = mem_read(memfd, saved.rip, old, sizeof(old));
+	if (err)
+		return err;
+	err = mem_write(memfd, saved.rip, code, sizeof(code));
+	if (err)
+		return err;
+	regs = saved;
+	regs.rax = (unsigned long)nr;
+	regs.orig_rax = (unsigned long)-1;
+	regs.rdi = (unsigned long)args[0];
+	regs.rsi = (unsigned long)args[1];
+	regs.rdx = (unsigned long)args[2];
+	regs.r10 = (unsigned long)args[3];
+	regs.r8 = (unsigned long)args[4];
+	regs.r9 = (unsigned long)args[5];
+	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0) {
+		err = -errno;
+		goto restore;
+	}
+	if (ptrace(PTRACE_CONT, pid, 0, 0) < 0) {
+		err = -errno;
+		goto restore;
+	}
+	for (;;) {
+		if (waitpid(pid, &status, __WALL) < 0) {
+			err = -errno;
+			goto restore;
+		}
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0)
+			break;
+		/* Anything else (a signal sent meanwhile) is dropped: nothing of
+		 * the program has run yet at the exec stop. */
+		if (ptrace(PTRACE_CONT, pid, 0, 0) < 0) {
+			err = -errno;
+			goto restore;
+		}
+	}
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0) {
+		err = -errno;
+		goto restore;
+	}
+	*ret = (long)regs.rax;
+	err = 0;
+restore:
+	if (mem_write(memfd, saved.rip, old, sizeof(old)) < 0 && !err)
+		err = -EIO;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &saved) < 0 && !err)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* insn.c - plan how to run a routine's displaced first instruction (capstone). */
+#include "fortstat/insn.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * One capstone handle for the whole process, opened on first use (x86-64,
+ * AT&T syntax, detail on). The tracer is single-threaded, so no locking.
+ */
+static csh cs_handle;
+static int cs_ready;
+
+static int cs_get(csh *out)
+{
+	if (!cs_ready) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs_handle) != CS_ERR_OK)
+			return -1;
+		if (cs_option(cs_handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+			cs_close(&cs_handle);
+			return -1;
+		}
+		/* Cosmetic only: the plan does not depend on the syntax. */
+		cs_option(cs_handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+		cs_ready = 1;
+	}
+	*out = cs_handle;
+	return 0;
+}
+
+/*
+ * Release the capstone handle. Safe to call more than once; insn_plan opens
+ * a new handle if called again afterwards.
+ */
+void insn_cleanup(void)
+{
+	if (cs_ready) {
+		cs_close(&cs_handle);
+		cs_ready = 0;
+	}
+}
+
+static void put_le32(uint8_t *p, int32_t v)
+{
+	uint32_t u = (uint32_t)v;
+
+	p[0] = u & 0xff;
+	p[1] = (u >> 8) & 0xff;
+	p[2] = (u >> 16) & 0xff;
+	p[3] = (u >> 24) & 0xff;
+}
+
+static int32_t get_le32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			 (uint32_t)p[3] << 24);
+}
+
+/* Does the 64-bit signed difference `d` fit in an int32? */
+static int fits32(int64_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+static void refuse(struct insn_plan *plan, const char *why)
+{
+	plan->kind = INSN_REFUSE;
+	plan->reason = why;
+	plan->slot_len = 0;
+}
+
+static int has_group(const cs_insn *in, uint8_t grp)
+{
+	const cs_detail *d = in->detail;
+
+	for (unsigned i = 0; i < d->groups_count; i++)
+		if (d->groups[i] == grp)
+			return 1;
+	return 0;
+}
+
+static int has_prefix(const cs_x86 *x, uint8_t pfx)
+{
+	for (unsigned i = 0; i < 4; i++)
+		if (x->prefix[i] == pfx)
+			return 1;
+	return 0;
+}
+
+/* The condition code (0..15) of a jcc, from its opcode bytes; -1 if not one. */
+static int jcc_cond(const cs_x86 *x)
+{
+	if (x->opcode[0] >= 0x70 && x->opcode[0] <= 0x7f)
+		return x->opcode[0] & 0xf;
+	if (x->opcode[0] == 0x0f && x->opcode[1] >= 0x80 && x->opcode[1] <= 0x8f)
+		return x->opcode[1] & 0xf;
+	return -1;
+}
+
+/* plan->text = "mnemonic op_str", truncated to fit. */
+static void set_text(struct insn_plan *plan, const cs_insn *in)
+{
+	size_t cap = sizeof(plan->text) - 1;
+	size_t n = strnlen(in->mnemonic, sizeof(in->mnemonic));
+
+	if (n > cap)
+		n = cap;
+
+	memcpy(plan->text, in->mnemonic, n);
+	if (in->op_str[0] && n < cap) {
+		size_t m = strnlen(in->op_str, cap - n - 1);
+
+		plan->text[n++] = ' ';
+		memcpy(plan->text + n, in->op_str, m);
+		n += m;
+	}
+	plan->text[n] = '\0';
+}
+
+/* Classify a branch (call, jmp, jcc, loop, ...): emulate it or refuse. */
+static void plan_branch(const cs_insn *in, struct insn_plan *plan)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int cond;
+
+	switch (in->id) {
+	case X86_INS_LOOP:
+	case X86_INS_LOOPE:
+	case X86_INS_LOOPNE:
+		refuse(plan, "loop instruction");
+		return;
+	case X86_INS_JECXZ:
+	case X86_INS_JCXZ:
+		refuse(plan, "jecxz instruction");
+		return;
+	default:
+		break;
+	}
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM ||
+	    !has_group(in, X86_GRP_BRANCH_RELATIVE)) {
+		refuse(plan, "indirect branch as first instruction");
+		return;
+	}
+	/* Intel and AMD disagree on a 16-bit near branch: never guess. */
+	if (has_prefix(x, 0x66)) {
+		refuse(plan, "operand-size prefix on a relative branch");
+		return;
+	}
+	plan->target = (uint64_t)x->operands[0].imm;
+	switch (in->id) {
+	case X86_INS_CALL:
+		plan->kind = INSN_CALL;
+		return;
+	case X86_INS_JMP:
+		plan->kind = INSN_JMP;
+		return;
+	case X86_INS_JRCXZ:
+		plan->kind = INSN_JCC;
+		plan->cond = 16;
+		return;
+	default:
+		break;
+	}
+	cond = jcc_cond(x);
+	if (cond < 0 || !has_group(in, X86_GRP_JUMP)) {
+		plan->target = 0;
+		refuse(plan, "relative branch that cannot be emulated");
+		return;
+	}
+	plan->kind = INSN_JCC;
+	plan->cond = cond;
+}
+
+/*
+ * Plan the patch of a routine at `entry` whose first bytes are code[0..len).
+ * An endbr64 at entry is skipped (plan->addr = entry + 4). Branches with a
+ * relative target are emulated, other branches refused; anything else is
+ * copied to the XOL slot at `slot_addr` (RIP-relative displacement adjusted)
+ * and followed by a jmp back to plan->addr + plan->len.
+ * Returns 0 (plan filled, possibly INSN_REFUSE) or -1 if capstone fails to
+ * start or an argument is NULL.
+ */
+int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_addr,
+	      struct insn_plan *plan)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const cs_x86 *x;
+	cs_insn *in = NULL;
+	size_t off = 0, n;
+	uint64_t next;
+	int64_t back;
+	csh h;
+
+	if (!plan || (!code && len))
+		return -1;
+	memset(plan, 0, sizeof(*plan));
+	plan->addr = entry;
+	if (cs_get(&h) < 0)
+		return -1;
+
+	if (len >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64))) {
+		off = sizeof(endbr64);
+		plan->addr = entry + off;
+	}
+	if (off < len && code[off] == 0xcc) {
+		plan->len = 1;
+		snprintf(plan->text, sizeof(plan->text), "int3");
+		refuse(plan, "already an int3");
+		return 0;
+	}
+	n = off < len ? cs_disasm(h, code + off, len - off, plan->addr, 1, &in) : 0;
+	if (n == 0) {
+		refuse(plan, "undecodable first instruction");
+		return 0;
+	}
+
+	plan->len = in->size;
+	set_text(plan, in);
+	x = &in->detail->x86;
+	next = plan->addr + plan->len;
+
+	if (in->id == X86_INS_INT3) {
+		refuse(plan, "already an int3");
+		goto out;
+	}
+	if (has_group(in, X86_GRP_INT) && in->id != X86_INS_SYSCALL &&
+	    in->id != X86_INS_SYSENTER) {
+		refuse(plan, "interrupt instruction as first instruction");
+		goto out;
+	}
+	if (has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
+	    has_group(in, X86_GRP_BRANCH_RELATIVE)) {
+		plan_branch(in, plan);
+		goto out;
+	}
+	/* ret, iret and everything else run out of line. */
+	if (plan->len + 5 > INSN_SLOT_SIZE) {
+		refuse(plan, "instruction too long for the slot");
+		goto out;
+	}
+	memcpy(plan->slot, code + off, plan->len);
+
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		uint64_t abs;
+		int64_t disp;
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		if (op->mem.base == X86_REG_EIP) {
+			refuse(plan, "EIP-relative operand");
+			goto out;
+		}
+		if (op->mem.base != X86_REG_RIP)
+			continue;
+		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
+		    x->encoding.disp_offset + 4u > plan->len) {
+			refuse(plan, "RIP-relative operand with an unexpected encoding");
+			goto out;
+		}
+		abs = next + (int64_t)get_le32(plan->slot + x->encoding.disp_offset);
+		disp = (int64_t)(abs - (slot_addr + plan->len));
+		if (!fits32(disp)) {
+			refuse(plan, "RIP-relative displacement out of range for the slot");
+			goto out;
+		}
+		put_le32(plan->slot + x->encoding.disp_offset, (int32_t)disp);
+		break; /* an instruction has at most one memory displacement */
+	}
+
+	back = (int64_t)(next - (slot_addr + plan->len + 5));
+	if (!fits32(back)) {
+		refuse(plan, "jump back out of range for the slot");
+		goto out;
+	}
+	plan->slot[plan->len] = 0xe9;
+	put_le32(plan->slot + plan->len + 1, (int32_t)back);
+	plan->slot_len = plan->len + 5;
+	plan->kind = INSN_XOL;
+out:
+	if (plan->kind == INSN_REFUSE)
+		memset(plan->slot, 0, sizeof(plan->slot));
+	cs_free(in, n);
+	return 0;
+}
+
+/*
+ * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
+ * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
+ * taken, 0 if not (and 0 for an unknown cond).
+ */
+int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
+{
+	int cf = (eflags >> 0) & 1, pf = (eflags >> 2) & 1, zf = (eflags >> 6) & 1;
+	int sf = (eflags >> 7) & 1, of = (eflags >> 11) & 1;
+	int r;
+
+	if (cond == 16)
+		return rcx == 0;
+	if (cond < 0 || cond > 15)
+		return 0;
+	switch (cond >> 1) {
+	case 0: r = of; break;			/* jo / jno */
+	case 1: r = cf; break;			/* jb / jae */
+	case 2: r = zf; break;			/* je / jne */
+	case 3: r = cf || zf; break;		/* jbe / ja */
+	case 4: r = sf; break;			/* js / jns */
+	case 5: r = pf; break;			/* jp / jnp */
+	case 6: r = sf != of; break;		/* jl / jge */
+	default: r = zf || sf != of; break;	/* jle / jg */
+	}
+	return (cond & 1) ? !r : r;
+}
+
+static int is_legacy_prefix(uint8_t b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e: /* segment, notrack */
+	case 0x64: case 0x65:			    /* fs, gs */
+	case 0x66: case 0x67:			    /* operand, address size */
+	case 0xf2:				    /* bnd */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Length of a near call (e8 rel32 or ff /2) starting at p[0..avail), or 0
+ * if the bytes there are not one.
+ */
+static size_t call_len(const uint8_t *p, size_t avail)
+{
+	size_t i = 0, need;
+	uint8_t modrm, mod, rm;
+
+	while (i < avail && i < 4 && is_legacy_prefix(p[i]))
+		i++;
+	if (i < avail && (p[i] & 0xf0) == 0x40) /* REX */
+		i++;
+	if (i >= avail)
+		return 0;
+	if (p[i] == 0xe8)
+		return i + 5;
+	if (p[i] != 0xff || i + 1 >= avail)
+		return 0;
+	modrm = p[i + 1];
+	if (((modrm >> 3) & 7) != 2)
+		return 0;
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	need = i + 2;
+	if (mod == 3)
+		return need;
+	if (rm == 4) { /* SIB */
+		if (need >= avail)
+			return 0;
+		if (mod == 0 && (p[need] & 7) == 5)
+			need += 4; /* no base: disp32 */
+		need++;
+	} else if (mod == 0 && rm == 5) {
+		need += 4; /* RIP-relative disp32 */
+	}
+	if (mod == 1)
+		need += 1;
+	else if (mod == 2)
+		need += 4;
+	return need;
+}
+
+/*
+ * Does a near call end exactly where the n bytes of `before` end (that is,
+ * at a candidate return address)? Recognises e8 rel32 and every ff /2
+ * form (register, memory, SIB, RIP-relative; REX, segment, notrack, bnd
+ * and size prefixes). Returns 1 or 0. A heuristic: data can look like a
+ * call, but a compiler-generated call is never missed.
+ */
+int insn_is_return_site(const uint8_t *before, size_t n)
+{
+	if (!before)
+		return 0;
+	/* A call is 2 to 15 bytes long; try every start. */
+	for (size_t k = 2; k <= n && k <= 15; k++)
+		if (call_len(before + n - k, k) == k)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* main.c - fortstat: time the routines of a program. Only main() decides to stop. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/account.h"
+#include "fortstat/cli.h"
+#include "fortstat/names.h"
+#include "fortstat/report.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+
+/* Load a names file or stop with one line naming it. */
+static int load_names(const char *path, struct names *nm)
+{
+	int err = names_load(path, nm);
+
+	if (err) {
+		fs_error("%s: cannot read names file: %s", path, strerror(-err));
+		return EXIT_FS_ERROR;
+	}
+	return 0;
+}
+
+/* Names that matched nothing are worth a line each (FORTSTAT never checked). */
+static void warn_unmatched(const struct names *nm, const char *prog)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		if (!nm->v[i].matched)
+			fs_warn("%s:%d: '%s' matches no routine in %s", nm->path, nm->v[i].line,
+				nm->v[i].pattern, prog);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct names names = { 0 }, exclude = { 0 };
+	struct symtab st;
+	struct trace_result res;
+	struct report_run run;
+	struct acct *acct;
+	FILE *out = stderr;
+	char *path;
+	size_t n_sel;
+	int rc, err;
+
+	rc = cli_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	fs_verbose = o.verbose;
+
+	rc = cli_find_program(o.argv[0], &path);
+	if (rc)
+		return rc;
+	err = symtab_load(path, &st);
+	if (err) {
+		fs_error("%s: %s", path, symtab_strerror(err));
+		return EXIT_FS_CANNOT;
+	}
+	if (o.names_file && load_names(o.names_file, &names))
+		return EXIT_FS_ERROR;
+	if (o.exclude_file && load_names(o.exclude_file, &exclude))
+		return EXIT_FS_ERROR;
+	n_sel = symtab_select(&st, o.names_file ? &names : NULL,
+			      o.exclude_file ? &exclude : NULL, o.all);
+	if (o.names_file)
+		warn_unmatched(&names, path);
+	if (o.exclude_file)
+		warn_unmatched(&exclude, path);
+	fs_info(1, "%s: %zu routines, %zu selected for timing", path, st.n, n_sel);
+	if (o.output) {
+		out = fopen(o.output, "we");
+		if (!out) {
+			fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
+			return EXIT_FS_ERROR;
+		}
+	}
+
+	acct = acct_new(st.n);
+	err = trace_run(path, o.argv, &st, acct, &o, &res);
+	if (!res.started) {
+		rc = err ? res.exit_status ? res.exit_status : EXIT_FS_ERROR : res.exit_status;
+		goto done;
+	}
+	if (res.note[0])
+		fs_warn("%s", res.note);
+	memset(&run, 0, sizeof(run));
+	run.program = path;
+	run.argv = o.argv;
+	run.exit_status = res.exit_status;
+	run.term_signal = res.term_signal;
+	run.clock = o.clock == CLOCK_KIND_WALL ? "wall" : "cpu";
+	run.count_only = o.count_only;
+	run.total_time_s = res.total_time_s;
+	run.correct = false;
+	run.note = res.note[0] ? res.note : NULL;
+	fflush(stdout);
+	if (report_write(out, &st, acct, &run, &o.report) < 0)
+		fs_error("%s: cannot write the report: %s", o.output ? o.output : "stderr",
+			 strerror(errno));
+	rc = res.exit_status;
+done:
+	if (out != stderr && fclose(out) != 0) {
+		fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
+		if (rc == 0)
+			rc = EXIT_FS_ERROR;
+	}
+	acct_free(acct);
+	names_free(&names);
+	names_free(&exclude);
+	symtab_free(&st);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* names.c - names files (-n, -x): one name a line, blanks removed, # comments, globs. */
+#include "fortstat/names.h"
+#include "fortstat/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* FORTSTAT's card rule: these characters never belong to a name. */
+static bool is_blank_char(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool has_glob_char(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Append one pattern (taken over: @pat is owned by @nm afterwards). */
+static void names_add(struct names *nm, size_t *cap, char *pat, int line)
+{
+	struct names_entry *e;
+
+	if (nm->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		nm->v = xrealloc(nm->v, *cap * sizeof(*nm->v));
+	}
+	e = &nm->v[nm->n++];
+	e->pattern = pat;
+	e->line = line;
+	e->is_glob = has_glob_char(pat);
+	e->matched = 0;
+}
+
+/*
+ * Parse @len bytes of @buf. A line ends at '\n' (or at the end of the buffer);
+ * its content ends earlier at a '#' or a NUL byte. Never fails: returns 0.
+ * @out is overwritten, not freed: call names_free() on a previous result first.
+ */
+int names_parse(const char *buf, size_t len, const char *path, struct names *out)
+{
+	size_t cap = 0, i = 0;
+	int line = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (path)
+		out->path = xstrdup(path);
+
+	while (i < len) {
+		size_t start = i, end, k, m = 0;
+		char *pat;
+
+		line++;
+		while (i < len && buf[i] != '\n')
+			i++;
+		end = i;
+		if (i < len)
+			i++; /* skip the newline */
+
+		pat = xmalloc(end - start + 1);
+		for (k = start; k < end; k++) {
+			char c = buf[k];
+
+			if (c == '#' || c == '\0')
+				break;
+			if (!is_blank_char(c))
+				pat[m++] = c;
+		}
+		pat[m] = '\0';
+		if (m == 0) {
+			free(pat);
+			continue;
+		}
+		names_add(out, &cap, pat, line);
+	}
+	return 0;
+}
+
+/* Read a whole file descriptor into a malloc'ed buffer. Returns 0 or -errno. */
+static int read_all(int fd, char **bufp, size_t *lenp)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap);
+
+	for (;;) {
+		ssize_t r;
+
+		if (len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			free(buf);
+			return -err;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+int names_load(const char *path, struct names *out)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	r = read_all(fd, &buf, &len);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = names_parse(buf, len, path, out);
+	free(buf);
+	return r;
+}
+
+static bool entry_matches(const struct names_entry *e, const char *name)
+{
+	if (e->is_glob)
+		return fnmatch(e->pattern, name, 0) == 0;
+	return strcmp(e->pattern, name) == 0;
+}
+
+/* A NULL @nm (no names file given) matches nothing. */
+bool names_match(struct names *nm, const char *name)
+{
+	bool any = false;
+	size_t i;
+
+	if (!nm || !name)
+		return false;
+	for (i = 0; i < nm->n; i++) {
+		if (entry_matches(&nm->v[i], name)) {
+			nm->v[i].matched++;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* A NULL @nm (no names file given) matches nothing. */
+bool names_test(const struct names *nm, const char *name)
+{
+	size_t i;
+
+	if (!nm || !name)
+		return false;
+	for (i = 0; i < nm->n; i++)
+		if (entry_matches(&nm->v[i], name))
+			return true;
+	return false;
+}
+
+/* Free what @nm owns and leave it empty; NULL is accepted. */
+void names_free(struct names *nm)
+{
+	size_t i;
+
+	if (!nm)
+		return;
+	for (i = 0; i < nm->n; i++)
+		free(nm->v[i].pattern);
+	free(nm->v);
+	free(nm->path);
+	memset(nm, 0, sizeof(*nm));
+}

@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * trace.c - the ptrace engine. next_stop() waits for a stop; dispatch()
+ * turns it into accounting events (enter, leave, chain, unwind_to,
+ * thread_exit) and resumes the thread. All bookkeeping lives in account.c.
+ */
+#include "fortstat/trace.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fortstat/account.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/symtab.h"
+#include "fortstat/util.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define SCRATCH_HDR 16 /* bytes before the first slot; byte 0 is the return trap */
+
+/* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
+
+struct u64map {
+	uint64_t *keys; /* 0 = empty (no code or return address is 0) */
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+static size_t u64hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static void u64map_put(struct u64map *m, uint64_t k, uint32_t v);
+
+static void u64map_grow(struct u64map *m)
+{
+	struct u64map old = *m;
+
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->n = 0;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i])
+			u64map_put(m, old.keys[i], old.vals[i]);
+	free(old.keys);
+	free(old.vals);
+}
+
+static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap)
+		u64map_grow(m);
+	for (i = u64hash(k, m->cap); m->keys[i] && m->keys[i] != k; i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->keys[i])
+		m->n++;
+	m->keys[i] = k;
+	m->vals[i] = v;
+}
+
+/* Returns 1 and sets *v when k is present. */
+static int u64map_get(const struct u64map *m, uint64_t k, uint32_t *v)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	for (i = u64hash(k, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == k) {
+			*v = m->vals[i];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- tracer state ---- */
+
+struct patch {
+	uint64_t trap;	 /* runtime address of the int3 */
+	uint32_t routine;
+	uint8_t orig;	 /* the byte the int3 replaced */
+	bool noreturn;	 /* never rewrite its return */
+	struct insn_plan plan;
+	uint64_t slot; /* runtime address of its XOL slot */
+};
+
+struct tthread {
+	pid_t tid;
+	struct fs_clock clk;
+	uint64_t t0, tlast;
+	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
+	bool vfork_child; /* a vfork child sharing our memory */
+};
+
+enum child_kind { CHILD_UNKNOWN, CHILD_FORK, CHILD_VFORK };
+
+struct pending {
+	pid_t pid;
+	pid_t parent;		/* thread that forked it (0 until the event is seen) */
+	enum child_kind kind;
+	bool stopped;		/* its first stop was seen and it waits */
+};
+
+struct tracer {
+	const struct options *o;
+	struct symtab *st;
+	struct acct *acct;
+	pid_t leader;
+	int memfd;
+	uint64_t bias;
+	uint64_t scratch;  /* base of the scratch pages */
+	uint64_t retrap;   /* address of the return-trap int3 */
+	struct patch *patches;
+	size_t n_patches;
+	struct u64map traps;   /* int3 address -> index into patches */
+	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
+	struct tthread **thr;  /* threads, by open addressing on tid */
+	size_t thr_cap, thr_n;
+	struct pending *pend;
+	size_t n_pend;
+	int cpu;	       /* CPU clock (else wall) */
+	uint64_t wall0;
+	double cpu_total_ns;   /* CPU time of threads that have ended */
+	bool done;
+	int status;	       /* leader's wait status */
+};
+
+static volatile sig_atomic_t forward_pid;
+
+static void forward_signal(int sig)
+{
+	/* SIGTERM/SIGHUP to fortstat alone: the program gets it as without us. */
+	if (forward_pid > 0)
+		kill(forward_pid, sig);
+}
+
+/* ---- threads ---- */
+
+static size_t thr_slot(const struct tracer *tr, pid_t tid)
+{
+	size_t i = ((size_t)tid * 2654435761u) & (tr->thr_cap - 1);
+
+	while (tr->thr[i] && tr->thr[i]->tid != tid)
+		i = (i + 1) & (tr->thr_cap - 1);
+	return i;
+}
+
+static struct tthread *thr_find(const struct tracer *tr, pid_t tid)
+{
+	if (!tr->thr_cap)
+		return NULL;
+	return tr->thr[thr_slot(tr, tid)];
+}
+
+static void thr_insert(struct tracer *tr, struct tthread *th)
+{
+	if ((tr->thr_n + 1) * 2 > tr->thr_cap) {
+		struct tthread **old = tr->thr;
+		size_t oldcap = tr->thr_cap;
+
+		tr->thr_cap = oldcap ? oldcap * 2 : 16;
+		tr->thr = xcalloc(tr->thr_cap, sizeof(*tr->thr));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i])
+				tr->thr[thr_slot(tr, old[i]->tid)] = old[i];
+		free(old);
+	}
+	tr->thr[thr_slot(tr, th->tid)] = th;
+	tr->thr_n++;
+}
+
+static void thr_remove(struct tracer *tr, pid_t tid)
+{
+	size_t i, j;
+
+	if (!tr->thr_cap)
+		return;
+	i = thr_slot(tr, tid);
+	if (!tr->thr[i])
+		return;
+	fs_clock_close(&tr->thr[i]->clk);
+	free(tr->thr[i]);
+	tr->thr[i] = NULL;
+	tr->thr_n--;
+	/* Re-insert the cluster after the hole (linear probing deletion). */
+	for (j = (i + 1) & (tr->thr_cap - 1); tr->thr[j]; j = (j + 1) & (tr->thr_cap - 1)) {
+		struct tthread *t = tr->thr[j];
+		tr->thr[j] = NULL;
+		tr->thr[thr_slot(tr, t->tid)] = t;
+	}
+}
+
+static struct tthread *thr_new(struct tracer *tr, pid_t tid)
+{
+	struct tthread *th = xcalloc(1, sizeof(*th));
+
+	th->tid = tid;
+	if (fs_clock_open(&th->clk, tr->cpu, tr->leader, tid) < 0)
+		fs_clock_open(&th->clk, 0, tr->leader, tid); /* gone or refused: wall */
+	th->t0 = th->tlast = fs_clock_read(&th->clk);
+	thr_insert(tr, th);
+	return th;
+}
+
+/* Account a thread's clock as ended (its CPU time joins the program's). */
+static void thr_end(struct tracer *tr, struct tthread *th)
+{
+	if (tr->cpu && th->clk.src != FS_CLOCK_WALL)
+		tr->cpu_total_ns += (double)(th->tlast - th->t0);
+}
+
+/* ---- patching the image at the exec stop ---- */
+
+static int setup_image(struct tracer *tr)
+{
+	struct symtab *st = tr->st;
+	uint64_t lo = UINT64_MAX, hi = 0, base;
+	size_t n = 0, size, k = 0;
+	uint8_t *buf;
+	long args[6], ret;
+	int err;
+
+	if (st->pie) {
+		uint64_t entry;
+		err = auxv_get(tr->leader, AT_ENTRY, &entry);
+		if (err) {
+			fs_error("%s: cannot read the load address: %s", st->path, strerror(-err));
+			return err;
+		}
+		tr->bias = entry - st->e_entry;
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		if (!(st->r[i].flags & RT_SELECTED))
+			continue;
+		n++;
+		if (st->r[i].addr + tr->bias < lo)
+			lo = st->r[i].addr + tr->bias;
+		if (st->r[i].addr + st->r[i].size + tr->bias > hi)
+			hi = st->r[i].addr + st->r[i].size + tr->bias;
+	}
+	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->bias, n);
+	if (!n)
+		return 0;
+	size = (SCRATCH_HDR + n * INSN_SLOT_SIZE + 4095) & ~(size_t)4095;
+	err = find_gap(tr->leader, lo, hi, size, &base);
+	if (err) {
+		fs_error("%s: no free address range within 2 GiB of its code", st->path);
+		return err;
+	}
+	args[0] = (long)base;
+	args[1] = (long)size;
+	args[2] = PROT_READ | PROT_EXEC;
+	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	args[4] = -1;
+	args[5] = 0;
+	err = inject_syscall(tr->leader, tr->memfd, SYS_mmap, args, &ret);
+	if (err || (uint64_t)ret != base) {
+		fs_error("%s: cannot map scratch pages in the program: %s", st->path,
+			 strerror(err ? -err : (ret < 0 && ret > -4096 ? (int)-ret : EEXIST)));
+		return err ? err : -ENOMEM;
+	}
+	tr->scratch = base;
+	tr->retrap = base;
+	fs_info(2, "scratch pages at 0x%" PRIx64 " (%zu bytes)", base, size);
+
+	buf = xmalloc(size);
+	memset(buf, 0xcc, size);
+	tr->patches = xcalloc(n, sizeof(*tr->patches));
+	for (size_t i = 0; i < st->n; i++) {
+		struct routine *r = &st->r[i];
+		struct patch *p = &tr->patches[k];
+		uint8_t code[32];
+		uint64_t entry = r->addr + tr->bias;
+		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
+		const char *name = r->display ? r->display : r->names[0];
+
+		if (!(r->flags & RT_SELECTED))
+			continue;
+		p->slot = base + SCRATCH_HDR + k * INSN_SLOT_SIZE;
+		err = mem_read(tr->memfd, entry, code, len);
+		if (!err)
+			insn_plan(code, len, entry, p->slot, &p->plan);
+		if (err || p->plan.kind == INSN_REFUSE) {
+			fs_info(1, "not timing %s: %s", name,
+				err ? "its code cannot be read" : p->plan.reason);
+			r->flags &= ~(unsigned)RT_SELECTED;
+			continue;
+		}
+		p->trap = p->plan.addr;
+		p->routine = (uint32_t)i;
+		p->noreturn = (r->flags & RT_NORETURN) != 0;
+		p->orig = code[p->plan.addr - entry];
+		if (p->plan.kind == INSN_XOL)
+			memcpy(buf + SCRATCH_HDR + k * INSN_SLOT_SIZE, p->plan.slot, p->plan.slot_len);
+		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
+			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+		k++;
+	}
+	tr->n_patches = k;
+	err = mem_write(tr->memfd, base, buf, size);
+	free(buf);
+	if (err) {
+		fs_error("%s: cannot write scratch pages: %s", st->path, strerror(-err));
+		return err;
+	}
+	for (size_t j = 0; j < k; j++) {
+		static const uint8_t int3 = 0xcc;
+		err = mem_write(tr->memfd, tr->patches[j].trap, &int3, 1);
+		if (err) {
+			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", st->path,
+				 tr->patches[j].trap, strerror(-err));
+			return err;
+		}
+		u64map_put(&tr->traps, tr->patches[j].trap, (uint32_t)j);
+	}
+	return 0;
+}
+
+/*
+ * Undo every patch and every rewritten return address in the memory of
+ * `pid`, a forked copy of thread `parent`'s process, before letting it go.
+ */
+struct undo_ctx {
+	int fd;
+	uint64_t retrap;
+};
+
+static void undo_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct undo_ctx *u = arg;
+	uint64_t cur;
+
+	(void)routine;
+	/* Only where the slot still holds our trap (chained frames share one). */
+	if (mem_read(u->fd, slot, &cur, sizeof(cur)) == 0 && cur == u->retrap)
+		mem_write(u->fd, slot, &ret, sizeof(ret));
+}
+
+static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
+{
+	struct undo_ctx u = { .retrap = tr->retrap };
+	int fd = mem_open(pid);
+
+	if (fd >= 0) {
+		for (size_t j = 0; j < tr->n_patches; j++)
+			mem_write(fd, tr->patches[j].trap, &tr->patches[j].orig, 1);
+		u.fd = fd;
+		if (parent)
+			acct_frames(tr->acct, parent, undo_frame, &u);
+		close(fd);
+	}
+	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
+	ptrace(PTRACE_DETACH, pid, 0, 0);
+}
+
+/* ---- the hot path ---- */
+
+static int return_site_ok(struct tracer *tr, uint64_t ret)
+{
+	uint8_t before[16];
+	uint32_t v;
+
+	if (u64map_get(&tr->retsite, ret, &v))
+		return (int)v;
+	v = 0;
+	if (ret >= sizeof(before) && mem_read(tr->memfd, ret - sizeof(before), before,
+					      sizeof(before)) == 0)
+		v = (uint32_t)insn_is_return_site(before, sizeof(before));
+	u64map_put(&tr->retsite, ret, v);
+	return (int)v;
+}
+
+/* Resume the thread past the displaced instruction of patch p. */
+static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct *regs,
+			  const struct patch *p)
+{
+	const struct insn_plan *pl = &p->plan;
+	uint64_t next = pl->addr + pl->len;
+
+	switch (pl->kind) {
+	case INSN_XOL:
+		regs->rip = p->slot;
+		break;
+	case INSN_CALL:
+		regs->rsp -= 8;
+		if (ptrace(PTRACE_POKEDATA, tid, regs->rsp, next) < 0)
+			return -errno;
+		regs->rip = pl->target;
+		break;
+	case INSN_JMP:
+		regs->rip = pl->target;
+		break;
+	case INSN_JCC:
+		regs->rip = insn_cond_true(pl->cond, regs->eflags, regs->rcx) ? pl->target : next;
+		break;
+	case INSN_REFUSE:
+		return -EINVAL;
+	}
+	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
+		return -errno;
+	return 0;
+}
+
+static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+			 const struct patch *p, uint64_t t)
+{
+	pid_t tid = th->tid;
+	uint64_t ret, slot = regs->rsp;
+	uint32_t top;
+	uint64_t top_slot, top_ret;
+
+	acct_unwind_to(tr->acct, tid, slot, t);
+	if (tr->o->count_only) {
+		acct_count(tr->acct, tid, p->routine);
+		goto resume;
+	}
+	errno = 0;
+	ret = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, slot, 0);
+	if (errno)
+		return;
+	if (ret == tr->retrap) {
+		/* Tail call: entered by a jump with our trap as return address. */
+		if (acct_top(tr->acct, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+			acct_chain(tr->acct, tid, p->routine, t);
+		else
+			acct_count(tr->acct, tid, p->routine);
+	} else if (!p->noreturn && return_site_ok(tr, ret)) {
+		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->retrap) < 0)
+			return;
+		acct_enter(tr->acct, tid, p->routine, slot, ret, t);
+	} else {
+		acct_count(tr->acct, tid, p->routine);
+	}
+resume:
+	resume_patched(tr, tid, regs, p);
+}
+
+static void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+			  uint64_t t)
+{
+	uint64_t ret;
+
+	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
+	acct_unwind_to(tr->acct, th->tid, regs->rsp - 8, t);
+	if (acct_leave(tr->acct, th->tid, t, &ret) < 0) {
+		fs_error("thread %d returned through fortstat's trap with no frame to return to",
+			 (int)th->tid);
+		kill(tr->leader, SIGKILL);
+		return;
+	}
+	regs->rip = ret;
+	ptrace(PTRACE_SETREGS, th->tid, 0, regs);
+}
+
+/* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
+static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
+{
+	struct user_regs_struct regs;
+	uint32_t idx;
+	uint64_t pc;
+
+	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
+		return 1; /* gone */
+	pc = regs.rip - 1;
+	/*
+	 * RIP-1 on one of our int3s is decisive: no instruction of the program
+	 * starts at RIP there (we overwrote the first byte of one), so only our
+	 * breakpoint can have left RIP at that address.
+	 */
+	if (pc == tr->retrap) {
+		handle_return(tr, th, &regs, t);
+		return 1;
+	}
+	if (!u64map_get(&tr->traps, pc, &idx))
+		return 0;
+	handle_entry(tr, th, &regs, &tr->patches[idx], t);
+	return 1;
+}
+
+/* ---- processes and events ---- */
+
+static struct pending *pend_find(struct tracer *tr, pid_t pid)
+{
+	for (size_t i = 0; i < tr->n_pend; i++)
+		if (tr->pend[i].pid == pid)
+			return &tr->pend[i];
+	return NULL;
+}
+
+static struct pending *pend_add(struct tracer *tr, pid_t pid)
+{
+	struct pending *p = pend_find(tr, pid);
+
+	if (p)
+		return p;
+	tr->pend = xrealloc(tr->pend, (tr->n_pend + 1) * sizeof(*tr->pend));
+	p = &tr->pend[tr->n_pend++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static void pend_drop(struct tracer *tr, struct pending *p)
+{
+	*p = tr->pend[--tr->n_pend];
+}
+
+/* A new child process is known and stopped: decide what to do with it. */
+static void pend_settle(struct tracer *tr, struct pending *p)
+{
+	if (!p->stopped || p->kind == CHILD_UNKNOWN)
+		return;
+	if (p->kind == CHILD_FORK) {
+		release_fork_child(tr, p->pid, p->parent);
+	} else {
+		/* vfork: it runs in our memory until it execs or exits. */
+		struct tthread *th = thr_new(tr, p->pid);
+		th->vfork_child = true;
+		ptrace(PTRACE_CONT, p->pid, 0, 0);
+	}
+	pend_drop(tr, p);
+}
+
+static pid_t tgid_of(pid_t tid)
+{
+	char path[48], line[128];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
+{
+	unsigned long msg = 0;
+	pid_t tid = th->tid;
+
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+		if (event != PTRACE_EVENT_CLONE || tgid_of((pid_t)msg) != tr->leader) {
+			struct pending *p = pend_add(tr, (pid_t)msg);
+			p->parent = tid;
+			p->kind = event == PTRACE_EVENT_VFORK ? CHILD_VFORK : CHILD_FORK;
+			pend_settle(tr, p);
+		}
+		break;
+	case PTRACE_EVENT_EXEC:
+		if (th->vfork_child || tid != tr->leader) {
+			/* A vfork child (or a thread) replaced its image: it no
+			 * longer shares our patches. Let it go. */
+			acct_thread_exit(tr->acct, tid, th->tlast);
+			fs_info(1, "process %d exec'ed a new program: not followed", (int)tid);
+			thr_end(tr, th);
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			thr_remove(tr, tid);
+			return;
+		}
+		break;
+	case PTRACE_EVENT_EXIT:
+		th->tlast = t;
+		th->exiting = true;
+		acct_thread_exit(tr->acct, tid, t);
+		thr_end(tr, th);
+		break;
+	default:
+		break;
+	}
+	ptrace(PTRACE_CONT, tid, 0, 0);
+}
+
+/* The first stop of a thread or process we have not seen yet. */
+static struct tthread *first_stop(struct tracer *tr, pid_t tid, int status)
+{
+	pid_t tgid = tgid_of(tid);
+	struct pending *p;
+
+	if (tgid == tr->leader || (p = pend_find(tr, tid), p && p->kind == CHILD_VFORK))
+		return thr_new(tr, tid);
+	/* A new process whose parent's event may not have arrived yet. */
+	p = pend_add(tr, tid);
+	p->stopped = true;
+	(void)status;
+	pend_settle(tr, p);
+	return NULL;
+}
+
+static void dispatch(struct tracer *tr, pid_t tid, int status)
+{
+	struct tthread *th = thr_find(tr, tid);
+	uint64_t t;
+	int sig, event;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (th) {
+			if (!th->exiting) {
+				acct_thread_exit(tr->acct, tid, th->tlast);
+				thr_end(tr, th);
+			}
+			thr_remove(tr, tid);
+		}
+		if (tid == tr->leader) {
+			tr->status = status;
+			tr->done = true;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!th) {
+		th = first_stop(tr, tid, status);
+		if (!th)
+			return;
+	}
+	t = fs_clock_read(&th->clk);
+	if (t > th->tlast)
+		th->tlast = t;
+	else
+		t = th->tlast;
+	sig = WSTOPSIG(status);
+	event = status >> 16;
+	if (sig == SIGTRAP && event == 0) {
+		if (handle_trap(tr, th, t)) {
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			return;
+		}
+	} else if (event == PTRACE_EVENT_STOP) {
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+			ptrace(PTRACE_LISTEN, tid, 0, 0); /* group-stop: stay stopped */
+		else
+			ptrace(PTRACE_CONT, tid, 0, 0);
+		return;
+	} else if (sig == SIGTRAP && event) {
+		handle_event(tr, th, event, t);
+		return;
+	}
+	/* A signal for the program: deliver it unchanged. */
+	ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+/* ---- launch ---- */
+
+static pid_t launch(const char *path, char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Stop so that the parent can seize us before exec. */
+		raise(SIGSTOP);
+		execv(path, argv);
+		fprintf(stderr, "fortstat: error: %s: %s\n", path, strerror(errno));
+		_exit(errno == ENOENT ? EXIT_FS_NOTFOUND : EXIT_FS_CANNOT);
+	}
+	return pid;
+}
+
+/* Wait until the child has exec'ed PROGRAM. Returns 0, or the child's end. */
+static int wait_exec(struct tracer *tr, int *status)
+{
+	pid_t pid = tr->leader;
+
+	for (;;) {
+		if (waitpid(pid, status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(*status))
+			return 1; /* exited before exec */
+		if (*status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+			return 0;
+		if (*status >> 16 == PTRACE_EVENT_STOP || WSTOPSIG(*status) == SIGSTOP ||
+		    WSTOPSIG(*status) == SIGCONT)
+			ptrace(PTRACE_CONT, pid, 0, 0);
+		else
+			ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(*status));
+	}
+}
+
+static void tracer_free(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr_cap; i++) {
+		if (tr->thr[i]) {
+			fs_clock_close(&tr->thr[i]->clk);
+			free(tr->thr[i]);
+		}
+	}
+	free(tr->thr);
+	free(tr->patches);
+	free(tr->pend);
+	u64map_free(&tr->traps);
+	u64map_free(&tr->retsite);
+	if (tr->memfd >= 0)
+		close(tr->memfd);
+}
+
+int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
+	      const struct options *o, struct trace_result *res)
+{
+	struct tracer tr = { .o = o, .st = st, .acct = acct, .memfd = -1 };
+	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	struct tthread *th;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	int status, err;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	tr.cpu = o->clock == CLOCK_KIND_CPU && !o->count_only;
+	fflush(NULL);
+	pid = launch(path, argv);
+	if (pid < 0) {
+		fs_error("cannot fork: %s", strerror((int)-pid));
+		return (int)pid;
+	}
+	tr.leader = pid;
+	if (waitpid(pid, &status, WSTOPPED) < 0 || !WIFSTOPPED(status) ||
+	    ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
+		err = -errno;
+		fs_error("cannot trace %s: %s", path, strerror(errno ? errno : ESRCH));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return err ? err : -ESRCH;
+	}
+	kill(pid, SIGCONT);
+	sigaction(SIGINT, &sa_ign, &old_int);
+	sigaction(SIGQUIT, &sa_ign, &old_quit);
+	forward_pid = pid;
+	sigaction(SIGTERM, &sa_fwd, &old_term);
+	sigaction(SIGHUP, &sa_fwd, &old_hup);
+
+	err = wait_exec(&tr, &status);
+	if (err != 0) {
+		/* exec failed; the child said why */
+		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
+		err = -ENOEXEC;
+		goto out;
+	}
+	res->started = true;
+	tr.memfd = mem_open(pid);
+	if (tr.memfd < 0) {
+		fs_error("cannot open the memory of %s: %s", path, strerror(-tr.memfd));
+		err = tr.memfd;
+		goto kill_out;
+	}
+	err = setup_image(&tr);
+	if (err)
+		goto kill_out;
+	res->n_patched = tr.n_patches;
+	th = thr_new(&tr, pid);
+	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
+	tr.wall0 = fs_clock_read(&(struct fs_clock){ .src = FS_CLOCK_WALL, .fd = -1 });
+	ptrace(PTRACE_CONT, pid, 0, 0);
+
+	while (!tr.done) {
+		pid_t tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		dispatch(&tr, tid, status);
+	}
+	{
+		uint64_t wall1 = fs_clock_read(&(struct fs_clock){ .src = FS_CLOCK_WALL, .fd = -1 });
+		acct_finish(acct, wall1, !tr.cpu);
+		res->total_time_s = tr.cpu ? tr.cpu_total_ns / 1e9 : (double)(wall1 - tr.wall0) / 1e9;
+	}
+	if (WIFSIGNALED(tr.status)) {
+		int sig = WTERMSIG(tr.status);
+		res->term_signal = sig;
+		res->exit_status = 128 + sig;
+		snprintf(res->note, sizeof(res->note), "program killed by signal %d (SIG%s)", sig,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	} else {
+		res->exit_status = WEXITSTATUS(tr.status);
+	}
+	err = 0;
+	goto out;
+kill_out:
+	kill(pid, SIGKILL);
+	while (waitpid(-1, &status, __WALL) > 0 || errno == EINTR)
+		;
+	res->exit_status = EXIT_FS_ERROR;
+out:
+	forward_pid = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	/* Nothing is left behind: reap whatever is still ours. */
+	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+		;
+	tracer_free(&tr);
+	return err;
+}

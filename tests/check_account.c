@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_account.c - the accounting core driven by synthetic event streams (times in ns). */
+#include <check.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fortstat/account.h"
+
+#define T 100 /* the thread id used by single-thread tests */
+
+/* The arc caller -> callee, or NULL. */
+static const struct acct_arc *find_arc(const struct acct *a, uint32_t caller, uint32_t callee)
+{
+	size_t n, i;
+	const struct acct_arc *arcs = acct_arcs(a, &n);
+
+	for (i = 0; i < n; i++)
+		if (arcs[i].caller == caller && arcs[i].callee == callee)
+			return &arcs[i];
+	return NULL;
+}
+
+START_TEST(test_empty)
+{
+	struct acct *a = acct_new(3);
+	uint64_t ret = 42;
+	size_t n = 99;
+
+	ck_assert_uint_eq(acct_n_routines(a), 3);
+	ck_assert_int_eq(acct_leave(a, T, 10, &ret), -1);
+	ck_assert_uint_eq(ret, 42);
+	ck_assert_int_eq(acct_chain(a, T, 1, 10), -1);
+	ck_assert_uint_eq(acct_unwind_to(a, T, 1000, 10), 0);
+	ck_assert_uint_eq(acct_depth(a, T), 0);
+	ck_assert_int_eq(acct_top(a, T, NULL, NULL, NULL), -1);
+	acct_thread_exit(a, T, 10);
+	acct_finish(a, 10, true);
+	acct_arcs(a, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(acct_total_self(a), 0);
+	ck_assert_uint_eq(acct_total_calls(a), 0);
+	acct_free(a);
+	acct_free(NULL);
+}
+END_TEST
+
+/* main(0) -> a(1) -> b(2): self times by clock switching, inclusive totals. */
+START_TEST(test_nesting)
+{
+	struct acct *a = acct_new(3);
+	const struct acct_routine *r = acct_routines(a);
+	uint64_t ret = 0;
+	uint32_t top;
+	uint64_t slot, tret;
+
+	acct_enter(a, T, 0, 0x1000, 0xa0, 100);
+	acct_enter(a, T, 1, 0x0ff0, 0xa1, 130);
+	acct_enter(a, T, 2, 0x0fe0, 0xa2, 200);
+	ck_assert_uint_eq(acct_depth(a, T), 3);
+	ck_assert_int_eq(acct_top(a, T, &top, &slot, &tret), 0);
+	ck_assert_uint_eq(top, 2);
+	ck_assert_uint_eq(slot, 0x0fe0);
+	ck_assert_uint_eq(tret, 0xa2);
+	ck_assert_int_eq(acct_leave(a, T, 250, &ret), 0);
+	ck_assert_uint_eq(ret, 0xa2);
+	ck_assert_int_eq(acct_leave(a, T, 260, &ret), 0);
+	ck_assert_uint_eq(ret, 0xa1);
+	ck_assert_int_eq(acct_leave(a, T, 300, &ret), 0);
+	ck_assert_uint_eq(ret, 0xa0);
+	ck_assert_uint_eq(acct_depth(a, T), 0);
+
+	ck_assert_uint_eq(r[0].self, 30 + 40);
+	ck_assert_uint_eq(r[1].self, 70 + 10);
+	ck_assert_uint_eq(r[2].self, 50);
+	ck_assert_uint_eq(r[0].total, 200);
+	ck_assert_uint_eq(r[1].total, 130);
+	ck_assert_uint_eq(r[2].total, 50);
+	ck_assert_uint_eq(r[0].calls, 1);
+	ck_assert_uint_eq(r[1].calls, 1);
+	ck_assert_uint_eq(r[2].calls, 1);
+	ck_assert_uint_eq(r[0].calls_made, 1);
+	ck_assert_uint_eq(r[1].calls_made, 1);
+	ck_assert_uint_eq(r[2].calls_made, 0);
+	ck_assert(!r[0].incomplete && !r[1].incomplete && !r[2].incomplete);
+	ck_assert_uint_eq(acct_total_self(a), 200);
+	ck_assert_uint_eq(acct_total_calls(a), 3);
+	/* after the last return nothing more is credited */
+	ck_assert_int_eq(acct_leave(a, T, 1000, &ret), -1);
+	ck_assert_uint_eq(acct_total_self(a), 200);
+	acct_free(a);
+}
+END_TEST
+
+/* main -> r -> r -> r: calls 3, inclusive time counted once. */
+START_TEST(test_recursion)
+{
+	struct acct *a = acct_new(2);
+	const struct acct_routine *r = acct_routines(a);
+	const struct acct_arc *arc;
+
+	acct_enter(a, T, 0, 1000, 1, 0);
+	acct_enter(a, T, 1, 990, 2, 10);
+	acct_enter(a, T, 1, 980, 3, 20);
+	acct_enter(a, T, 1, 970, 4, 30);
+	ck_assert_int_eq(acct_leave(a, T, 40, NULL), 0);
+	ck_assert_int_eq(acct_leave(a, T, 50, NULL), 0);
+	ck_assert_int_eq(acct_leave(a, T, 60, NULL), 0);
+	ck_assert_int_eq(acct_leave(a, T, 100, NULL), 0);
+	ck_assert_uint_eq(r[1].calls, 3);
+	ck_assert_uint_eq(r[1].calls_made, 2);
+	ck_assert_uint_eq(r[1].self, 50);
+	ck_assert_uint_eq(r[1].total, 50);
+	ck_assert_uint_eq(r[0].self, 50);
+	ck_assert_uint_eq(r[0].total, 100);
+	arc = find_arc(a, 1, 1);
+	ck_assert_ptr_nonnull(arc);
+	ck_assert_uint_eq(arc->calls, 2);
+	ck_assert_uint_eq(arc->time, 0); /* inner activations are not outermost */
+	arc = find_arc(a, 0, 1);
+	ck_assert_ptr_nonnull(arc);
+	ck_assert_uint_eq(arc->calls, 1);
+	ck_assert_uint_eq(arc->time, 50);
+	/* a second, separate outermost activation adds again */
+	acct_enter(a, T, 1, 990, 2, 200);
+	acct_leave(a, T, 207, NULL);
+	ck_assert_uint_eq(r[1].total, 57);
+	acct_free(a);
+}
+END_TEST
+
+/*
+ * FORTSTAT's figure 1: A calls B calls C calls D; only A and D are timed, so
+ * the tracer sees events for A and D only. B and C's time is A's.
+ */
+START_TEST(test_fortstat_abcd)
+{
+	enum { A, D };
+	struct acct *a = acct_new(2);
+	const struct acct_routine *r = acct_routines(a);
+	int i;
+
+	acct_enter(a, T, A, 5000, 1, 0);
+	/* A runs 100, B and C (untimed) run, then D is called 5 times */
+	for (i = 0; i < 5; i++) {
+		acct_enter(a, T, D, 4000, 2, 1000 + i * 1000);
+		acct_leave(a, T, 1000 + i * 1000 + 300, NULL);
+	}
+	acct_leave(a, T, 7000, NULL);
+	ck_assert_uint_eq(r[D].calls, 5);
+	ck_assert_uint_eq(r[D].self, 5 * 300);
+	ck_assert_uint_eq(r[A].calls, 1);
+	ck_assert_uint_eq(r[A].calls_made, 5);
+	ck_assert_uint_eq(r[A].self, 7000 - 1500);
+	ck_assert_uint_eq(r[A].total, 7000);
+	ck_assert_uint_eq(find_arc(a, A, D)->calls, 5);
+	ck_assert_uint_eq(find_arc(a, A, D)->time, 1500);
+	ck_assert_uint_eq(find_arc(a, ACCT_NONE, A)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, ACCT_NONE, A)->time, 7000);
+	acct_free(a);
+}
+END_TEST
+
+/* main -> a, a tail-calls b (same slot), b tail-calls a again: one leave closes. */
+START_TEST(test_tail_chain)
+{
+	enum { M, A, B };
+	struct acct *a = acct_new(3);
+	const struct acct_routine *r = acct_routines(a);
+	uint64_t ret = 0, slot = 0;
+	uint32_t top = 0;
+
+	acct_enter(a, T, M, 1000, 0x10, 0);
+	acct_enter(a, T, A, 990, 0x20, 10);
+	ck_assert_int_eq(acct_chain(a, T, B, 30), 0);
+	ck_assert_uint_eq(acct_depth(a, T), 2);
+	ck_assert_int_eq(acct_top(a, T, &top, &slot, &ret), 0);
+	ck_assert_uint_eq(top, B);
+	ck_assert_uint_eq(slot, 990);
+	ck_assert_uint_eq(ret, 0x20);
+	ck_assert_int_eq(acct_chain(a, T, A, 70), 0);
+	ck_assert_int_eq(acct_leave(a, T, 75, &ret), 0);
+	ck_assert_uint_eq(ret, 0x20);
+	ck_assert_uint_eq(acct_depth(a, T), 1);
+	acct_leave(a, T, 100, NULL);
+
+	ck_assert_uint_eq(r[A].calls, 2);
+	ck_assert_uint_eq(r[B].calls, 1);
+	ck_assert_uint_eq(r[A].calls_made, 1);
+	ck_assert_uint_eq(r[B].calls_made, 1);
+	ck_assert_uint_eq(r[M].calls_made, 1);
+	ck_assert_uint_eq(r[A].self, 20 + 5);
+	ck_assert_uint_eq(r[B].self, 40);
+	ck_assert_uint_eq(r[M].self, 10 + 25);
+	ck_assert_uint_eq(r[A].total, 20 + 5);
+	ck_assert_uint_eq(r[B].total, 40);
+	ck_assert_uint_eq(r[M].total, 100);
+	ck_assert_uint_eq(find_arc(a, M, A)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, M, A)->time, 20);
+	ck_assert_uint_eq(find_arc(a, A, B)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, A, B)->time, 40);
+	ck_assert_uint_eq(find_arc(a, B, A)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, B, A)->time, 5);
+	ck_assert_uint_eq(acct_total_calls(a), 4);
+	acct_free(a);
+}
+END_TEST
+
+/* A routine that tail-calls itself (a loop through its entry): counted, time once. */
+START_TEST(test_self_chain)
+{
+	struct acct *a = acct_new(1);
+	const struct acct_routine *r = acct_routines(a);
+
+	acct_enter(a, T, 0, 500, 1, 0);
+	acct_chain(a, T, 0, 10);
+	acct_chain(a, T, 0, 20);
+	acct_leave(a, T, 30, NULL);
+	ck_assert_uint_eq(r[0].calls, 3);
+	ck_assert_uint_eq(r[0].calls_made, 2);
+	ck_assert_uint_eq(r[0].self, 30);
+	ck_assert_uint_eq(r[0].total, 30);
+	ck_assert_uint_eq(find_arc(a, 0, 0)->calls, 2);
+	acct_free(a);
+}
+END_TEST
+
+static void collect(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	uint64_t **p = arg;
+
+	*(*p)++ = routine;
+	*(*p)++ = slot;
+	*(*p)++ = ret;
+}
+
+/* longjmp from depth 4 back into main's frame: three frames go. */
+START_TEST(test_unwind)
+{
+	struct acct *a = acct_new(4);
+	const struct acct_routine *r = acct_routines(a);
+	uint64_t got[12], *p = got;
+	uint32_t top;
+
+	acct_enter(a, T, 0, 1000, 0xa0, 0);
+	acct_enter(a, T, 1, 900, 0xa1, 10);
+	acct_enter(a, T, 2, 800, 0xa2, 20);
+	acct_enter(a, T, 3, 700, 0xa3, 30);
+	acct_frames(a, T, collect, &p);
+	ck_assert_int_eq(p - got, 12);
+	ck_assert_uint_eq(got[0], 0);
+	ck_assert_uint_eq(got[1], 1000);
+	ck_assert_uint_eq(got[2], 0xa0);
+	ck_assert_uint_eq(got[9], 3);
+	ck_assert_uint_eq(got[10], 700);
+	ck_assert_uint_eq(got[11], 0xa3);
+
+	/* sp at or below every slot: nothing is gone */
+	ck_assert_uint_eq(acct_unwind_to(a, T, 700, 35), 0);
+	ck_assert_uint_eq(acct_depth(a, T), 4);
+	/* main's code runs again with sp above the three slots */
+	ck_assert_uint_eq(acct_unwind_to(a, T, 950, 50), 3);
+	ck_assert_uint_eq(acct_depth(a, T), 1);
+	ck_assert_int_eq(acct_top(a, T, &top, NULL, NULL), 0);
+	ck_assert_uint_eq(top, 0);
+	acct_leave(a, T, 80, NULL);
+	ck_assert_uint_eq(r[3].self, 20);
+	ck_assert_uint_eq(r[3].total, 20);
+	ck_assert_uint_eq(r[2].total, 30);
+	ck_assert_uint_eq(r[1].total, 40);
+	ck_assert_uint_eq(r[0].self, 10 + 30);
+	ck_assert_uint_eq(r[0].total, 80);
+	ck_assert(!r[1].incomplete && !r[2].incomplete && !r[3].incomplete);
+	acct_free(a);
+}
+END_TEST
+
+/* exit() from inside: main and sub stay open until finish; they are INCOMPLETE. */
+START_TEST(test_finish_incomplete)
+{
+	struct acct *a = acct_new(3);
+	const struct acct_routine *r = acct_routines(a);
+
+	acct_enter(a, T, 0, 1000, 1, 0);
+	acct_enter(a, T, 1, 900, 2, 10);
+	acct_leave(a, T, 20, NULL);
+	acct_enter(a, T, 2, 900, 2, 30);
+	/* per-thread clock: close at the thread's last time, ignore the later t */
+	acct_finish(a, 500, false);
+	ck_assert_uint_eq(acct_depth(a, T), 0);
+	ck_assert(r[0].incomplete);
+	ck_assert(!r[1].incomplete);
+	ck_assert(r[2].incomplete);
+	ck_assert_uint_eq(r[0].total, 30);
+	ck_assert_uint_eq(r[2].total, 0);
+	ck_assert_uint_eq(r[0].self, 20);
+	ck_assert_uint_eq(r[2].self, 0);
+	acct_free(a);
+
+	/* shared (wall) clock: close at the later t */
+	a = acct_new(3);
+	r = acct_routines(a);
+	acct_enter(a, T, 0, 1000, 1, 0);
+	acct_enter(a, T, 2, 900, 2, 30);
+	acct_finish(a, 500, true);
+	ck_assert(r[0].incomplete && r[2].incomplete);
+	ck_assert_uint_eq(r[2].self, 470);
+	ck_assert_uint_eq(r[2].total, 470);
+	ck_assert_uint_eq(r[0].total, 500);
+	/* shared t earlier than the thread's last: the last time wins */
+	acct_free(a);
+	a = acct_new(1);
+	r = acct_routines(a);
+	acct_enter(a, T, 0, 1000, 1, 300);
+	acct_finish(a, 100, true);
+	ck_assert_uint_eq(r[0].total, 0);
+	ck_assert(r[0].incomplete);
+	acct_free(a);
+}
+END_TEST
+
+START_TEST(test_thread_exit)
+{
+	struct acct *a = acct_new(2);
+	const struct acct_routine *r = acct_routines(a);
+
+	acct_enter(a, 7, 0, 1000, 1, 0);
+	acct_enter(a, 7, 1, 990, 2, 100);
+	acct_thread_exit(a, 7, 160);
+	ck_assert_uint_eq(acct_depth(a, 7), 0);
+	ck_assert(r[0].incomplete && r[1].incomplete);
+	ck_assert_uint_eq(r[1].self, 60);
+	ck_assert_uint_eq(r[1].total, 60);
+	ck_assert_uint_eq(r[0].total, 160);
+	/* the tid may be reused by a new thread: a fresh stack */
+	acct_enter(a, 7, 1, 500, 3, 1000);
+	acct_leave(a, 7, 1010, NULL);
+	ck_assert_uint_eq(r[1].self, 70);
+	ck_assert_uint_eq(r[1].total, 70);
+	ck_assert_uint_eq(r[1].calls, 2);
+	ck_assert_uint_eq(find_arc(a, ACCT_NONE, 1)->calls, 1);
+	acct_finish(a, 2000, true);
+	ck_assert_uint_eq(r[0].total, 160);
+	acct_free(a);
+}
+END_TEST
+
+/* Threads interleaved, each with its own clock: no cross-crediting. */
+START_TEST(test_threads)
+{
+	struct acct *a = acct_new(3);
+	const struct acct_routine *r = acct_routines(a);
+	int tid;
+
+	/* thread 1 (clock from 0), thread 2 (clock from 1000000) */
+	acct_enter(a, 1, 0, 1000, 1, 0);
+	acct_enter(a, 2, 1, 2000, 1, 1000000);
+	acct_enter(a, 1, 2, 990, 1, 50);
+	acct_enter(a, 2, 2, 1990, 1, 1000010);
+	acct_leave(a, 1, 80, NULL);
+	acct_leave(a, 2, 1000100, NULL);
+	acct_leave(a, 2, 1000200, NULL);
+	acct_leave(a, 1, 100, NULL);
+	ck_assert_uint_eq(r[0].self, 50 + 20);
+	ck_assert_uint_eq(r[1].self, 10 + 100);
+	ck_assert_uint_eq(r[2].self, 30 + 90);
+	ck_assert_uint_eq(r[2].calls, 2);
+	ck_assert_uint_eq(r[2].total, 120);
+	ck_assert_uint_eq(find_arc(a, 0, 2)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, 1, 2)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, 1, 2)->time, 90);
+
+	/* the same routine active in two threads at once: inclusive time per thread */
+	acct_enter(a, 3, 2, 100, 1, 0);
+	acct_enter(a, 4, 2, 100, 1, 0);
+	acct_leave(a, 3, 10, NULL);
+	acct_leave(a, 4, 30, NULL);
+	ck_assert_uint_eq(r[2].total, 160);
+
+	/* many threads, arbitrary tids, all open, then finish */
+	for (tid = 0; tid < 5000; tid++)
+		acct_enter(a, tid * 7919 + 100000, 1, 100, 1, (acct_time_t)tid);
+	for (tid = 0; tid < 5000; tid++)
+		acct_enter(a, tid * 7919 + 100000, 2, 90, 1, (acct_time_t)tid + 2);
+	for (tid = 0; tid < 5000; tid++)
+		ck_assert_uint_eq(acct_depth(a, tid * 7919 + 100000), 2);
+	acct_finish(a, 0, false);
+	ck_assert_uint_eq(r[1].calls, 5001);
+	ck_assert_uint_eq(r[1].self, 110 + 5000 * 2);
+	ck_assert(r[1].incomplete && r[2].incomplete);
+	acct_free(a);
+}
+END_TEST
+
+/* acct_count: call counted, caller's calls made, arc; no frame, no clock. */
+START_TEST(test_count)
+{
+	struct acct *a = acct_new(3);
+	const struct acct_routine *r = acct_routines(a);
+
+	acct_count(a, T, 0); /* unknown thread: root arc */
+	ck_assert_uint_eq(acct_depth(a, T), 0);
+	acct_enter(a, T, 1, 1000, 1, 0);
+	acct_count(a, T, 2);
+	acct_count(a, T, 2);
+	ck_assert_uint_eq(acct_depth(a, T), 1);
+	acct_leave(a, T, 100, NULL);
+	ck_assert_uint_eq(r[0].calls, 1);
+	ck_assert_uint_eq(r[2].calls, 2);
+	ck_assert_uint_eq(r[2].self, 0);
+	ck_assert_uint_eq(r[2].total, 0);
+	ck_assert_uint_eq(r[1].calls_made, 2);
+	ck_assert_uint_eq(r[1].self, 100);
+	ck_assert_uint_eq(find_arc(a, ACCT_NONE, 0)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, 1, 2)->calls, 2);
+	ck_assert_uint_eq(find_arc(a, 1, 2)->time, 0);
+	ck_assert_uint_eq(acct_total_calls(a), 4);
+	acct_free(a);
+}
+END_TEST
+
+/* A clock going backwards never makes time negative. */
+START_TEST(test_clock_backwards)
+{
+	struct acct *a = acct_new(2);
+	const struct acct_routine *r = acct_routines(a);
+
+	acct_enter(a, T, 0, 1000, 1, 100);
+	acct_enter(a, T, 1, 990, 1, 90); /* earlier than last: zero elapsed */
+	acct_leave(a, T, 95, NULL);
+	acct_leave(a, T, 150, NULL);
+	ck_assert_uint_eq(r[0].self, 50);
+	ck_assert_uint_eq(r[1].self, 0);
+	ck_assert_uint_eq(r[1].total, 0);
+	ck_assert_uint_eq(r[0].total, 50);
+	acct_free(a);
+}
+END_TEST
+
+/* A million frames deep, then back: amortised growth, no recursion in the code. */
+START_TEST(test_deep)
+{
+	enum { N = 1000000 };
+	struct acct *a = acct_new(2);
+	const struct acct_routine *r = acct_routines(a);
+	struct timespec t0, t1;
+	uint64_t ret;
+	double secs;
+	long i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	acct_enter(a, T, 0, (uint64_t)N * 16 + 16, 0, 0);
+	for (i = 0; i < N; i++)
+		acct_enter(a, T, 1, (uint64_t)(N - i) * 16, (uint64_t)i, (acct_time_t)i + 1);
+	ck_assert_uint_eq(acct_depth(a, T), N + 1);
+	for (i = N - 1; i >= 0; i--) {
+		ck_assert_int_eq(acct_leave(a, T, (acct_time_t)(2 * N - i), &ret), 0);
+		if (ret != (uint64_t)i)
+			ck_abort_msg("wrong return address at depth %ld", i);
+	}
+	acct_leave(a, T, 2 * N + 1, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ck_assert_uint_eq(r[1].calls, N);
+	ck_assert_uint_eq(r[1].calls_made, N - 1);
+	ck_assert_uint_eq(r[0].calls_made, 1);
+	ck_assert_uint_eq(r[1].self, 2 * N - 1);
+	ck_assert_uint_eq(r[1].total, 2 * N - 1);
+	ck_assert_uint_eq(r[0].self, 2);
+	ck_assert_uint_eq(r[0].total, 2 * N + 1);
+	ck_assert_uint_eq(find_arc(a, 1, 1)->calls, N - 1);
+	ck_assert_msg(secs < 2.0, "a million frames took %.2f s", secs);
+
+	/* again, then unwind all of them in one go */
+	for (i = 0; i < N; i++)
+		acct_enter(a, T, 1, (uint64_t)(N - i) * 16, 0, 3 * N);
+	ck_assert_uint_eq(acct_unwind_to(a, T, UINT64_MAX, 3 * N + 10), N);
+	ck_assert_uint_eq(r[1].total, 2 * N - 1 + 10);
+	acct_free(a);
+}
+END_TEST
+
+START_TEST(test_net)
+{
+	/* no correction: exact, even for huge values */
+	ck_assert_uint_eq(acct_net(UINT64_MAX, 10, 10, 0, 0), UINT64_MAX);
+	ck_assert_uint_eq(acct_net(1000, 3, 2, 0, 0), 1000);
+	ck_assert_uint_eq(acct_net(1000, 3, 2, 100, 50), 1000 - 300 - 100);
+	/* fractional factors round to the nearest ns */
+	ck_assert_uint_eq(acct_net(1000, 3, 0, 0.4, 0), 999);	 /* 998.8 */
+	ck_assert_uint_eq(acct_net(1000, 1, 1, 0.2, 0.2), 1000); /* 999.6 */
+	ck_assert_uint_eq(acct_net(1000, 7, 0, 0.1, 0), 999);	 /* 999.3 */
+	/* clamp at zero */
+	ck_assert_uint_eq(acct_net(1000, 10, 0, 100, 0), 0);
+	ck_assert_uint_eq(acct_net(1000, 10, 1, 100, 0.5), 0);
+	ck_assert_uint_eq(acct_net(0, 1, 1, 1, 1), 0);
+	ck_assert_uint_eq(acct_net(5, 0, 1000000, 0, 1e3), 0);
+	/* f2 alone */
+	ck_assert_uint_eq(acct_net(4800, 0, 2, 0, 2300), 200);
+}
+END_TEST
+
+/* Arcs: calls and inclusive times along each, contiguous array. */
+START_TEST(test_arcs)
+{
+	enum { M, A, B };
+	struct acct *a = acct_new(3);
+	const struct acct_arc *arcs;
+	size_t n, i;
+	uint64_t sum = 0;
+	int k;
+
+	acct_enter(a, T, M, 1000, 0, 0);
+	for (k = 0; k < 4; k++) {
+		acct_enter(a, T, A, 900, 0, 100 * k + 10);
+		acct_enter(a, T, B, 800, 0, 100 * k + 20);
+		acct_leave(a, T, 100 * k + 25, NULL);
+		acct_leave(a, T, 100 * k + 40, NULL);
+	}
+	acct_enter(a, T, B, 900, 0, 500);
+	acct_leave(a, T, 600, NULL);
+	acct_leave(a, T, 700, NULL);
+	arcs = acct_arcs(a, &n);
+	ck_assert_uint_eq(n, 4);
+	for (i = 0; i < n; i++)
+		sum += arcs[i].calls;
+	ck_assert_uint_eq(sum, acct_total_calls(a));
+	ck_assert_uint_eq(find_arc(a, ACCT_NONE, M)->time, 700);
+	ck_assert_uint_eq(find_arc(a, M, A)->calls, 4);
+	ck_assert_uint_eq(find_arc(a, M, A)->time, 4 * 30);
+	ck_assert_uint_eq(find_arc(a, A, B)->calls, 4);
+	ck_assert_uint_eq(find_arc(a, A, B)->time, 4 * 5);
+	ck_assert_uint_eq(find_arc(a, M, B)->calls, 1);
+	ck_assert_uint_eq(find_arc(a, M, B)->time, 100);
+	ck_assert_ptr_null(find_arc(a, B, A));
+	acct_free(a);
+
+	/* many distinct arcs: the index grows */
+	a = acct_new(300);
+	for (k = 0; k < 300; k++) {
+		acct_enter(a, T, (uint32_t)k, 1000, 0, (acct_time_t)k * 10);
+		acct_enter(a, T, (uint32_t)(299 - k), 900, 0, (acct_time_t)k * 10 + 1);
+		acct_leave(a, T, (acct_time_t)k * 10 + 4, NULL);
+		acct_leave(a, T, (acct_time_t)k * 10 + 5, NULL);
+	}
+	acct_arcs(a, &n);
+	ck_assert_uint_eq(n, 600);
+	for (k = 0; k < 300; k++) {
+		ck_assert_uint_eq(find_arc(a, (uint32_t)k, (uint32_t)(299 - k))->calls, 1);
+		ck_assert_uint_eq(find_arc(a, (uint32_t)k, (uint32_t)(299 - k))->time, 3);
+	}
+	acct_free(a);
+}
+END_TEST
+
+/* Out-of-range routine indices are ignored, never written. */
+START_TEST(test_bad_routine)
+{
+	struct acct *a = acct_new(2);
+
+	acct_enter(a, T, 2, 100, 0, 0);
+	acct_count(a, T, 5);
+	ck_assert_uint_eq(acct_depth(a, T), 0);
+	acct_enter(a, T, 1, 100, 0, 0);
+	ck_assert_int_eq(acct_chain(a, T, 9, 5), -1);
+	ck_assert_uint_eq(acct_total_calls(a), 1);
+	acct_free(a);
+}
+END_TEST
+
+static Suite *account_suite(void)
+{
+	Suite *s = suite_create("account");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_nesting);
+	tcase_add_test(tc, test_recursion);
+	tcase_add_test(tc, test_fortstat_abcd);
+	tcase_add_test(tc, test_tail_chain);
+	tcase_add_test(tc, test_self_chain);
+	tcase_add_test(tc, test_unwind);
+	tcase_add_test(tc, test_finish_incomplete);
+	tcase_add_test(tc, test_thread_exit);
+	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_count);
+	tcase_add_test(tc, test_clock_backwards);
+	tcase_add_test(tc, test_deep);
+	tcase_add_test(tc, test_net);
+	tcase_add_test(tc, test_arcs);
+	tcase_add_test(tc, test_bad_routine);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(account_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_insn.c - Check suite for insn.c: plans, conditions, return sites. */
+#include "fortstat/insn.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define ENTRY 0x401000ULL
+#define SLOT 0x500000ULL
+#define GIB 0x40000000ULL
+
+static int32_t rd32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			 (uint32_t)p[3] << 24);
+}
+
+static void wr32(uint8_t *p, int32_t v)
+{
+	uint32_t u = (uint32_t)v;
+
+	p[0] = u & 0xff;
+	p[1] = (u >> 8) & 0xff;
+	p[2] = (u >> 16) & 0xff;
+	p[3] = (u >> 24) & 0xff;
+}
+
+/* Plan `code` (padded with nops so that capstone never runs short). */
+static struct insn_plan plan_of(const uint8_t *code, size_t n, uint64_t entry, uint64_t slot)
+{
+	struct insn_plan p;
+	uint8_t buf[32];
+
+	ck_assert_uint_le(n, sizeof(buf));
+	memset(buf, 0x90, sizeof(buf));
+	memcpy(buf, code, n);
+	ck_assert_int_eq(insn_plan(buf, sizeof(buf), entry, slot, &p), 0);
+	return p;
+}
+
+#define PLAN(entry, slot, ...)                                                  \
+	({                                                                      \
+		static const uint8_t c_[] = { __VA_ARGS__ };                    \
+		plan_of(c_, sizeof(c_), (entry), (slot));                       \
+	})
+
+/* Check an XOL plan: slot = the bytes, (displacement untouched), jmp back. */
+static void check_xol_tail(const struct insn_plan *p, uint64_t slot)
+{
+	ck_assert_int_eq(p->kind, INSN_XOL);
+	ck_assert_uint_eq(p->slot_len, p->len + 5);
+	ck_assert_uint_eq(p->slot[p->len], 0xe9);
+	ck_assert_int_eq((int64_t)rd32(p->slot + p->len + 1),
+			 (int64_t)((p->addr + p->len) - (slot + p->len + 5)));
+	/* Executing the jmp lands just after the patched instruction. */
+	ck_assert_uint_eq(slot + p->len + 5 + (int64_t)rd32(p->slot + p->len + 1),
+			  p->addr + p->len);
+}
+
+START_TEST(xol_push_rbp)
+{
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0x55, 0x48, 0x89, 0xe5);
+
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.addr, ENTRY);
+	ck_assert_uint_eq(p.len, 1);
+	ck_assert_uint_eq(p.slot_len, 6);
+	ck_assert_uint_eq(p.slot[0], 0x55);
+	ck_assert_uint_eq(p.slot[1], 0xe9);
+	/* 0x401001 - 0x500006 */
+	ck_assert_int_eq(rd32(p.slot + 2), -0xff005);
+	ck_assert_uint_eq(p.slot[2], 0xfb);
+	ck_assert_uint_eq(p.slot[3], 0x0f);
+	ck_assert_uint_eq(p.slot[4], 0xf0);
+	ck_assert_uint_eq(p.slot[5], 0xff);
+	ck_assert_ptr_nonnull(strstr(p.text, "push"));
+	ck_assert_ptr_nonnull(strstr(p.text, "rbp"));
+	check_xol_tail(&p, SLOT);
+
+	/* Slot below the code: a positive jump back. */
+	p = PLAN(ENTRY, 0x300000, 0x55);
+	ck_assert_int_eq(rd32(p.slot + 2), 0x401001 - 0x300006);
+	check_xol_tail(&p, 0x300000);
+}
+END_TEST
+
+START_TEST(xol_endbr64)
+{
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5);
+
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.addr, ENTRY + 4);
+	ck_assert_uint_eq(p.len, 1);
+	ck_assert_uint_eq(p.slot[0], 0x55);
+	ck_assert_int_eq(rd32(p.slot + 2), (int64_t)(ENTRY + 5) - (int64_t)(SLOT + 6));
+	check_xol_tail(&p, SLOT);
+
+	/* endbr64 then a call: the call is emulated from entry+4. */
+	p = PLAN(ENTRY, SLOT, 0xf3, 0x0f, 0x1e, 0xfa, 0xe8, 0x10, 0x00, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_CALL);
+	ck_assert_uint_eq(p.addr, ENTRY + 4);
+	ck_assert_uint_eq(p.target, ENTRY + 4 + 5 + 0x10);
+
+	/* endbr64 twice: the second one is an ordinary instruction. */
+	p = PLAN(ENTRY, SLOT, 0xf3, 0x0f, 0x1e, 0xfa, 0xf3, 0x0f, 0x1e, 0xfa);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.addr, ENTRY + 4);
+	ck_assert_uint_eq(p.len, 4);
+	check_xol_tail(&p, SLOT);
+}
+END_TEST
+
+START_TEST(xol_ordinary)
+{
+	static const uint8_t sub[] = { 0x48, 0x83, 0xec, 0x18 }; /* sub $0x18,%rsp */
+	static const uint8_t movabs[] = { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct insn_plan p = plan_of(sub, sizeof(sub), ENTRY, SLOT);
+
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.len, 4);
+	ck_assert_mem_eq(p.slot, sub, 4);
+	check_xol_tail(&p, SLOT);
+	ck_assert_ptr_nonnull(strstr(p.text, "sub"));
+
+	p = plan_of(movabs, sizeof(movabs), ENTRY, SLOT);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.len, 10);
+	ck_assert_mem_eq(p.slot, movabs, 10);
+	check_xol_tail(&p, SLOT);
+
+	/* ret, syscall, xor, nop: all run out of line. */
+	p = PLAN(ENTRY, SLOT, 0xc3);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.len, 1);
+	p = PLAN(ENTRY, SLOT, 0xc2, 0x08, 0x00);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.len, 3);
+	p = PLAN(ENTRY, SLOT, 0x0f, 0x05);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.len, 2);
+	p = PLAN(ENTRY, SLOT, 0x31, 0xc0);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	p = PLAN(ENTRY, SLOT, 0x90);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	check_xol_tail(&p, SLOT);
+}
+END_TEST
+
+START_TEST(emulate_call)
+{
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0xe8, 0x78, 0x56, 0x34, 0x12);
+
+	ck_assert_int_eq(p.kind, INSN_CALL);
+	ck_assert_uint_eq(p.len, 5);
+	ck_assert_uint_eq(p.target, ENTRY + 5 + 0x12345678);
+
+	p = PLAN(ENTRY, SLOT, 0xe8, 0xe0, 0xff, 0xff, 0xff);
+	ck_assert_int_eq(p.kind, INSN_CALL);
+	ck_assert_uint_eq(p.target, ENTRY + 5 - 0x20);
+
+	/* High addresses: targets are full 64-bit. */
+	p = PLAN(0x7ffff7fc1000ULL, SLOT, 0xe8, 0x00, 0x00, 0x00, 0x80);
+	ck_assert_int_eq(p.kind, INSN_CALL);
+	ck_assert_uint_eq(p.target, 0x7ffff7fc1005ULL - 0x80000000ULL);
+
+	/* bnd call is still a call. */
+	p = PLAN(ENTRY, SLOT, 0xf2, 0xe8, 0x10, 0x00, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_CALL);
+	ck_assert_uint_eq(p.len, 6);
+	ck_assert_uint_eq(p.target, ENTRY + 6 + 0x10);
+}
+END_TEST
+
+START_TEST(emulate_jmp)
+{
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0xeb, 0xfe);
+
+	ck_assert_int_eq(p.kind, INSN_JMP);
+	ck_assert_uint_eq(p.len, 2);
+	ck_assert_uint_eq(p.target, ENTRY);
+
+	p = PLAN(ENTRY, SLOT, 0xeb, 0x7f);
+	ck_assert_int_eq(p.kind, INSN_JMP);
+	ck_assert_uint_eq(p.target, ENTRY + 2 + 0x7f);
+
+	p = PLAN(ENTRY, SLOT, 0xe9, 0x00, 0x10, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_JMP);
+	ck_assert_uint_eq(p.len, 5);
+	ck_assert_uint_eq(p.target, ENTRY + 5 + 0x1000);
+
+	p = PLAN(ENTRY, SLOT, 0xe9, 0x00, 0xf0, 0xff, 0xff);
+	ck_assert_int_eq(p.kind, INSN_JMP);
+	ck_assert_uint_eq(p.target, ENTRY + 5 - 0x1000);
+
+	/* bnd jmp (a PLT-style tail jump) is a plain jmp. */
+	p = PLAN(ENTRY, SLOT, 0xf2, 0xe9, 0x00, 0x01, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_JMP);
+	ck_assert_uint_eq(p.len, 6);
+	ck_assert_uint_eq(p.target, ENTRY + 6 + 0x100);
+}
+END_TEST
+
+START_TEST(emulate_jcc)
+{
+	for (int cc = 0; cc < 16; cc++) {
+		uint8_t s[2] = { (uint8_t)(0x70 + cc), 0xf0 };	     /* rel8 -16 */
+		uint8_t nr[6] = { 0x0f, (uint8_t)(0x80 + cc), 0, 0, 0, 0 };
+		struct insn_plan p;
+
+		p = plan_of(s, sizeof(s), ENTRY, SLOT);
+		ck_assert_int_eq(p.kind, INSN_JCC);
+		ck_assert_int_eq(p.cond, cc);
+		ck_assert_uint_eq(p.len, 2);
+		ck_assert_uint_eq(p.target, ENTRY + 2 - 16);
+		ck_assert_uint_eq(p.slot_len, 0);
+
+		s[1] = 0x22;
+		p = plan_of(s, sizeof(s), ENTRY, SLOT);
+		ck_assert_int_eq(p.kind, INSN_JCC);
+		ck_assert_uint_eq(p.target, ENTRY + 2 + 0x22);
+
+		wr32(nr + 2, 0x12345);
+		p = plan_of(nr, sizeof(nr), ENTRY, SLOT);
+		ck_assert_int_eq(p.kind, INSN_JCC);
+		ck_assert_int_eq(p.cond, cc);
+		ck_assert_uint_eq(p.len, 6);
+		ck_assert_uint_eq(p.target, ENTRY + 6 + 0x12345);
+
+		wr32(nr + 2, -0x300);
+		p = plan_of(nr, sizeof(nr), ENTRY, SLOT);
+		ck_assert_int_eq(p.kind, INSN_JCC);
+		ck_assert_uint_eq(p.target, ENTRY + 6 - 0x300);
+	}
+}
+END_TEST
+
+START_TEST(emulate_jrcxz)
+{
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0xe3, 0x05);
+
+	ck_assert_int_eq(p.kind, INSN_JCC);
+	ck_assert_int_eq(p.cond, 16);
+	ck_assert_uint_eq(p.len, 2);
+	ck_assert_uint_eq(p.target, ENTRY + 7);
+
+	/* jecxz (67 e3) tests ecx only: refused, not mis-emulated. */
+	p = PLAN(ENTRY, SLOT, 0x67, 0xe3, 0x05);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+}
+END_TEST
+
+/* Check a RIP-relative XOL plan: same absolute target from the slot. */
+static void check_riprel(const uint8_t *code, size_t n, unsigned disp_off, uint64_t entry,
+			 uint64_t slot)
+{
+	struct insn_plan p = plan_of(code, n, entry, slot);
+	uint64_t abs = entry + n + (int64_t)rd32(code + disp_off);
+
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_uint_eq(p.len, n);
+	ck_assert_uint_eq(slot + n + (int64_t)rd32(p.slot + disp_off), abs);
+	ck_assert_int_eq((int64_t)rd32(p.slot + disp_off), (int64_t)(abs - (slot + n)));
+	/* Every byte but the displacement is copied unchanged. */
+	ck_assert_mem_eq(p.slot, code, disp_off);
+	ck_assert_mem_eq(p.slot + disp_off + 4, code + disp_off + 4, n - disp_off - 4);
+	check_xol_tail(&p, slot);
+}
+
+START_TEST(riprel)
+{
+	/* mov 0x2000(%rip),%rax */
+	static const uint8_t load[] = { 0x48, 0x8b, 0x05, 0x00, 0x20, 0x00, 0x00 };
+	/* mov %eax,0x10(%rip) */
+	static const uint8_t store[] = { 0x89, 0x05, 0x10, 0x00, 0x00, 0x00 };
+	/* lea -0x100(%rip),%rdi */
+	static const uint8_t lea[] = { 0x48, 0x8d, 0x3d, 0x00, 0xff, 0xff, 0xff };
+	/* cmpq $0x7f,0x1234(%rip): the imm8 follows the displacement */
+	static const uint8_t cmpq[] = { 0x48, 0x83, 0x3d, 0x34, 0x12, 0x00, 0x00, 0x7f };
+	/* movl $0x11223344,0x40(%rip): imm32 after disp32 */
+	static const uint8_t movl[] = { 0xc7, 0x05, 0x40, 0x00, 0x00, 0x00,
+					0x44, 0x33, 0x22, 0x11 };
+	/* push 0x10(%rip) */
+	static const uint8_t push[] = { 0xff, 0x35, 0x10, 0x00, 0x00, 0x00 };
+	/* movsd 0x80(%rip),%xmm0 (prefix + 0f escape) */
+	static const uint8_t movsd[] = { 0xf2, 0x0f, 0x10, 0x05, 0x80, 0x00, 0x00, 0x00 };
+	static const uint64_t hi = 0x7ffff7a00000ULL;
+	static const uint64_t where[][2] = {
+		{ ENTRY, SLOT }, { ENTRY, 0x300000 }, { ENTRY, ENTRY + 0x7fff0000ULL },
+		{ hi, hi - 0x7fff0000ULL }, { hi, hi + 0x1000 }, { hi, hi - 0x1000 },
+	};
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		uint64_t e = where[i][0], s = where[i][1];
+
+		check_riprel(load, sizeof(load), 3, e, s);
+		check_riprel(store, sizeof(store), 2, e, s);
+		check_riprel(lea, sizeof(lea), 3, e, s);
+		check_riprel(cmpq, sizeof(cmpq), 3, e, s);
+		check_riprel(movl, sizeof(movl), 2, e, s);
+		check_riprel(push, sizeof(push), 2, e, s);
+		check_riprel(movsd, sizeof(movsd), 4, e, s);
+	}
+}
+END_TEST
+
+START_TEST(riprel_exact)
+{
+	/* mov 0x2000(%rip),%rax at 0x401000, slot at 0x500000. */
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0x48, 0x8b, 0x05, 0x00, 0x20, 0x00, 0x00);
+
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	/* target 0x403007; from the slot: 0x403007 - 0x500007 */
+	ck_assert_int_eq(rd32(p.slot + 3), 0x403007 - 0x500007);
+	ck_assert_uint_eq(p.slot[7], 0xe9);
+	ck_assert_int_eq(rd32(p.slot + 8), 0x401007 - 0x50000c);
+	ck_assert_uint_eq(p.slot_len, 12);
+}
+END_TEST
+
+START_TEST(out_of_range)
+{
+	/* RIP-relative target 3 GiB from the slot. */
+	struct insn_plan p = PLAN(ENTRY, ENTRY + 3 * GIB, 0x48, 0x8b, 0x05, 0x00, 0x20, 0x00, 0x00);
+
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "RIP-relative displacement out of range for the slot");
+	ck_assert_uint_eq(p.slot_len, 0);
+
+	/* Slot close to the code, but the data is far in the other direction. */
+	p = PLAN(ENTRY, ENTRY - 0x100000, 0x48, 0x8b, 0x05, 0x00, 0x00, 0xff, 0x7f);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "RIP-relative displacement out of range for the slot");
+	p = PLAN(ENTRY, ENTRY + 0x100000, 0x48, 0x8b, 0x05, 0x00, 0x00, 0xff, 0x7f);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+
+	/* Ordinary instruction, slot too far for the jmp back. */
+	p = PLAN(ENTRY, ENTRY + 3 * GIB, 0x55);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "jump back out of range for the slot");
+	p = PLAN(0x7f0000000000ULL, 0x7f0000000000ULL - 3 * GIB, 0x55);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+
+	/* At the edge: a jmp back of exactly INT32_MIN fits, one more does not. */
+	p = PLAN(0x100000000ULL, 0x100000000ULL + 0x80000000ULL - 5, 0x55);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 2), INT32_MIN);
+	p = PLAN(0x100000000ULL, 0x100000000ULL + 0x80000000ULL - 4, 0x55);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	/* ... and INT32_MAX the other way. */
+	p = PLAN(0x100000000ULL + 0x7fffffffULL + 5, 0x100000000ULL, 0x55);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 2), INT32_MAX);
+	p = PLAN(0x100000000ULL + 0x80000000ULL + 5, 0x100000000ULL, 0x55);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+}
+END_TEST
+
+START_TEST(refuse_junk)
+{
+	static const uint8_t bad[] = { 0x06 };		      /* push %es: invalid in 64-bit */
+	static const uint8_t trunc[] = { 0x48, 0x8b, 0x05, 0x10 }; /* cut short */
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	struct insn_plan p;
+
+	ck_assert_int_eq(insn_plan(bad, sizeof(bad), ENTRY, SLOT, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "undecodable first instruction");
+
+	ck_assert_int_eq(insn_plan(trunc, sizeof(trunc), ENTRY, SLOT, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "undecodable first instruction");
+
+	ck_assert_int_eq(insn_plan(trunc, 0, ENTRY, SLOT, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+
+	/* endbr64 and nothing after it. */
+	ck_assert_int_eq(insn_plan(endbr, sizeof(endbr), ENTRY, SLOT, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "undecodable first instruction");
+
+	ck_assert_int_eq(insn_plan(bad, sizeof(bad), ENTRY, SLOT, NULL), -1);
+}
+END_TEST
+
+START_TEST(refuse_int3)
+{
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0xcc);
+
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "already an int3");
+
+	p = PLAN(ENTRY, SLOT, 0xf3, 0x0f, 0x1e, 0xfa, 0xcc);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	ck_assert_str_eq(p.reason, "already an int3");
+	ck_assert_uint_eq(p.addr, ENTRY + 4);
+
+	p = PLAN(ENTRY, SLOT, 0xcd, 0x80); /* int $0x80 */
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+}
+END_TEST
+
+START_TEST(refuse_indirect)
+{
+	static const uint8_t cases[][8] = {
+		{ 2, 0xff, 0xd0 },			      /* call *%rax */
+		{ 3, 0x41, 0xff, 0xd3 },		      /* call *%r11 */
+		{ 6, 0xff, 0x15, 0x10, 0x00, 0x00, 0x00 },    /* call *0x10(%rip) */
+		{ 3, 0xff, 0x50, 0x08 },		      /* call *0x8(%rax) */
+		{ 2, 0xff, 0xe0 },			      /* jmp *%rax */
+		{ 3, 0x41, 0xff, 0xe3 },		      /* jmp *%r11 */
+		{ 6, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00 },    /* jmp *0x10(%rip) */
+		{ 7, 0xf2, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00 }, /* bnd jmp *(%rip) */
+		{ 3, 0x3e, 0xff, 0xe0 },		      /* notrack jmp *%rax */
+		{ 3, 0xff, 0x24, 0xc5 },		      /* jmp *(,%rax,8) (cut) */
+		{ 6, 0xff, 0x2d, 0x10, 0x00, 0x00, 0x00 },    /* ljmp *0x10(%rip) */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct insn_plan p = plan_of(cases[i] + 1, cases[i][0], ENTRY, SLOT);
+
+		ck_assert_int_eq(p.kind, INSN_REFUSE);
+		ck_assert_str_eq(p.reason, "indirect branch as first instruction");
+	}
+}
+END_TEST
+
+START_TEST(refuse_loop)
+{
+	for (uint8_t op = 0xe0; op <= 0xe2; op++) {
+		uint8_t c[2] = { op, 0x10 };
+		struct insn_plan p = plan_of(c, 2, ENTRY, SLOT);
+
+		ck_assert_int_eq(p.kind, INSN_REFUSE);
+		ck_assert_str_eq(p.reason, "loop instruction");
+	}
+}
+END_TEST
+
+START_TEST(refuse_other_branches)
+{
+	/* 66 e8: a 16-bit call on AMD, a 32-bit one on Intel. */
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0x66, 0xe8, 0x10, 0x00, 0x00, 0x00);
+
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+	/* xbegin: its abort target is RIP-relative and cannot be emulated. */
+	p = PLAN(ENTRY, SLOT, 0xc7, 0xf8, 0x10, 0x00, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_REFUSE);
+}
+END_TEST
+
+START_TEST(text_fits)
+{
+	/* A long instruction with a long disassembly still fits text[]. */
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0x62, 0xf1, 0x7c, 0x48, 0x10, 0x84, 0xc8,
+				  0x00, 0x10, 0x00, 0x00);
+
+	ck_assert_uint_lt(strlen(p.text), sizeof(p.text));
+	p = PLAN(ENTRY, SLOT, 0x55);
+	ck_assert_uint_gt(strlen(p.text), 0);
+}
+END_TEST
+
+/* Reference condition, written per mnemonic. */
+static int ref_cond(int cc, int cf, int pf, int zf, int sf, int of)
+{
+	switch (cc) {
+	case 0x0: return of;			/* jo */
+	case 0x1: return !of;			/* jno */
+	case 0x2: return cf;			/* jb */
+	case 0x3: return !cf;			/* jae */
+	case 0x4: return zf;			/* je */
+	case 0x5: return !zf;			/* jne */
+	case 0x6: return cf | zf;		/* jbe */
+	case 0x7: return !cf && !zf;		/* ja */
+	case 0x8: return sf;			/* js */
+	case 0x9: return !sf;			/* jns */
+	case 0xa: return pf;			/* jp */
+	case 0xb: return !pf;			/* jnp */
+	case 0xc: return sf ^ of;		/* jl */
+	case 0xd: return sf == of;		/* jge */
+	case 0xe: return zf | (sf ^ of);	/* jle */
+	case 0xf: return !zf && sf == of;	/* jg */
+	}
+	return -1;
+}
+
+START_TEST(cond_table)
+{
+	for (int cc = 0; cc < 16; cc++) {
+		for (unsigned m = 0; m < 32; m++) {
+			int cf = m & 1, pf = (m >> 1) & 1, zf = (m >> 2) & 1;
+			int sf = (m >> 3) & 1, of = (m >> 4) & 1;
+			/* bit 1 is always set; other flags must not matter */
+			uint64_t fl = 0x2 | 0x10 | 0x200 | (uint64_t)cf | (uint64_t)pf << 2 |
+				      (uint64_t)zf << 6 | (uint64_t)sf << 7 | (uint64_t)of << 11;
+
+			ck_assert_int_eq(insn_cond_true(cc, fl, 0),
+					 ref_cond(cc, cf, pf, zf, sf, of));
+			ck_assert_int_eq(insn_cond_true(cc, fl & ~0x212ULL, 12345),
+					 ref_cond(cc, cf, pf, zf, sf, of));
+		}
+	}
+	/* Spot checks from real EFLAGS values. */
+	ck_assert_int_eq(insn_cond_true(0x4, 0x246, 0), 1); /* ZF PF: je taken */
+	ck_assert_int_eq(insn_cond_true(0x5, 0x246, 0), 0);
+	ck_assert_int_eq(insn_cond_true(0xc, 0x282, 0), 1); /* SF: jl taken */
+	ck_assert_int_eq(insn_cond_true(0xf, 0x202, 0), 1); /* nothing: jg taken */
+	ck_assert_int_eq(insn_cond_true(0xc, 0xa82, 0), 0); /* SF == OF: jl not taken */
+	/* jrcxz */
+	ck_assert_int_eq(insn_cond_true(16, 0x246, 0), 1);
+	ck_assert_int_eq(insn_cond_true(16, 0x246, 1), 0);
+	ck_assert_int_eq(insn_cond_true(16, 0, 0x100000000ULL), 0);
+	ck_assert_int_eq(insn_cond_true(17, 0, 0), 0);
+	ck_assert_int_eq(insn_cond_true(-1, 0xfff, 0), 0);
+}
+END_TEST
+
+/* Is the call `c` (n bytes) at the end of 16 bytes of `pad` a return site? */
+static int site_with(const uint8_t *c, size_t n, uint8_t pad)
+{
+	uint8_t buf[16];
+
+	memset(buf, pad, sizeof(buf));
+	memcpy(buf + sizeof(buf) - n, c, n);
+	return insn_is_return_site(buf, sizeof(buf));
+}
+
+START_TEST(return_sites)
+{
+	static const uint8_t calls[][10] = {
+		{ 5, 0xe8, 0x10, 0x20, 0x00, 0x00 },		  /* call rel32 */
+		{ 5, 0xe8, 0xf0, 0xff, 0xff, 0xff },		  /* call back */
+		{ 6, 0xf2, 0xe8, 0x10, 0x00, 0x00, 0x00 },	  /* bnd call */
+		{ 2, 0xff, 0xd0 },				  /* call *%rax */
+		{ 2, 0xff, 0xd7 },				  /* call *%rdi */
+		{ 3, 0x41, 0xff, 0xd3 },			  /* call *%r11 */
+		{ 3, 0x3e, 0xff, 0xd0 },			  /* notrack call *%rax */
+		{ 6, 0xff, 0x15, 0x12, 0x34, 0x00, 0x00 },	  /* call *disp(%rip) */
+		{ 2, 0xff, 0x10 },				  /* call *(%rax) */
+		{ 3, 0xff, 0x50, 0x08 },			  /* call *0x8(%rax) */
+		{ 6, 0xff, 0x90, 0x00, 0x01, 0x00, 0x00 },	  /* call *0x100(%rax) */
+		{ 3, 0xff, 0x14, 0x24 },			  /* call *(%rsp) */
+		{ 4, 0xff, 0x54, 0x24, 0x08 },			  /* call *0x8(%rsp) */
+		{ 7, 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00 },  /* call *0x100(%rsp) */
+		{ 5, 0x41, 0xff, 0x54, 0x24, 0x08 },		  /* call *0x8(%r12) */
+		{ 7, 0xff, 0x14, 0xc5, 0x00, 0x10, 0x40, 0x00 },  /* call *0x401000(,%rax,8) */
+		{ 4, 0x41, 0xff, 0x14, 0xdc },			  /* call *(%r12,%rbx,8) */
+		{ 3, 0x41, 0xff, 0x55, 0x00 },			  /* call *0x0(%r13) (cut) */
+		{ 4, 0x41, 0xff, 0x55, 0x00 },			  /* call *0x0(%r13) */
+		{ 9, 0x64, 0x48, 0xff, 0x14, 0x25, 0x28, 0x00, 0x00, 0x00 }, /* call *%fs:0x28 */
+	};
+	/* Code that is not the end of a call. */
+	static const uint8_t others[][10] = {
+		{ 4, 0x48, 0x89, 0xe5, 0x90 },			  /* mov %rsp,%rbp; nop */
+		{ 4, 0x48, 0x83, 0xec, 0x10 },			  /* sub $0x10,%rsp */
+		{ 2, 0xff, 0xe0 },				  /* jmp *%rax */
+		{ 2, 0xff, 0x20 },				  /* jmp *(%rax) */
+		{ 6, 0xff, 0x25, 0x12, 0x34, 0x00, 0x00 },	  /* jmp *disp(%rip) */
+		{ 5, 0xe9, 0x10, 0x20, 0x00, 0x00 },		  /* jmp rel32 */
+		{ 2, 0xff, 0xc0 },				  /* inc %eax */
+		{ 3, 0xff, 0x50, 0x08 },			  /* call, not ending here */
+		{ 5, 0x5d, 0xc3, 0x0f, 0x1f, 0x00 },		  /* pop; ret; nopl */
+	};
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (i == 17)
+			continue; /* the cut form is checked below */
+		ck_assert_msg(site_with(calls[i] + 1, calls[i][0], 0x90) == 1, "call %zu", i);
+		ck_assert_msg(site_with(calls[i] + 1, calls[i][0], 0x00) == 1, "call %zu", i);
+		ck_assert_msg(site_with(calls[i] + 1, calls[i][0], 0xcc) == 1, "call %zu", i);
+	}
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		uint8_t c[12];
+		size_t n = others[i][0];
+
+		memcpy(c, others[i] + 1, n);
+		if (i == 7) { /* the call is followed by one more byte */
+			c[n++] = 0x90;
+		}
+		ck_assert_msg(site_with(c, n, 0x90) == 0, "other %zu", i);
+		ck_assert_msg(site_with(c, n, 0xcc) == 0, "other %zu", i);
+	}
+	/* ff 55 needs its disp8: 3 bytes are not a whole call. */
+	ck_assert_int_eq(site_with(calls[17] + 1, 3, 0x90), 0);
+
+	/* Short buffers: exactly the call, or less than it. */
+	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){ 0xff, 0xd0 }, 2), 1);
+	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){ 0x10, 0x00, 0x00, 0x00 }, 4), 0);
+	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){ 0xd0 }, 1), 0);
+	ck_assert_int_eq(insn_is_return_site(NULL, 0), 0);
+}
+END_TEST
+
+static volatile uintptr_t seen_ra;
+
+__attribute__((noinline)) static void note_return_address(void)
+{
+	seen_ra = (uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void (*volatile indirect_fn)(void) = note_return_address;
+
+START_TEST(return_site_real)
+{
+	/* Real compiler-generated calls: direct and through a pointer. */
+	note_return_address();
+	ck_assert_int_eq(insn_is_return_site((const uint8_t *)seen_ra - 16, 16), 1);
+	indirect_fn();
+	ck_assert_int_eq(insn_is_return_site((const uint8_t *)seen_ra - 16, 16), 1);
+}
+END_TEST
+
+/*
+ * Run XOL plans for real: build tiny routines in an RWX page, plan their
+ * first instruction with the slot in the same page, and call the slot.
+ */
+START_TEST(run_xol)
+{
+	static const uint8_t frame_fn[] = {
+		0x55,			      /* push %rbp */
+		0x48, 0x89, 0xe5,	      /* mov %rsp,%rbp */
+		0xb8, 0x2a, 0x00, 0x00, 0x00, /* mov $42,%eax */
+		0x5d,			      /* pop %rbp */
+		0xc3,			      /* ret */
+	};
+	uint8_t *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t base, magic = 0x1122334455667788ULL;
+	struct insn_plan p;
+	uint64_t (*fn)(void);
+
+	if (pg == MAP_FAILED)
+		return; /* W^X enforced here: nothing to run */
+	base = (uint64_t)(uintptr_t)pg;
+	memset(pg, 0xcc, 4096);
+
+	/* 1: push %rbp out of line, then the rest of the routine in place. */
+	memcpy(pg, frame_fn, sizeof(frame_fn));
+	ck_assert_int_eq(insn_plan(pg, sizeof(frame_fn), base, base + 0x800, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	memcpy(pg + 0x800, p.slot, p.slot_len);
+	pg[0] = 0xcc; /* the breakpoint is left in place */
+	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x800);
+	ck_assert_uint_eq(fn() & 0xffffffff, 42);
+
+	/* 2: mov disp(%rip),%rax; ret -- reads the magic word at +0x400. */
+	memcpy(pg + 0x100, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
+	wr32(pg + 0x103, 0x400 - 0x107);
+	memcpy(pg + 0x400, &magic, sizeof(magic));
+	ck_assert_int_eq(insn_plan(pg + 0x100, 8, base + 0x100, base + 0x900, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	memcpy(pg + 0x900, p.slot, p.slot_len);
+	pg[0x100] = 0xcc;
+	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x900);
+	ck_assert_uint_eq(fn(), magic);
+
+	/* 3: lea disp(%rip),%rax; ret -- the slot computes the original address. */
+	memcpy(pg + 0x200, (const uint8_t[]){ 0x48, 0x8d, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
+	wr32(pg + 0x203, 0x300 - 0x207);
+	ck_assert_int_eq(insn_plan(pg + 0x200, 8, base + 0x200, base + 0xa00, &p), 0);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	memcpy(pg + 0xa00, p.slot, p.slot_len);
+	pg[0x200] = 0xcc;
+	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0xa00);
+	ck_assert_uint_eq(fn(), base + 0x300);
+
+	munmap(pg, 4096);
+}
+END_TEST
+
+static Suite *insn_suite(void)
+{
+	Suite *s = suite_create("insn");
+	TCase *tc;
+
+	tc = tcase_create("xol");
+	tcase_add_test(tc, xol_push_rbp);
+	tcase_add_test(tc, xol_endbr64);
+	tcase_add_test(tc, xol_ordinary);
+	tcase_add_test(tc, riprel);
+	tcase_add_test(tc, riprel_exact);
+	tcase_add_test(tc, out_of_range);
+	tcase_add_test(tc, text_fits);
+	tcase_add_test(tc, run_xol);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("emulate");
+	tcase_add_test(tc, emulate_call);
+	tcase_add_test(tc, emulate_jmp);
+	tcase_add_test(tc, emulate_jcc);
+	tcase_add_test(tc, emulate_jrcxz);
+	tcase_add_test(tc, cond_table);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refuse");
+	tcase_add_test(tc, refuse_junk);
+	tcase_add_test(tc, refuse_int3);
+	tcase_add_test(tc, refuse_indirect);
+	tcase_add_test(tc, refuse_loop);
+	tcase_add_test(tc, refuse_other_branches);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("return_site");
+	tcase_add_test(tc, return_sites);
+	tcase_add_test(tc, return_site_real);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(insn_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	insn_cleanup();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_report.c - table, CSV and JSON reports of a synthetic profile against golden files. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fortstat/account.h"
+#include "fortstat/report.h"
+#include "fortstat/symtab.h"
+
+#define GOLDEN SRCDIR "/tests/golden/"
+
+/* ---- the synthetic profile ---- */
+
+enum { R_START, R_MAIN, R_SOLVE, R_F, R_HELPER, R_UNUSED, R_QUOTE, R_EXIT, N_R };
+
+static char *n_start[] = {"_start"};
+static char *n_main[] = {"main"};
+static char *n_solve[] = {"solve_", "solve_alias_"};
+static char *n_f[] = {"_ZN2ns1fEiPKc"};
+static char *n_helper[] = {"helper"};
+static char *n_unused[] = {"unused_routine"};
+static char *n_quote[] = {"say\"hi\"", "back\\slash\ttab", "bad\377byte"};
+static char *n_exit[] = {"exit_like"};
+
+static struct routine routines[N_R] = {
+    [R_START] = {0x401000, 0x20, n_start, 1, NULL, NULL, 0, RT_HELPER},
+    [R_MAIN] = {0x401100, 0x80, n_main, 1, "main", "prog.c", 12, RT_MAINLINE | RT_SELECTED},
+    [R_SOLVE] = {0x401200, 0x100, n_solve, 2, "solve", "solve.f90", 3, RT_SELECTED},
+    [R_F] = {0x401300, 0x40, n_f, 1, "ns::f(int, char const*)", "f.cc", 7, RT_SELECTED},
+    [R_HELPER] = {0x401400, 0x10, n_helper, 1, NULL, "prog.c", 40, 0},
+    [R_UNUSED] = {0x401500, 0x10, n_unused, 1, NULL, NULL, 0, RT_SELECTED},
+    [R_QUOTE] = {0x401600, 0x10, n_quote, 3, NULL, NULL, 0, RT_SELECTED},
+    [R_EXIT] = {0x401700, 0x10, n_exit, 1, NULL, NULL, 0, RT_SELECTED | RT_NORETURN},
+};
+
+static struct symtab st = {
+    .path = "./prog",
+    .r = routines,
+    .n = N_R,
+    .e_entry = 0x401000,
+    .has_symtab = true,
+    .has_dwarf = true,
+};
+
+static char *prog_argv[] = {"./prog", "in put.dat", "a\"b", NULL};
+
+/*
+ * Thread 1: main calls solve 3 times, each solve calls ns::f twice, then
+ * main calls exit_like (entry only) and is still running at the end.
+ * Thread 2 (its own clock) runs the oddly named routine once.
+ *   gross self: main 9 ms, solve 18.75 ms, f 2.25 ms, quote 4 ms, exit_like 0.
+ */
+static struct acct *profile(void)
+{
+	struct acct *a = acct_new(N_R);
+	acct_time_t base;
+	int k;
+
+	acct_enter(a, 1, R_MAIN, 0x7ff000, 0x401010, 0);
+	for (k = 0; k < 3; k++) {
+		base = 1000000 + (acct_time_t)k * 10000000;
+		acct_enter(a, 1, R_SOLVE, 0x7fef00, 0x401150, base);
+		acct_enter(a, 1, R_F, 0x7fee00, 0x401250, base + 2000000);
+		acct_leave(a, 1, base + 2500000, NULL);
+		acct_enter(a, 1, R_F, 0x7fee00, 0x401260, base + 3000000);
+		acct_leave(a, 1, base + 3250000, NULL);
+		acct_leave(a, 1, base + 7000000, NULL);
+	}
+	acct_count(a, 1, R_EXIT);
+	acct_enter(a, 2, R_QUOTE, 0x7f0000, 0x402000, 100);
+	acct_leave(a, 2, 4000100, NULL);
+	acct_finish(a, 30000000, true);
+	return a;
+}
+
+static struct report_run base_run(void)
+{
+	struct report_run run = {
+	    .program = "./prog",
+	    .argv = prog_argv,
+	    .exit_status = 0,
+	    .clock = "cpu",
+	    .total_time_s = 0.0352,
+	    .f1_ns = 1500,
+	    .f2_ns = 1000,
+	    .correct = true,
+	};
+	return run;
+}
+
+/* ---- golden files ---- */
+
+static char *render(const struct report_run *run, enum report_format fmt, enum report_sort sort,
+		    bool zeros, size_t *len)
+{
+	struct report_opts opts = {.format = fmt, .sort = sort, .zeros = zeros};
+	struct acct *a = profile();
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(report_write(f, &st, a, run, &opts), 0);
+	fclose(f);
+	acct_free(a);
+	return buf;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n;
+	char tmp[4096];
+
+	if (!f)
+		return NULL;
+	*len = 0;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+		if (*len + n + 1 > cap) {
+			cap = 2 * (*len + n + 1);
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		memcpy(buf + *len, tmp, n);
+		*len += n;
+	}
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	else
+		buf[*len] = '\0';
+	return buf;
+}
+
+static void write_file(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_msg(f != NULL, "cannot write %s: %s", path, strerror(errno));
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Compare out with the golden file, or write it when FORTSTAT_UPDATE_GOLDEN=1. */
+static void golden(const char *name, const char *out, size_t len)
+{
+	char path[4096], actual[4096];
+	const char *upd = getenv("FORTSTAT_UPDATE_GOLDEN");
+	size_t glen = 0;
+	char *want;
+
+	snprintf(path, sizeof(path), GOLDEN "%s", name);
+	if (upd && !strcmp(upd, "1")) {
+		write_file(path, out, len);
+		return;
+	}
+	want = slurp(path, &glen);
+	ck_assert_msg(want != NULL, "golden file %s missing (FORTSTAT_UPDATE_GOLDEN=1 writes it)",
+		      path);
+	if (glen != len || memcmp(want, out, len) != 0) {
+		snprintf(actual, sizeof(actual), BUILDDIR "/%s.actual", name);
+		write_file(actual, out, len);
+		free(want);
+		ck_abort_msg("%s differs from %s (diff -u %s %s)", actual, path, path, actual);
+	}
+	free(want);
+}
+
+static void check_golden(const char *name, const struct report_run *run, enum report_format fmt,
+			 enum report_sort sort, bool zeros)
+{
+	size_t len = 0;
+	char *out = render(run, fmt, sort, zeros, &len);
+
+	golden(name, out, len);
+	free(out);
+}
+
+START_TEST(test_table)
+{
+	struct report_run run = base_run();
+
+	check_golden("report.table", &run, FMT_TABLE, SORT_TIME, false);
+}
+END_TEST
+
+START_TEST(test_table_zeros)
+{
+	struct report_run run = base_run();
+
+	check_golden("report_zeros.table", &run, FMT_TABLE, SORT_TIME, true);
+}
+END_TEST
+
+START_TEST(test_table_sort_calls)
+{
+	struct report_run run = base_run();
+
+	check_golden("report_calls.table", &run, FMT_TABLE, SORT_CALLS, false);
+}
+END_TEST
+
+START_TEST(test_table_sort_name)
+{
+	struct report_run run = base_run();
+
+	check_golden("report_name.table", &run, FMT_TABLE, SORT_NAME, true);
+}
+END_TEST
+
+START_TEST(test_table_gross)
+{
+	struct report_run run = base_run();
+
+	run.correct = false;
+	run.clock = "wall";
+	check_golden("report_gross.table", &run, FMT_TABLE, SORT_TIME, false);
+}
+END_TEST
+
+static struct report_run killed_count_run(void)
+{
+	struct report_run run = base_run();
+
+	run.count_only = true;
+	run.exit_status = 137;
+	run.term_signal = 9;
+	run.note = "program killed by signal 9 (SIGKILL)";
+	return run;
+}
+
+START_TEST(test_table_count)
+{
+	struct report_run run = killed_count_run();
+
+	check_golden("report_count.table", &run, FMT_TABLE, SORT_TIME, false);
+}
+END_TEST
+
+START_TEST(test_csv)
+{
+	struct report_run run = base_run();
+
+	check_golden("report.csv", &run, FMT_CSV, SORT_TIME, true);
+}
+END_TEST
+
+START_TEST(test_json)
+{
+	struct report_run run = base_run();
+
+	check_golden("report.json", &run, FMT_JSON, SORT_TIME, false);
+}
+END_TEST
+
+START_TEST(test_json_count)
+{
+	struct report_run run = killed_count_run();
+
+	check_golden("report_count.json", &run, FMT_JSON, SORT_TIME, false);
+}
+END_TEST
+
+/* The JSON reports parse (python3 -m json.tool), when python3 is there. */
+START_TEST(test_json_valid)
+{
+	static const char *files[] = {"report.json", "report_count.json", "empty.json"};
+	struct report_opts opts = {.format = FMT_JSON};
+	struct report_run run = base_run();
+	char path[4096], cmd[8192];
+	struct acct *a = acct_new(N_R);
+	size_t i;
+	FILE *f;
+
+	if (system("python3 -c '' >/dev/null 2>&1") != 0) {
+		fputs("check_report: python3 missing, JSON not validated\n", stderr);
+		acct_free(a);
+		return;
+	}
+	/* an empty profile: no routines, no arcs */
+	snprintf(path, sizeof(path), BUILDDIR "/report-empty.json");
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	run.argv = NULL;
+	run.program = NULL;
+	ck_assert_int_eq(report_write(f, &st, a, &run, &opts), 0);
+	fclose(f);
+	acct_free(a);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (i < 2)
+			snprintf(path, sizeof(path), GOLDEN "%s", files[i]);
+		else
+			snprintf(path, sizeof(path), BUILDDIR "/report-empty.json");
+		snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null", path);
+		ck_assert_msg(system(cmd) == 0, "%s is not valid JSON", path);
+	}
+}
+END_TEST
+
+/* Names that need no quoting stay bare in CSV; the others are RFC 4180 quoted. */
+START_TEST(test_csv_quoting)
+{
+	size_t len;
+	char *out = render(&(struct report_run){.program = "p", .clock = "cpu"}, FMT_CSV, SORT_NAME,
+			   false, &len);
+
+	ck_assert_ptr_nonnull(strstr(out, "\n\"ns::f(int, char const*)\",6,"));
+	ck_assert_ptr_nonnull(strstr(out, "\n\"say\"\"hi\"\"\",1,"));
+	ck_assert_ptr_nonnull(strstr(out, "\nsolve,3,"));
+	ck_assert_ptr_null(strstr(out, "helper"));
+	ck_assert_ptr_null(strstr(out, "_start"));
+	free(out);
+}
+END_TEST
+
+/* No routine called, no program time: no division by zero, no nan. */
+START_TEST(test_empty_profile)
+{
+	struct report_opts opts = {.format = FMT_TABLE};
+	struct report_run run = {.program = "./p", .clock = "cpu"};
+	struct acct *a = acct_new(N_R);
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(report_write(f, &st, a, &run, &opts), 0);
+	fclose(f);
+	ck_assert_ptr_null(strstr(buf, "nan"));
+	ck_assert_ptr_nonnull(strstr(buf, "  TOTAL"));
+	ck_assert_ptr_null(strstr(buf, "main"));
+	ck_assert_ptr_null(strstr(buf, "-0.000000"));
+	free(buf);
+	acct_free(a);
+}
+END_TEST
+
+/* A routine with no name at all shows as its address; long names widen the column. */
+START_TEST(test_names_and_width)
+{
+	static char longname[] = "a_rather_long_routine_name_that_is_wider_than_the_column";
+	static char *nl[] = {longname};
+	struct routine r[2] = {
+	    {0x1000, 1, NULL, 0, NULL, NULL, 0, RT_SELECTED | RT_MAINLINE},
+	    {0x2000, 1, nl, 1, NULL, NULL, 0, RT_SELECTED},
+	};
+	struct symtab s = {.r = r, .n = 2};
+	struct report_opts opts = {.format = FMT_TABLE, .sort = SORT_NAME};
+	struct report_run run = {.program = "./p", .clock = "cpu", .total_time_s = 1};
+	struct acct *a = acct_new(2);
+	char *buf = NULL, *l1, *l2;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	acct_enter(a, 1, 0, 100, 0, 0);
+	acct_enter(a, 1, 1, 90, 0, 250000000);
+	acct_leave(a, 1, 500000000, NULL);
+	acct_leave(a, 1, 1000000000, NULL);
+	ck_assert_int_eq(report_write(f, &s, a, &run, &opts), 0);
+	fclose(f);
+	l1 = strstr(buf, "* 0x1000 ");
+	ck_assert_ptr_nonnull(l1);
+	l2 = strstr(buf, "  a_rather_long");
+	ck_assert_ptr_nonnull(l2);
+	/* the columns line up: both rows end at the same column */
+	ck_assert_int_eq((int)(strchr(l1, '\n') - l1), (int)(strchr(l2, '\n') - l2));
+	ck_assert_ptr_nonnull(strstr(buf, "0.750000    75.00      0.750000\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "0.250000    25.00      0.250000\n"));
+	free(buf);
+	acct_free(a);
+}
+END_TEST
+
+/* Write errors come back as a negative errno; bad arguments as -EINVAL. */
+START_TEST(test_write_error)
+{
+	struct report_opts opts = {.format = FMT_TABLE};
+	struct report_run run = base_run();
+	struct acct *a = profile();
+	struct acct *wrong = acct_new(3);
+	FILE *f = fopen("/dev/full", "w");
+	int fmt;
+
+	ck_assert_int_eq(report_write(stdout, &st, wrong, &run, &opts), -EINVAL);
+	acct_free(wrong);
+	if (!f) {
+		acct_free(a);
+		return;
+	}
+	for (fmt = FMT_TABLE; fmt <= FMT_JSON; fmt++) {
+		opts.format = fmt;
+		clearerr(f);
+		ck_assert_int_eq(report_write(f, &st, a, &run, &opts), -ENOSPC);
+	}
+	fclose(f);
+	acct_free(a);
+}
+END_TEST
+
+START_TEST(test_parse)
+{
+	enum report_format f = FMT_TABLE;
+	enum report_sort s = SORT_TIME;
+
+	ck_assert_int_eq(report_parse_format("json", &f), 0);
+	ck_assert_int_eq(f, FMT_JSON);
+	ck_assert_int_eq(report_parse_format("csv", &f), 0);
+	ck_assert_int_eq(f, FMT_CSV);
+	ck_assert_int_eq(report_parse_format("table", &f), 0);
+	ck_assert_int_eq(f, FMT_TABLE);
+	ck_assert_int_eq(report_parse_format("xml", &f), -1);
+	ck_assert_int_eq(report_parse_format("", &f), -1);
+	ck_assert_int_eq(report_parse_format("JSON", &f), -1);
+	ck_assert_int_eq(report_parse_format(NULL, &f), -1);
+	ck_assert_int_eq(f, FMT_TABLE);
+
+	ck_assert_int_eq(report_parse_sort("calls", &s), 0);
+	ck_assert_int_eq(s, SORT_CALLS);
+	ck_assert_int_eq(report_parse_sort("name", &s), 0);
+	ck_assert_int_eq(s, SORT_NAME);
+	ck_assert_int_eq(report_parse_sort("time", &s), 0);
+	ck_assert_int_eq(s, SORT_TIME);
+	ck_assert_int_eq(report_parse_sort("times", &s), -1);
+	ck_assert_int_eq(report_parse_sort(NULL, &s), -1);
+	ck_assert_int_eq(s, SORT_TIME);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("golden");
+	TCase *tu = tcase_create("unit");
+
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_table_zeros);
+	tcase_add_test(tc, test_table_sort_calls);
+	tcase_add_test(tc, test_table_sort_name);
+	tcase_add_test(tc, test_table_gross);
+	tcase_add_test(tc, test_table_count);
+	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_json_count);
+	tcase_add_test(tc, test_json_valid);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tu, test_csv_quoting);
+	tcase_add_test(tu, test_empty_profile);
+	tcase_add_test(tu, test_names_and_width);
+	tcase_add_test(tu, test_write_error);
+	tcase_add_test(tu, test_parse);
+	suite_add_tcase(s, tu);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(report_suite());
+	int failed;
+
+	mkdir(BUILDDIR, 0777); /* for *.actual files; usually there already */
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

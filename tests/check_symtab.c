@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_symtab.c - Check suite for the symtab module, on the ELF fixtures of fixtures/elf. */
+#include "fortstat/names.h"
+#include "fortstat/symtab.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef BUILDDIR
+#error "BUILDDIR must name the build directory"
+#endif
+
+#if defined(__has_include) && !defined(FS_NO_DEMANGLER)
+#if __has_include(<libiberty/demangle.h>)
+#define HAVE_DEMANGLER 1
+#endif
+#endif
+
+#define FIXTURE(name) BUILDDIR "/fixtures/elf/bin/" name
+
+static void load_ok(const char *path, struct symtab *st)
+{
+	int rc = symtab_load(path, st);
+
+	ck_assert_msg(rc == 0, "%s: %s (%d)", path, symtab_strerror(rc), rc);
+	ck_assert_uint_gt(st->n, 0);
+}
+
+/* The routine one of whose symbol names is @name, or NULL. */
+static const struct routine *by_name(const struct symtab *st, const char *name)
+{
+	size_t i, k;
+
+	for (i = 0; i < st->n; i++)
+		for (k = 0; k < st->r[i].n_names; k++)
+			if (strcmp(st->r[i].names[k], name) == 0)
+				return &st->r[i];
+	return NULL;
+}
+
+static const struct routine *must(const struct symtab *st, const char *name)
+{
+	const struct routine *r = by_name(st, name);
+
+	ck_assert_msg(r != NULL, "%s: no routine %s", st->path, name);
+	return r;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void assert_src(const struct routine *r, const char *file, int line)
+{
+	ck_assert_msg(r->file != NULL, "%s: no source file", r->names[0]);
+	ck_assert_str_eq(base(r->file), file);
+	ck_assert_int_eq(r->line, line);
+}
+
+static void parse_names(const char *s, struct names *nm)
+{
+	ck_assert_int_eq(names_parse(s, strlen(s), NULL, nm), 0);
+}
+
+/* Does the raw ELF symbol table of @path hold @name? (checks a fixture is meaningful) */
+static bool elf_has_symbol(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && strcmp(s, name) == 0)
+				found = true;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static const char *const good_fixtures[] = {
+	"c_pie", "c_nopie", "c_static", "c_static_nodebug", "c_stripped",
+	"c_cold", "fortran", "cxx", NULL,
+};
+
+START_TEST(test_every_fixture_loads)
+{
+	size_t i, k;
+
+	for (i = 0; good_fixtures[i]; i++) {
+		char path[4096];
+		struct symtab st;
+
+		snprintf(path, sizeof(path), FIXTURE("%s"), good_fixtures[i]);
+		load_ok(path, &st);
+		ck_assert_str_eq(st.path, path);
+		ck_assert_int_ge(symtab_mainline(&st), 0);
+		ck_assert_str_eq(st.r[symtab_mainline(&st)].names[0], "main");
+		for (k = 0; k < st.n; k++) {
+			const struct routine *r = &st.r[k];
+
+			ck_assert_uint_gt(r->size, 0);
+			ck_assert_uint_ge(r->n_names, 1);
+			ck_assert_ptr_nonnull(r->display);
+			if (k)
+				ck_assert_uint_gt(r->addr, st.r[k - 1].addr);
+			/* Exactly one mainline. */
+			if (k != (size_t)symtab_mainline(&st))
+				ck_assert(!(r->flags & RT_MAINLINE));
+		}
+		symtab_free(&st);
+		ck_assert_uint_eq(st.n, 0);
+		symtab_free(&st); /* twice is harmless */
+	}
+}
+END_TEST
+
+START_TEST(test_kinds)
+{
+	struct symtab st;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	ck_assert(st.pie && !st.is_static && st.has_symtab && st.has_dwarf);
+	ck_assert_ptr_eq(symtab_find(&st, st.e_entry), must(&st, "_start"));
+	symtab_free(&st);
+
+	load_ok(FIXTURE("c_nopie"), &st);
+	ck_assert(!st.pie && !st.is_static && st.has_symtab && st.has_dwarf);
+	ck_assert_uint_ge(st.e_entry, 0x400000);
+	ck_assert_ptr_eq(symtab_find(&st, st.e_entry), must(&st, "_start"));
+	symtab_free(&st);
+
+	load_ok(FIXTURE("c_static"), &st);
+	ck_assert(!st.pie && st.is_static && st.has_symtab && st.has_dwarf);
+	symtab_free(&st);
+
+	load_ok(FIXTURE("c_static_nodebug"), &st);
+	ck_assert(!st.pie && st.is_static && st.has_symtab && !st.has_dwarf);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_c_routines)
+{
+	const struct routine *r;
+	struct symtab st;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	assert_src(must(&st, "fs_alpha"), "prog.c", 10);
+	assert_src(must(&st, "fs_beta"), "prog.c", 17);
+	assert_src(must(&st, "fs_jumper"), "prog.c", 22);
+	r = must(&st, "main");
+	assert_src(r, "prog.c", 28);
+	ck_assert(r->flags & RT_MAINLINE);
+	ck_assert_ptr_eq(&st.r[symtab_mainline(&st)], r);
+	ck_assert_str_eq(r->display, "main");
+	ck_assert(must(&st, "_start")->flags & RT_HELPER);
+	ck_assert(!(must(&st, "fs_beta")->flags & (RT_HELPER | RT_LIBRARY)));
+	/* Dynamic executables hold no library code. */
+	for (size_t i = 0; i < st.n; i++)
+		ck_assert(!(st.r[i].flags & RT_LIBRARY));
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_aliases_merged)
+{
+	const struct routine *r;
+	struct symtab st;
+
+	load_ok(FIXTURE("c_nopie"), &st);
+	r = must(&st, "fs_alpha");
+	ck_assert_ptr_eq(must(&st, "fs_alpha_alias"), r);
+	ck_assert_uint_eq(r->n_names, 2);
+	ck_assert_str_eq(r->names[0], "fs_alpha");
+	ck_assert_str_eq(r->names[1], "fs_alpha_alias");
+	ck_assert_str_eq(r->display, "fs_alpha");
+	symtab_free(&st);
+
+	load_ok(FIXTURE("cxx"), &st);
+	r = must(&st, "_ZN6shapes6CircleC1Ed");
+	ck_assert_ptr_eq(must(&st, "_ZN6shapes6CircleC2Ed"), r);
+	ck_assert_uint_eq(r->n_names, 2);
+	ck_assert_str_eq(r->names[0], "_ZN6shapes6CircleC1Ed");
+	r = must(&st, "_ZN6shapes6CircleD1Ev");
+	ck_assert_ptr_eq(must(&st, "_ZN6shapes6CircleD2Ev"), r);
+	ck_assert_uint_eq(r->n_names, 2);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_cold_fragments_skipped)
+{
+	struct symtab st;
+	size_t i, k;
+
+	/* The fixture must really have a cold fragment. */
+	ck_assert(elf_has_symbol(FIXTURE("c_cold"), "fs_hot.cold"));
+	load_ok(FIXTURE("c_cold"), &st);
+	assert_src(must(&st, "fs_hot"), "cold.c", 11);
+	must(&st, "fs_report");
+	for (i = 0; i < st.n; i++)
+		for (k = 0; k < st.r[i].n_names; k++)
+			ck_assert_ptr_null(strstr(st.r[i].names[k], ".cold"));
+	symtab_free(&st);
+
+	/* Static glibc has plenty of them too (e.g. _IO_fputs.cold). */
+	load_ok(FIXTURE("c_static"), &st);
+	for (i = 0; i < st.n; i++)
+		for (k = 0; k < st.r[i].n_names; k++)
+			ck_assert_ptr_null(strstr(st.r[i].names[k], ".cold"));
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_stripped_uses_dynsym)
+{
+	struct symtab st;
+
+	load_ok(FIXTURE("c_stripped"), &st);
+	ck_assert(!st.has_symtab);
+	ck_assert(!st.has_dwarf);
+	ck_assert(st.pie);
+	must(&st, "fs_exported_one");
+	must(&st, "fs_exported_two");
+	ck_assert(must(&st, "main")->flags & RT_MAINLINE);
+	ck_assert_ptr_null(must(&st, "fs_exported_one")->file);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_fortran)
+{
+	const struct routine *r;
+	struct symtab st;
+
+	load_ok(FIXTURE("fortran"), &st);
+	r = must(&st, "foo_");
+	ck_assert_str_eq(r->display, "foo");
+	assert_src(r, "fort.f90", 17);
+	r = must(&st, "twice_");
+	ck_assert_str_eq(r->display, "twice");
+	assert_src(r, "fort.f90", 25);
+	r = must(&st, "__mymod_MOD_bar");
+	ck_assert_str_eq(r->display, "mymod::bar");
+	assert_src(r, "fort.f90", 6);
+	r = must(&st, "__mymod_MOD_baz");
+	ck_assert_str_eq(r->display, "mymod::baz");
+	assert_src(r, "fort.f90", 11);
+	r = must(&st, "MAIN__");
+	ck_assert_str_eq(r->display, "MAIN__");
+	assert_src(r, "fort.f90", 31);
+	ck_assert(!(r->flags & RT_MAINLINE));
+	ck_assert(must(&st, "main")->flags & RT_MAINLINE);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_cxx_names)
+{
+	const struct routine *r;
+	struct symtab st;
+
+	load_ok(FIXTURE("cxx"), &st);
+	r = must(&st, "_ZN6shapes6CircleC2Ed");
+	assert_src(r, "cxx.cpp", 17);
+	ck_assert_msg(strncmp(r->display, "shapes::Circle::Circle", 22) == 0, "%s", r->display);
+	r = must(&st, "_ZN6shapes6CircleD2Ev");
+	assert_src(r, "cxx.cpp", 22);
+	ck_assert_msg(strncmp(r->display, "shapes::Circle::~Circle", 23) == 0, "%s", r->display);
+	r = must(&st, "_ZNK6shapes6Circle4areaEv");
+	assert_src(r, "cxx.cpp", 27);
+	ck_assert_msg(strncmp(r->display, "shapes::Circle::area", 20) == 0, "%s", r->display);
+	r = must(&st, "_ZN6shapes5twiceIiEET_S1_");
+	assert_src(r, "cxx.cpp", 32);
+	ck_assert_msg(strstr(r->display, "shapes::twice<int>") != NULL, "%s", r->display);
+#ifdef HAVE_DEMANGLER
+	ck_assert_str_eq(must(&st, "_ZN6shapes6CircleC1Ed")->display, "shapes::Circle::Circle(double)");
+	ck_assert_str_eq(must(&st, "_ZN6shapes6CircleD1Ev")->display, "shapes::Circle::~Circle()");
+	ck_assert_str_eq(must(&st, "_ZNK6shapes6Circle4areaEv")->display,
+			 "shapes::Circle::area() const");
+#endif
+	symtab_free(&st);
+}
+END_TEST
+
+/* Default selection of a static executable: the program's own routines only. */
+static void check_static_default(const char *path)
+{
+	static const char *const lib[] = { "printf", "malloc", "free", "puts", "exit",
+					   "__libc_start_main", "abort", NULL };
+	static const char *const own[] = { "fs_alpha", "fs_beta", "fs_jumper", "main", NULL };
+	struct symtab st;
+	size_t i, n;
+
+	load_ok(path, &st);
+	n = symtab_select(&st, NULL, NULL, false);
+	for (i = 0; own[i]; i++)
+		ck_assert_msg(must(&st, own[i])->flags & RT_SELECTED, "%s: %s", path, own[i]);
+	for (i = 0; lib[i]; i++) {
+		const struct routine *r = by_name(&st, lib[i]);
+
+		if (!r)
+			continue;
+		ck_assert_msg(!(r->flags & RT_SELECTED), "%s: %s selected", path, lib[i]);
+		ck_assert_msg(r->flags & RT_LIBRARY, "%s: %s not library", path, lib[i]);
+	}
+	must(&st, "printf");
+	must(&st, "malloc");
+	/* memcpy is an IFUNC in static glibc: its implementations are library code. */
+	ck_assert_ptr_null(by_name(&st, "memcpy"));
+	if (by_name(&st, "__memcpy_avx_unaligned_erms"))
+		ck_assert(!(by_name(&st, "__memcpy_avx_unaligned_erms")->flags & RT_SELECTED));
+	ck_assert_msg(n == 4, "%s: %zu selected", path, n);
+	ck_assert_uint_gt(st.n_skipped_default, 100);
+	ck_assert_uint_eq(st.n_skipped_default + n, st.n);
+	ck_assert(must(&st, "exit")->flags & RT_NORETURN);
+	ck_assert(must(&st, "abort")->flags & RT_NORETURN);
+	symtab_free(&st);
+}
+
+START_TEST(test_static_debug_default)
+{
+	check_static_default(FIXTURE("c_static"));
+}
+END_TEST
+
+START_TEST(test_static_nodebug_default)
+{
+	check_static_default(FIXTURE("c_static_nodebug"));
+}
+END_TEST
+
+START_TEST(test_setjmp_never_selected)
+{
+	struct names nm;
+	struct symtab st;
+	size_t n;
+
+	load_ok(FIXTURE("c_static"), &st);
+	n = symtab_select(&st, NULL, NULL, true);
+	ck_assert_uint_eq(n, st.n - 2);
+	ck_assert(must(&st, "_setjmp")->flags & RT_RETURNS_TWICE);
+	ck_assert(must(&st, "__sigsetjmp")->flags & RT_RETURNS_TWICE);
+	ck_assert(!(must(&st, "_setjmp")->flags & RT_SELECTED));
+	ck_assert(!(must(&st, "__sigsetjmp")->flags & RT_SELECTED));
+	ck_assert(must(&st, "printf")->flags & RT_SELECTED);
+
+	parse_names("*setjmp*\nfs_jumper\n", &nm);
+	n = symtab_select(&st, &nm, NULL, false);
+	ck_assert_uint_eq(n, 2); /* fs_jumper + main */
+	ck_assert(!(must(&st, "_setjmp")->flags & RT_SELECTED));
+	ck_assert(must(&st, "fs_jumper")->flags & RT_SELECTED);
+	ck_assert_uint_eq(nm.v[0].matched, 2);
+	names_free(&nm);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	struct symtab st;
+	int rc;
+
+	ck_assert_int_eq(symtab_load(FIXTURE("text_file"), &st), SYMTAB_ENOTELF);
+	ck_assert_uint_eq(st.n, 0);
+	ck_assert_ptr_null(st.r);
+	ck_assert_int_eq(symtab_load(FIXTURE("truncated"), &st), SYMTAB_ETRUNC);
+	ck_assert_int_eq(symtab_load(FIXTURE("object.o"), &st), SYMTAB_ENOTEXEC);
+	ck_assert_int_eq(symtab_load(FIXTURE("no-such-file"), &st), -ENOENT);
+	ck_assert_int_eq(symtab_load(FIXTURE(""), &st), -EISDIR);
+	ck_assert_int_eq(symtab_load("/dev/null", &st), SYMTAB_ENOTELF);
+	if (access(FIXTURE("elf32"), F_OK) == 0)
+		ck_assert_int_eq(symtab_load(FIXTURE("elf32"), &st), SYMTAB_ENOTX86_64);
+	else
+		fprintf(stderr, "check_symtab: no 32-bit fixture (gcc -m32 failed): skipped\n");
+
+	ck_assert_str_eq(symtab_strerror(SYMTAB_ENOTELF), "not an ELF file");
+	ck_assert_str_eq(symtab_strerror(SYMTAB_ENOTX86_64), "not an x86-64 ELF executable");
+	for (rc = SYMTAB_ENOTEXEC; rc <= SYMTAB_ENOTELF; rc++)
+		ck_assert_uint_gt(strlen(symtab_strerror(rc)), 5);
+	ck_assert_str_eq(symtab_strerror(-ENOENT), strerror(ENOENT));
+}
+END_TEST
+
+START_TEST(test_select_names_and_globs)
+{
+	struct names nm;
+	struct symtab st;
+	size_t n;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	parse_names("fs_a*\nfs_beta  # comment\nnothing_here\n_start\n", &nm);
+	n = symtab_select(&st, &nm, NULL, false);
+	ck_assert_uint_eq(n, 4);
+	ck_assert(must(&st, "fs_alpha")->flags & RT_SELECTED);
+	ck_assert(must(&st, "fs_beta")->flags & RT_SELECTED);
+	ck_assert(must(&st, "main")->flags & RT_SELECTED);
+	/* A names file decides, even for helpers. */
+	ck_assert(must(&st, "_start")->flags & RT_SELECTED);
+	ck_assert(!(must(&st, "fs_jumper")->flags & RT_SELECTED));
+	/* fs_alpha and fs_alpha_alias are one routine: counted once. */
+	ck_assert_uint_eq(nm.v[0].matched, 1);
+	ck_assert_uint_eq(nm.v[1].matched, 1);
+	ck_assert_uint_eq(nm.v[2].matched, 0);
+	ck_assert_uint_eq(nm.v[3].matched, 1);
+	names_free(&nm);
+
+	/* An alias name selects the routine too. */
+	parse_names("fs_alpha_alias\n", &nm);
+	ck_assert_uint_eq(symtab_select(&st, &nm, NULL, false), 2);
+	ck_assert(must(&st, "fs_alpha")->flags & RT_SELECTED);
+	ck_assert(!(must(&st, "fs_beta")->flags & RT_SELECTED));
+	names_free(&nm);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_select_exclude)
+{
+	struct names nm, ex;
+	struct symtab st;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	ck_assert_uint_eq(symtab_select(&st, NULL, NULL, false), 4);
+	ck_assert_uint_eq(st.n_skipped_default, 1); /* _start */
+	ck_assert_uint_eq(symtab_select(&st, NULL, NULL, true), 5);
+	ck_assert_uint_eq(st.n_skipped_default, 0);
+
+	parse_names("fs_b?ta\n", &ex);
+	ck_assert_uint_eq(symtab_select(&st, NULL, &ex, false), 3);
+	ck_assert(!(must(&st, "fs_beta")->flags & RT_SELECTED));
+	ck_assert_uint_eq(ex.v[0].matched, 1);
+	names_free(&ex);
+
+	/* Exclude wins over names, and may drop the mainline. */
+	parse_names("fs_*\n", &nm);
+	parse_names("fs_alpha\nmain\n", &ex);
+	ck_assert_uint_eq(symtab_select(&st, &nm, &ex, false), 2);
+	ck_assert(!(must(&st, "fs_alpha")->flags & RT_SELECTED));
+	ck_assert(!(must(&st, "main")->flags & RT_SELECTED));
+	ck_assert(must(&st, "fs_beta")->flags & RT_SELECTED);
+	ck_assert(must(&st, "fs_jumper")->flags & RT_SELECTED);
+	names_free(&nm);
+	names_free(&ex);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_select_source_names)
+{
+	struct names nm;
+	struct symtab st;
+
+	load_ok(FIXTURE("fortran"), &st);
+	parse_names("mymod::bar\nfoo_\ntwice\n", &nm);
+	ck_assert_uint_eq(symtab_select(&st, &nm, NULL, false), 4);
+	ck_assert(must(&st, "__mymod_MOD_bar")->flags & RT_SELECTED);
+	ck_assert(must(&st, "foo_")->flags & RT_SELECTED);
+	ck_assert(must(&st, "twice_")->flags & RT_SELECTED);
+	ck_assert(!(must(&st, "__mymod_MOD_baz")->flags & RT_SELECTED));
+	ck_assert(!(must(&st, "MAIN__")->flags & RT_SELECTED));
+	names_free(&nm);
+	parse_names("__mymod_MOD_*\n", &nm);
+	ck_assert_uint_eq(symtab_select(&st, &nm, NULL, false), 3);
+	ck_assert_uint_eq(nm.v[0].matched, 2);
+	names_free(&nm);
+	symtab_free(&st);
+
+	load_ok(FIXTURE("cxx"), &st);
+	parse_names("_ZN6shapes6CircleC2Ed\nshapes::Circle::area*\n", &nm);
+	ck_assert_uint_eq(symtab_select(&st, &nm, NULL, false), 3);
+	ck_assert(must(&st, "_ZN6shapes6CircleC1Ed")->flags & RT_SELECTED);
+	ck_assert(must(&st, "_ZNK6shapes6Circle4areaEv")->flags & RT_SELECTED);
+	ck_assert(!(must(&st, "_ZN6shapes6CircleD1Ev")->flags & RT_SELECTED));
+	names_free(&nm);
+#ifdef HAVE_DEMANGLER
+	/* Names files lose their blanks: "area() const" is written "area()const". */
+	parse_names("shapes::Circle::area() const\nshapes::Circle::~Circle()\n", &nm);
+	ck_assert_uint_eq(symtab_select(&st, &nm, NULL, false), 3);
+	ck_assert(must(&st, "_ZNK6shapes6Circle4areaEv")->flags & RT_SELECTED);
+	ck_assert(must(&st, "_ZN6shapes6CircleD1Ev")->flags & RT_SELECTED);
+	names_free(&nm);
+#endif
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_find)
+{
+	const struct routine *a, *b, *last;
+	struct symtab st;
+	size_t i;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	a = must(&st, "fs_alpha");
+	b = must(&st, "fs_beta");
+	ck_assert_ptr_eq(symtab_find(&st, a->addr), a);
+	ck_assert_ptr_eq(symtab_find(&st, a->addr + a->size - 1), a);
+	ck_assert_ptr_eq(symtab_find(&st, b->addr + 1), b);
+	ck_assert_ptr_null(symtab_find(&st, 0));
+	ck_assert_ptr_null(symtab_find(&st, st.r[0].addr - 1));
+	last = &st.r[st.n - 1];
+	ck_assert_ptr_eq(symtab_find(&st, last->addr + last->size - 1), last);
+	ck_assert_ptr_null(symtab_find(&st, last->addr + last->size));
+	ck_assert_ptr_null(symtab_find(&st, UINT64_MAX));
+	/* Just past _start lies padding and crt code of no routine. */
+	a = must(&st, "_start");
+	ck_assert_ptr_null(symtab_find(&st, a->addr + a->size));
+	symtab_free(&st);
+
+	load_ok(FIXTURE("c_static"), &st);
+	for (i = 0; i < st.n; i++) {
+		ck_assert_ptr_eq(symtab_find(&st, st.r[i].addr), &st.r[i]);
+		/* The last byte is this routine's unless the next one overlaps it. */
+		ck_assert(symtab_find(&st, st.r[i].addr + st.r[i].size - 1) == &st.r[i] ||
+			  (i + 1 < st.n && st.r[i + 1].addr < st.r[i].addr + st.r[i].size));
+	}
+	symtab_free(&st);
+}
+END_TEST
+
+static Suite *symtab_suite(void)
+{
+	Suite *s = suite_create("symtab");
+	TCase *load = tcase_create("load");
+	TCase *sel = tcase_create("select");
+	TCase *find = tcase_create("find");
+
+	tcase_set_timeout(load, 30);
+	tcase_set_timeout(sel, 30);
+	tcase_add_test(load, test_every_fixture_loads);
+	tcase_add_test(load, test_kinds);
+	tcase_add_test(load, test_c_routines);
+	tcase_add_test(load, test_aliases_merged);
+	tcase_add_test(load, test_cold_fragments_skipped);
+	tcase_add_test(load, test_stripped_uses_dynsym);
+	tcase_add_test(load, test_fortran);
+	tcase_add_test(load, test_cxx_names);
+	tcase_add_test(load, test_errors);
+	suite_add_tcase(s, load);
+
+	tcase_add_test(sel, test_static_debug_default);
+	tcase_add_test(sel, test_static_nodebug_default);
+	tcase_add_test(sel, test_setjmp_never_selected);
+	tcase_add_test(sel, test_select_names_and_globs);
+	tcase_add_test(sel, test_select_exclude);
+	tcase_add_test(sel, test_select_source_names);
+	suite_add_tcase(s, sel);
+
+	tcase_add_test(find, test_find);
+	suite_add_tcase(s, find);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(symtab_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
