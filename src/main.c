@@ -81,8 +81,9 @@ int main(int argc, char **argv)
 
 	acct = acct_new(st.n);
 	err = trace_run(path, o.argv, &st, acct, &o, &res);
-	if (!res.started) {
-		rc = err ? res.exit_status ? res.exit_status : EXIT_FS_ERROR : res.exit_status;
+	if (err || !res.started) {
+		/* Nothing was measured: the error has been said in one line. */
+		rc = res.exit_status ? res.exit_status : EXIT_FS_ERROR;
 		goto done;
 	}
 	if (res.note[0])

@@ -820,8 +820,16 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	goto out;
 kill_out:
 	kill(pid, SIGKILL);
-	while (waitpid(-1, &status, __WALL) > 0 || errno == EINTR)
-		;
+	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
+	for (;;) {
+		pid_t w = waitpid(-1, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, w, 0, 0);
+	}
 	res->exit_status = EXIT_FS_ERROR;
 out:
 	forward_pid = 0;

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_cli.c - Check suite for option parsing and the PATH search. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fortstat/cli.h"
+
+static int parse(struct options *o, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return cli_parse(argc, argv, o);
+}
+
+START_TEST(test_defaults)
+{
+	struct options o;
+	char *argv[] = { "fortstat", "./prog", "-n", "x", NULL };
+
+	ck_assert_int_eq(parse(&o, argv), -1);
+	ck_assert_int_eq(o.argc, 3);
+	ck_assert_str_eq(o.argv[0], "./prog");
+	/* PROGRAM's own options stay its own */
+	ck_assert_str_eq(o.argv[1], "-n");
+	ck_assert_ptr_null(o.names_file);
+	ck_assert_int_eq(o.report.format, FMT_TABLE);
+	ck_assert_int_eq(o.report.sort, SORT_TIME);
+	ck_assert_int_eq(o.clock, CLOCK_KIND_CPU);
+	ck_assert(!o.count_only && !o.all && !o.report.zeros);
+	ck_assert_int_eq(o.verbose, 0);
+}
+END_TEST
+
+START_TEST(test_every_option)
+{
+	struct options o;
+	char *argv[] = { "fortstat", "-n", "n.txt", "--exclude=x.txt", "--all", "-o", "r.txt",
+			 "--format=json", "--sort=calls", "-z", "-c", "--clock=wall", "-vv",
+			 "prog", NULL };
+
+	ck_assert_int_eq(parse(&o, argv), -1);
+	ck_assert_str_eq(o.names_file, "n.txt");
+	ck_assert_str_eq(o.exclude_file, "x.txt");
+	ck_assert(o.all);
+	ck_assert_str_eq(o.output, "r.txt");
+	ck_assert_int_eq(o.report.format, FMT_JSON);
+	ck_assert_int_eq(o.report.sort, SORT_CALLS);
+	ck_assert(o.report.zeros);
+	ck_assert(o.count_only);
+	ck_assert_int_eq(o.clock, CLOCK_KIND_WALL);
+	ck_assert_int_eq(o.verbose, 2);
+	ck_assert_str_eq(o.argv[0], "prog");
+}
+END_TEST
+
+START_TEST(test_long_forms)
+{
+	struct options o;
+	char *argv[] = { "fortstat", "--names", "a", "--output", "b", "--zeros",
+			 "--count-only", "--verbose", "--sort", "name", "--format", "csv", "p", NULL };
+
+	ck_assert_int_eq(parse(&o, argv), -1);
+	ck_assert_str_eq(o.names_file, "a");
+	ck_assert_str_eq(o.output, "b");
+	ck_assert_int_eq(o.report.sort, SORT_NAME);
+	ck_assert_int_eq(o.report.format, FMT_CSV);
+	ck_assert(o.report.zeros && o.count_only);
+	ck_assert_int_eq(o.verbose, 1);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	struct options o;
+	char *a1[] = { "fortstat", NULL };
+	char *a2[] = { "fortstat", "--format=xml", "p", NULL };
+	char *a3[] = { "fortstat", "--sort=size", "p", NULL };
+	char *a4[] = { "fortstat", "--clock=sundial", "p", NULL };
+	char *a5[] = { "fortstat", "--bogus", "p", NULL };
+	char *a6[] = { "fortstat", "-o", NULL };
+	char *a7[] = { "fortstat", "-q", "p", NULL };
+
+	ck_assert_int_eq(parse(&o, a1), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a2), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a3), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a4), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a5), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a6), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a7), EXIT_FS_ERROR);
+}
+END_TEST
+
+START_TEST(test_find_program)
+{
+	char dir[] = "/tmp/check_cli.XXXXXX";
+	char *path = NULL, *exe, *noexe, *oldpath = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ne(asprintf(&exe, "%s/tool", dir), -1);
+	ck_assert_int_ne(asprintf(&noexe, "%s/plain", dir), -1);
+	f = fopen(exe, "w");
+	fputs("x", f);
+	fclose(f);
+	chmod(exe, 0755);
+	f = fopen(noexe, "w");
+	fputs("x", f);
+	fclose(f);
+	chmod(noexe, 0644);
+
+	setenv("PATH", "/nonexistent:", 1);
+	ck_assert_int_eq(cli_find_program("tool", &path), EXIT_FS_NOTFOUND);
+	setenv("PATH", dir, 1);
+	ck_assert_int_eq(cli_find_program("tool", &path), 0);
+	ck_assert_str_eq(path, exe);
+	free(path);
+	ck_assert_int_eq(cli_find_program("plain", &path), EXIT_FS_CANNOT);
+	ck_assert_int_eq(cli_find_program("nothing", &path), EXIT_FS_NOTFOUND);
+	ck_assert_int_eq(cli_find_program(exe, &path), 0);
+	free(path);
+	ck_assert_int_eq(cli_find_program(noexe, &path), EXIT_FS_CANNOT);
+	ck_assert_int_eq(cli_find_program(dir, &path), EXIT_FS_CANNOT);
+	ck_assert_int_eq(cli_find_program("./no/such", &path), EXIT_FS_NOTFOUND);
+	ck_assert_int_eq(cli_find_program("", &path), EXIT_FS_NOTFOUND);
+	if (oldpath)
+		setenv("PATH", oldpath, 1);
+	unlink(exe);
+	unlink(noexe);
+	rmdir(dir);
+	free(exe);
+	free(noexe);
+	free(oldpath);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_every_option);
+	tcase_add_test(tc, test_long_forms);
+	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_find_program);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# chain.sh - a call chain, exact counts, in every placement and code shape:
+# PIE, non-PIE, static (libc left alone), endbr64 (CET), -pg (a relative call first).
+. "$SRCDIR/tests/lib.sh"
+for opt in O0 O2; do
+	for v in chain chain-nopie chain-static chain-cet chain-pg; do
+		p=$BIN/$v-$opt
+		traced -- "$p"
+		expect "$p" main 1 work 1000 leaf 3500 twice 500
+		absent "$p" printf puts _start frame_dummy
+		# count-only: the same counts with one stop per call
+		traced -c -- "$p"
+		expect "$p -c" main 1 work 1000 leaf 3500 twice 500
+	done
+done
+# -pg: the first instruction really is a relative call (emulated).
+objdump -d --no-show-raw-insn "$BIN/chain-pg-O2" | grep -A1 '<leaf>:' | grep -q 'call.*__fentry__' ||
+	fail "chain-pg-O2: leaf does not start with call __fentry__"
+# CET: leaf starts with endbr64.
+objdump -d --no-show-raw-insn "$BIN/chain-cet-O0" | grep -A1 '<leaf>:' | grep -q endbr64 ||
+	fail "chain-cet-O0: leaf does not start with endbr64"
+finish

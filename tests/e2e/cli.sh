@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cli.sh - --help, --version, bad options and input, and fortstat's exit codes:
+# 125 its own error, 126 PROGRAM cannot be timed, 127 PROGRAM not found.
+. "$SRCDIR/tests/lib.sh"
+
+# status WANT CMD...: run fortstat with CMD, demand exit status WANT and,
+# when it is an error, exactly one line on stderr starting "fortstat: ".
+status() {
+	want=$1
+	shift
+	"$FORTSTAT" "$@" >out.txt 2>err.txt </dev/null
+	got=$?
+	[ "$got" = "$want" ] || fail "fortstat $*: exit $got, expected $want ($(cat err.txt))"
+	if [ "$want" -ge 125 ]; then
+		[ "$(wc -l <err.txt)" = 1 ] || fail "fortstat $*: expected one error line, got: $(cat err.txt)"
+		grep -q '^fortstat: ' err.txt || fail "fortstat $*: error line lacks the prefix"
+	fi
+}
+
+status 0 --help
+for o in names exclude all output format sort zeros count-only clock verbose help version; do
+	grep -q -- "--$o" out.txt || fail "--help does not list --$o"
+	grep -v '^\.\\"' "$SRCDIR/man/fortstat.1" | sed 's/\\-/-/g' | grep -q -- "--$o" || fail "the man page does not list --$o"
+done
+status 0 -h
+status 0 --version
+grep -q '^fortstat [0-9]' out.txt || fail "--version: $(cat out.txt)"
+
+status 125 --no-such-option /bin/true
+status 125 --format=xml /bin/true
+status 125 --sort=size /bin/true
+status 125 --clock=sundial /bin/true
+status 125 -n
+status 125
+status 127 ./no-such-program
+status 127 no-such-program-in-path-$$
+grep -q 'command not found' err.txt || fail "PATH miss: $(cat err.txt)"
+
+printf 'hello\n' >text.sh
+chmod +x text.sh
+status 126 ./text.sh
+grep -q 'not an ELF' err.txt || fail "text file: $(cat err.txt)"
+cp "$BIN/chain-O0" noexec
+chmod -x noexec
+status 126 ./noexec
+mkdir adir
+status 126 ./adir
+if [ -x "$FIXTURES/elf/bin/elf32" ]; then
+	status 126 "$FIXTURES/elf/bin/elf32"
+	grep -q 'x86-64' err.txt || fail "32-bit ELF: $(cat err.txt)"
+fi
+head -c 200 "$BIN/chain-O0" >trunc
+chmod +x trunc
+status 126 ./trunc
+
+# names files: unreadable stops the run; a name with no match only warns
+status 125 -n missing-names.txt "$BIN/chain-O0"
+grep -q 'missing-names.txt' err.txt || fail "missing names file not named: $(cat err.txt)"
+status 125 -x adir "$BIN/chain-O0"
+printf 'work\nno_such_routine\n' >names.txt
+"$FORTSTAT" -n names.txt -o rep.txt "$BIN/chain-O0" >out.txt 2>err.txt
+[ $? = 0 ] || fail "-n with an unmatched name did not run"
+grep -q "names.txt:2: 'no_such_routine' matches no routine" err.txt ||
+	fail "unmatched name not reported: $(cat err.txt)"
+grep -q '^chain done' out.txt || fail "program output lost"
+grep -q ' work  *1000 ' rep.txt || fail "-n work: $(cat rep.txt)"
+grep -q 'leaf' rep.txt && fail "-n work: leaf should not be timed"
+
+# -o: unwritable report file is fortstat's error, before the program runs
+status 125 -o /nonexistent-dir/report.txt "$BIN/chain-O0"
+[ -s out.txt ] && fail "the program ran although the report cannot be written"
+
+# PROGRAM found through PATH, its arguments passed unchanged
+PATH="$BIN:$PATH" "$FORTSTAT" -o rep.txt ending-O0 5 >out.txt 2>err.txt
+[ $? = 5 ] || fail "PATH lookup or argument passing failed"
+grep -q 'step 9' out.txt || fail "PATH lookup: program output lost"
+
+# formats
+"$FORTSTAT" --format=json -o rep.json "$BIN/chain-O0" >/dev/null 2>&1
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; d=json.load(open("rep.json")); r={x["name"]: x["calls"] for x in d["routines"]}; sys.exit(0 if r["leaf"] == 3500 and d["exit_status"] == 0 else 1)' ||
+		fail "JSON report wrong"
+fi
+"$FORTSTAT" --sort=name -z -o rep.txt "$BIN/chain-O0" >/dev/null 2>&1
+sed -n 's/^[ *] *\([a-z_]*\)  .*/\1/p' rep.txt | grep -v '^$' >names.got
+[ "$(tr '\n' ' ' <names.got)" = "leaf main twice work " ] || fail "--sort=name: $(tr '\n' ' ' <names.got)"
+finish

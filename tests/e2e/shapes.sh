@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shapes.sh - recursion 100,000 deep, function pointers, RIP-relative first
+# instructions, C++ classes and templates, Fortran: exact counts, same output.
+. "$SRCDIR/tests/lib.sh"
+for opt in O0 O2; do
+	p=$BIN/recurse-$opt
+	traced -- "$p"
+	expect "$p" main 1 rec 100001
+	p=$BIN/fptr-$opt
+	traced -- "$p"
+	expect "$p" main 1 apply 600 add 300 mul 200 neg 100
+	p=$BIN/riprel-$opt
+	traced -- "$p"
+	expect "$p" main 1 get 400 bump 400
+	p=$BIN/classes-$opt
+	traced -- "$p"
+	expect "$p" main 1 "Square::area() const" 400 "Circle::area() const" 200 \
+		"Square::Square(double)" 20 "Circle::Circle(double)" 10
+	expect "$p" "total_area(std::vector<Shape*, std::allocator<Shape*> > const&)" 20
+done
+objdump -d --no-show-raw-insn "$BIN/riprel-O2" | grep -A1 '<get>:' | grep -q '(%rip)' ||
+	fail "riprel-O2: get does not start with a RIP-relative load"
+p=$BIN/ftn-O0
+traced -- "$p"
+expect "$p" main 1 MAIN__ 1 geom::scale 50 geom::norm2d 50 accum 50 fact 10
+# At -O2 gfortran inlines and unrolls: compare with callgrind's exact counts.
+p=$BIN/ftn-O2
+traced -- "$p"
+callgrind_counts "$p"
+same_as_callgrind "$p" main MAIN__ fact=fact_
+finish
