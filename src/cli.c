@@ -17,6 +17,7 @@ enum {
 	OPT_FORMAT,
 	OPT_SORT,
 	OPT_CLOCK,
+	OPT_PIN,
 };
 
 static const struct option long_opts[] = {
@@ -29,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "zeros", no_argument, NULL, 'z' },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -51,6 +53,9 @@ void cli_usage(FILE *out)
 	      "Measuring:\n"
 	      "  -c, --count-only     count calls only, no clocks (fastest)\n"
 	      "      --clock=CLOCK    cpu (default: the thread's own CPU time) or wall\n"
+	      "      --pin=WHEN       run fortstat and the program on one CPU: auto (default:\n"
+	      "                       while the program has one thread, unless it uses\n"
+	      "                       OpenMP or TBB), always, or never\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error)\n"
@@ -85,6 +90,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->report.format = FMT_TABLE;
 	o->report.sort = SORT_TIME;
 	o->clock = CLOCK_KIND_CPU;
+	o->pin = PIN_AUTO;
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
@@ -123,6 +129,16 @@ int cli_parse(int argc, char **argv, struct options *o)
 				o->clock = CLOCK_KIND_WALL;
 			else
 				return usage_error("unknown --clock (cpu, wall):", optarg);
+			break;
+		case OPT_PIN:
+			if (!strcmp(optarg, "auto"))
+				o->pin = PIN_AUTO;
+			else if (!strcmp(optarg, "always"))
+				o->pin = PIN_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				o->pin = PIN_NEVER;
+			else
+				return usage_error("unknown --pin (auto, always, never):", optarg);
 			break;
 		case 'v':
 			o->verbose++;

@@ -775,6 +775,51 @@ static void build_routines(struct symtab *st, struct rawsym *raw, size_t n_raw,
  * Fill @st from the executable at @path (see symtab.h). On failure @st is
  * left empty and a negative errno or SYMTAB_E* is returned; nothing is printed.
  */
+/*
+ * Does the executable use a parallel runtime that sizes its thread pool from
+ * the CPU affinity mask (OpenMP, TBB)? Looks at DT_NEEDED and at the names
+ * of every symbol, defined or not, in .dynsym and .symtab.
+ */
+static bool uses_parallel_runtime(Elf *elf)
+{
+	static const char *const libs[] = { "libgomp", "libomp", "libiomp", "libtbb" };
+	static const char *const syms[] = { "GOMP_", "__kmpc_", "omp_get_", "_ZN3tbb" };
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			const char *name = NULL;
+
+			if (sh.sh_type == SHT_DYNAMIC) {
+				GElf_Dyn dyn;
+				if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_NEEDED)
+					name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+				for (size_t k = 0; name && k < sizeof(libs) / sizeof(libs[0]); k++)
+					if (starts_with(name, libs[k]))
+						return true;
+			} else if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+				GElf_Sym sym;
+				if (gelf_getsym(data, (int)i, &sym))
+					name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				for (size_t k = 0; name && k < sizeof(syms) / sizeof(syms[0]); k++)
+					if (starts_with(name, syms[k]))
+						return true;
+			}
+		}
+	}
+	return false;
+}
+
 int symtab_load(const char *path, struct symtab *st)
 {
 	static bool elf_ready;
@@ -885,6 +930,7 @@ int symtab_load(const char *path, struct symtab *st)
 	qsort(ifunc, n_ifunc, sizeof(*ifunc), u64_cmp);
 
 	st->has_dwarf = dw_read(elf, &dw);
+	st->parallel_runtime = uses_parallel_runtime(elf);
 	st->path = xstrdup(path);
 	build_routines(st, raw, n_raw, ifunc, n_ifunc, &dw);
 	if (!st->n)

@@ -8,6 +8,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -154,6 +155,8 @@ struct tracer {
 	double cpu_total_ns;   /* CPU time of threads that have ended */
 	bool done;
 	int status;	       /* leader's wait status */
+	bool pinned;	       /* fortstat and the program run on one CPU */
+	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
 };
 
 static volatile sig_atomic_t forward_pid;
@@ -238,6 +241,61 @@ static void thr_end(struct tracer *tr, struct tthread *th)
 {
 	if (tr->cpu && th->clk.src != FS_CLOCK_WALL)
 		tr->cpu_total_ns += (double)(th->tlast - th->t0);
+}
+
+/* ---- CPU placement (--pin) ---- */
+
+/*
+ * A ptrace stop costs several times more when the tracer and the tracee wake
+ * each other across CPUs. Pin both to one CPU when that cannot change what
+ * the program does; the program inherits the mask from fortstat.
+ */
+static void pin_start(struct tracer *tr)
+{
+	enum pin_mode mode = tr->o->pin;
+	cpu_set_t one;
+	int cpu;
+
+	if (mode == PIN_NEVER || sched_getaffinity(0, sizeof(tr->orig_mask), &tr->orig_mask) < 0)
+		return;
+	if (CPU_COUNT(&tr->orig_mask) < 2)
+		return;
+	if (mode == PIN_AUTO && tr->st->parallel_runtime) {
+		fs_info(1, "not pinning: the program uses OpenMP or TBB");
+		return;
+	}
+	cpu = sched_getcpu();
+	if (cpu < 0 || !CPU_ISSET(cpu, &tr->orig_mask))
+		for (cpu = 0; !CPU_ISSET(cpu, &tr->orig_mask); cpu++)
+			;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+		tr->pinned = true;
+		fs_info(1, "fortstat and the program run on CPU %d (--pin=%s)", cpu,
+			mode == PIN_ALWAYS ? "always" : "auto");
+	}
+}
+
+/* Give one task of the program its own CPU mask back. */
+static void unpin_task(struct tracer *tr, pid_t tid)
+{
+	if (tr->pinned)
+		sched_setaffinity(tid, sizeof(tr->orig_mask), &tr->orig_mask);
+}
+
+/* The program has a second thread: every task and fortstat get their mask back. */
+static void unpin_all(struct tracer *tr, pid_t also)
+{
+	if (!tr->pinned)
+		return;
+	for (size_t i = 0; i < tr->thr_cap; i++)
+		if (tr->thr[i])
+			unpin_task(tr, tr->thr[i]->tid);
+	unpin_task(tr, also);
+	sched_setaffinity(0, sizeof(tr->orig_mask), &tr->orig_mask);
+	tr->pinned = false;
+	fs_info(1, "the program started a second thread: CPU masks restored");
 }
 
 /* ---- patching the image at the exec stop ---- */
@@ -381,6 +439,7 @@ static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 		close(fd);
 	}
 	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
+	unpin_task(tr, pid);
 	ptrace(PTRACE_DETACH, pid, 0, 0);
 }
 
@@ -579,6 +638,8 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+		if (event == PTRACE_EVENT_CLONE && tr->o->pin == PIN_AUTO)
+			unpin_all(tr, (pid_t)msg);
 		if (event != PTRACE_EVENT_CLONE || tgid_of((pid_t)msg) != tr->leader) {
 			struct pending *p = pend_add(tr, (pid_t)msg);
 			p->parent = tid;
@@ -593,6 +654,7 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 			acct_thread_exit(tr->acct, tid, th->tlast);
 			fs_info(1, "process %d exec'ed a new program: not followed", (int)tid);
 			thr_end(tr, th);
+			unpin_task(tr, tid);
 			ptrace(PTRACE_DETACH, tid, 0, 0);
 			thr_remove(tr, tid);
 			return;
@@ -748,6 +810,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 
 	memset(res, 0, sizeof(*res));
 	tr.cpu = o->clock == CLOCK_KIND_CPU && !o->count_only;
+	pin_start(&tr);
 	fflush(NULL);
 	pid = launch(path, argv);
 	if (pid < 0) {
@@ -832,6 +895,8 @@ kill_out:
 	}
 	res->exit_status = EXIT_FS_ERROR;
 out:
+	if (tr.pinned)
+		sched_setaffinity(0, sizeof(tr.orig_mask), &tr.orig_mask);
 	forward_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);

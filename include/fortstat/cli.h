@@ -17,6 +17,13 @@ enum {
 
 enum clock_kind { CLOCK_KIND_CPU, CLOCK_KIND_WALL };
 
+/* Where fortstat and the program run (--pin). */
+enum pin_mode {
+	PIN_AUTO,   /* one CPU while the program has one thread, unless it uses OpenMP/TBB */
+	PIN_ALWAYS, /* one CPU for fortstat and every thread of the program */
+	PIN_NEVER,  /* leave CPU placement to the scheduler */
+};
+
 struct options {
 	const char *names_file;	  /* -n */
 	const char *exclude_file; /* -x */
@@ -25,6 +32,7 @@ struct options {
 	struct report_opts report; /* --format, --sort, -z */
 	bool count_only;	  /* -c */
 	enum clock_kind clock;	  /* --clock */
+	enum pin_mode pin;	  /* --pin */
 	int verbose;		  /* -v (repeatable) */
 	char **argv;		  /* PROGRAM and its arguments (points into main's argv) */
 	int argc;
