@@ -14,6 +14,14 @@ for opt in O0 O2; do
 		expect "$p -c" main 1 work 1000 leaf 3500 twice 500
 	done
 done
+# Routines whose first instruction cannot be handled are left alone, and -v
+# says which and why; the program runs as without fortstat.
+for opt in O0 O2; do
+	p=$BIN/chain-pgpie-$opt
+	traced -v -- "$p"
+	grep -q "not timing leaf: indirect branch" t.err || fail "$p: no -v line for leaf: $(cat t.err)"
+	absent "$p" leaf work twice
+done
 # -pg: the first instruction really is a relative call (emulated).
 objdump -d --no-show-raw-insn "$BIN/chain-pg-O2" | grep -A1 '<leaf>:' | grep -q 'call.*__fentry__' ||
 	fail "chain-pg-O2: leaf does not start with call __fentry__"
