@@ -820,6 +820,92 @@ static bool uses_parallel_runtime(Elf *elf)
 	return false;
 }
 
+/*
+ * Read the PLT: for each stub in .plt and .plt.sec, find its `jmp
+ * *disp(%rip)` (after an optional endbr64 and bnd prefix) and name it by the
+ * .rela.plt entry whose GOT slot it jumps through.
+ */
+static void read_plt(Elf *elf, struct symtab *st)
+{
+	Elf_Scn *scn = NULL, *rela = NULL;
+	size_t shstrndx, cap = 0;
+	GElf_Shdr rsh;
+	Elf_Data *rdata, *symdata;
+	Elf_Scn *symscn;
+	GElf_Shdr symsh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && sh.sh_type == SHT_RELA && !strcmp(name, ".rela.plt"))
+			rela = scn;
+	}
+	if (!rela || !gelf_getshdr(rela, &rsh) || !(rdata = elf_getdata(rela, NULL)))
+		return;
+	symscn = elf_getscn(elf, rsh.sh_link);
+	if (!symscn || !gelf_getshdr(symscn, &symsh) || !(symdata = elf_getdata(symscn, NULL)))
+		return;
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (strcmp(name, ".plt") && strcmp(name, ".plt.sec")))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		for (size_t off = 0; off + 16 <= d->d_size; off += 16) {
+			const uint8_t *b = (const uint8_t *)d->d_buf + off;
+			size_t k = 0, nrel = rsh.sh_entsize ? rsh.sh_size / rsh.sh_entsize : 0;
+			int32_t disp;
+			uint64_t jmp, got;
+
+			if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+				k = 4;
+			jmp = sh.sh_addr + off + k; /* the jmp starts here, bnd prefix included */
+			if (b[k] == 0xf2)
+				k++;
+			if (b[k] != 0xff || b[k + 1] != 0x25)
+				continue;
+			memcpy(&disp, b + k + 2, sizeof(disp));
+			got = sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)disp;
+			for (size_t i = 0; i < nrel; i++) {
+				GElf_Rela r;
+				GElf_Sym sym;
+				const char *sname;
+
+				if (!gelf_getrela(rdata, (int)i, &r) || r.r_offset != got)
+					continue;
+				if (!gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
+					break;
+				sname = elf_strptr(elf, symsh.sh_link, sym.st_name);
+				if (!sname || !*sname)
+					break;
+				if (st->n_plt == cap) {
+					cap = cap ? cap * 2 : 32;
+					st->plt = xrealloc(st->plt, cap * sizeof(*st->plt));
+				}
+				st->plt[st->n_plt].jmp = jmp;
+				st->plt[st->n_plt].got = got;
+				st->plt[st->n_plt].name = xstrdup(sname);
+				st->n_plt++;
+				break;
+			}
+		}
+	}
+}
+
 int symtab_load(const char *path, struct symtab *st)
 {
 	static bool elf_ready;
@@ -931,6 +1017,7 @@ int symtab_load(const char *path, struct symtab *st)
 
 	st->has_dwarf = dw_read(elf, &dw);
 	st->parallel_runtime = uses_parallel_runtime(elf);
+	read_plt(elf, st);
 	st->path = xstrdup(path);
 	build_routines(st, raw, n_raw, ifunc, n_ifunc, &dw);
 	if (!st->n)
@@ -1100,5 +1187,8 @@ void symtab_free(struct symtab *st)
 	}
 	free(st->r);
 	free(st->path);
+	for (i = 0; i < st->n_plt; i++)
+		free(st->plt[i].name);
+	free(st->plt);
 	memset(st, 0, sizeof(*st));
 }

@@ -109,7 +109,9 @@ static void u64map_free(struct u64map *m)
 
 struct patch {
 	uint64_t trap;	 /* runtime address of the int3 */
-	uint32_t routine;
+	uint32_t routine; /* ACCT_NONE for an unwinder hook that is not timed */
+	bool unhook;	 /* an unwinder entry: put the original return addresses back */
+	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
 	uint8_t orig;	 /* the byte the int3 replaced */
 	bool noreturn;	 /* never rewrite its return */
 	struct insn_plan plan;
@@ -121,6 +123,7 @@ struct tthread {
 	struct fs_clock clk;
 	uint64_t t0, tlast;
 	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
+	bool unhooked;	 /* its return addresses were put back for an unwinder */
 	bool vfork_child; /* a vfork child sharing our memory */
 };
 
@@ -298,13 +301,45 @@ static void unpin_all(struct tracer *tr, pid_t also)
 	fs_info(1, "the program started a second thread: CPU masks restored");
 }
 
+/* ---- the unwinder ---- */
+
+/*
+ * Routines that read return addresses from the stack (C++ exceptions,
+ * forced unwinding, backtraces). When a thread enters one, its original
+ * return addresses are put back; they are rewritten again at its next stop
+ * for the frames that survived.
+ */
+static bool is_unwinder_name(const char *s)
+{
+	static const char *const names[] = {
+		"__cxa_throw", "__cxa_rethrow", "_Unwind_RaiseException", "_Unwind_Resume",
+		"_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind", "_Unwind_Backtrace",
+		"backtrace", "__backtrace", "pthread_exit", "__pthread_unwind",
+		"__pthread_unwind_next", "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	/* std::__throw_out_of_range and friends */
+	return !strncmp(s, "_ZSt", 4) && strstr(s, "__throw_") != NULL;
+}
+
+static bool is_unwinder(const struct routine *r)
+{
+	for (size_t i = 0; i < r->n_names; i++)
+		if (is_unwinder_name(r->names[i]))
+			return true;
+	return false;
+}
+
 /* ---- patching the image at the exec stop ---- */
 
 static int setup_image(struct tracer *tr)
 {
 	struct symtab *st = tr->st;
 	uint64_t lo = UINT64_MAX, hi = 0, base;
-	size_t n = 0, size, k = 0;
+	size_t n = 0, n_hooks = 0, size, k = 0;
 	uint8_t *buf;
 	long args[6], ret;
 	int err;
@@ -330,7 +365,13 @@ static int setup_image(struct tracer *tr)
 	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->bias, n);
 	if (!n)
 		return 0;
-	size = (SCRATCH_HDR + n * INSN_SLOT_SIZE + 4095) & ~(size_t)4095;
+	/* Unwinder entries get a slot too (they may be routines of a static
+	 * executable); PLT stubs are emulated and need none. */
+	if (!tr->o->count_only)
+		for (size_t i = 0; i < st->n; i++)
+			if (!(st->r[i].flags & RT_SELECTED) && is_unwinder(&st->r[i]))
+				n_hooks++;
+	size = (SCRATCH_HDR + (n + n_hooks) * INSN_SLOT_SIZE + 4095) & ~(size_t)4095;
 	err = find_gap(tr->leader, lo, hi, size, &base);
 	if (err) {
 		fs_error("%s: no free address range within 2 GiB of its code", st->path);
@@ -354,7 +395,7 @@ static int setup_image(struct tracer *tr)
 
 	buf = xmalloc(size);
 	memset(buf, 0xcc, size);
-	tr->patches = xcalloc(n, sizeof(*tr->patches));
+	tr->patches = xcalloc(n + n_hooks + (tr->o->count_only ? 0 : st->n_plt), sizeof(*tr->patches));
 	for (size_t i = 0; i < st->n; i++) {
 		struct routine *r = &st->r[i];
 		struct patch *p = &tr->patches[k];
@@ -362,27 +403,44 @@ static int setup_image(struct tracer *tr)
 		uint64_t entry = r->addr + tr->bias;
 		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
 		const char *name = r->display ? r->display : r->names[0];
+		bool hook = !tr->o->count_only && is_unwinder(r);
 
-		if (!(r->flags & RT_SELECTED))
+		if (!(r->flags & RT_SELECTED) && !hook)
 			continue;
 		p->slot = base + SCRATCH_HDR + k * INSN_SLOT_SIZE;
 		err = mem_read(tr->memfd, entry, code, len);
 		if (!err)
 			insn_plan(code, len, entry, p->slot, &p->plan);
 		if (err || p->plan.kind == INSN_REFUSE) {
-			fs_info(1, "not timing %s: %s", name,
+			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
 				err ? "its code cannot be read" : p->plan.reason);
 			r->flags &= ~(unsigned)RT_SELECTED;
 			continue;
 		}
 		p->trap = p->plan.addr;
-		p->routine = (uint32_t)i;
+		p->unhook = hook;
+		p->routine = (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
 		p->noreturn = (r->flags & RT_NORETURN) != 0;
 		p->orig = code[p->plan.addr - entry];
 		if (p->plan.kind == INSN_XOL)
 			memcpy(buf + SCRATCH_HDR + k * INSN_SLOT_SIZE, p->plan.slot, p->plan.slot_len);
 		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+		k++;
+	}
+	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
+	for (size_t j = 0; !tr->o->count_only && j < st->n_plt; j++) {
+		struct patch *p = &tr->patches[k];
+
+		if (!is_unwinder_name(st->plt[j].name))
+			continue;
+		p->trap = st->plt[j].jmp + tr->bias;
+		p->got = st->plt[j].got + tr->bias;
+		p->unhook = true;
+		p->routine = ACCT_NONE;
+		if (mem_read(tr->memfd, p->trap, &p->orig, 1) < 0)
+			continue;
+		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
 		k++;
 	}
 	tr->n_patches = k;
@@ -491,6 +549,40 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 	return 0;
 }
 
+struct hook_ctx {
+	int fd;
+	uint64_t from, to; /* write `to` where a slot holds `from` (0: the frame's ret) */
+	bool back;	   /* true: trap -> ret (unhook); false: ret -> trap (rehook) */
+};
+
+static void swap_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct hook_ctx *h = arg;
+	uint64_t cur, want = h->back ? h->from : ret, put = h->back ? ret : h->to;
+
+	(void)routine;
+	if (mem_read(h->fd, slot, &cur, sizeof(cur)) == 0 && cur == want)
+		mem_write(h->fd, slot, &put, sizeof(put));
+}
+
+/* Put thread th's original return addresses back (the unwinder will read them). */
+static void unhook_thread(struct tracer *tr, struct tthread *th)
+{
+	struct hook_ctx h = { .fd = tr->memfd, .from = tr->retrap, .back = true };
+
+	acct_frames(tr->acct, th->tid, swap_frame, &h);
+	th->unhooked = true;
+}
+
+/* Rewrite the return addresses of the frames that survived the unwinder. */
+static void rehook_thread(struct tracer *tr, struct tthread *th)
+{
+	struct hook_ctx h = { .fd = tr->memfd, .to = tr->retrap, .back = false };
+
+	acct_frames(tr->acct, th->tid, swap_frame, &h);
+	th->unhooked = false;
+}
+
 static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
 			 const struct patch *p, uint64_t t)
 {
@@ -500,6 +592,22 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	uint64_t top_slot, top_ret;
 
 	acct_unwind_to(tr->acct, tid, slot, t);
+	if (p->unhook) {
+		/* Entering the unwinder: it must read the real return addresses. */
+		unhook_thread(tr, th);
+		if (p->routine != ACCT_NONE)
+			acct_count(tr->acct, tid, p->routine);
+		if (p->got) {
+			errno = 0;
+			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
+			if (!errno)
+				ptrace(PTRACE_SETREGS, tid, 0, regs);
+			return;
+		}
+		goto resume;
+	}
+	if (th->unhooked)
+		rehook_thread(tr, th);
 	if (tr->o->count_only) {
 		acct_count(tr->acct, tid, p->routine);
 		goto resume;

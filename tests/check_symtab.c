@@ -517,6 +517,30 @@ START_TEST(test_select_source_names)
 }
 END_TEST
 
+/* PLT stubs are named by .rela.plt; a static executable has none. */
+START_TEST(test_plt)
+{
+	struct symtab st;
+	bool seen = false;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	ck_assert_uint_gt(st.n_plt, 0);
+	for (size_t i = 0; i < st.n_plt; i++) {
+		ck_assert_ptr_nonnull(st.plt[i].name);
+		/* the GOT slot lies after the stub, in the data segment */
+		ck_assert_uint_gt(st.plt[i].got, st.plt[i].jmp);
+		if (!strcmp(st.plt[i].name, "printf"))
+			seen = true;
+	}
+	ck_assert_msg(seen, "no printf@plt in c_pie");
+	symtab_free(&st);
+	load_ok(FIXTURE("c_static"), &st);
+	for (size_t i = 0; i < st.n_plt; i++)
+		ck_assert_str_ne(st.plt[i].name, "printf");
+	symtab_free(&st);
+}
+END_TEST
+
 START_TEST(test_find)
 {
 	const struct routine *a, *b, *last;
@@ -580,6 +604,7 @@ static Suite *symtab_suite(void)
 	suite_add_tcase(s, sel);
 
 	tcase_add_test(find, test_find);
+	tcase_add_test(find, test_plt);
 	suite_add_tcase(s, find);
 	return s;
 }

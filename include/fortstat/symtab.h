@@ -30,6 +30,13 @@ struct routine {
 	unsigned flags;	  /* RT_* */
 };
 
+/* A PLT stub of the executable: `name@plt` jumps through the GOT slot `got`. */
+struct plt_stub {
+	uint64_t jmp; /* link-time address of the stub's `jmp *got(%rip)` */
+	uint64_t got; /* link-time address of its GOT slot */
+	char *name;   /* the symbol it reaches (owned) */
+};
+
 struct symtab {
 	char *path;		/* file read (owned) */
 	struct routine *r;	/* sorted by addr, no two with the same addr */
@@ -41,6 +48,8 @@ struct symtab {
 	bool has_dwarf;
 	bool parallel_runtime;	/* uses OpenMP or TBB (which size thread pools from the CPU mask) */
 	size_t n_skipped_default; /* routines the default selection left out (set by symtab_select) */
+	struct plt_stub *plt;	/* PLT stubs, from .plt/.plt.sec and .rela.plt */
+	size_t n_plt;
 };
 
 /* Errors returned by symtab_load besides negative errnos. */

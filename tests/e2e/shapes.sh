@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shapes.sh - recursion 100,000 deep, function pointers, RIP-relative first
-# instructions, C++ classes and templates, Fortran: exact counts, same output.
+# instructions, C++ classes, templates and exceptions, Fortran: exact counts,
+# same output.
 . "$SRCDIR/tests/lib.sh"
 for opt in O0 O2; do
 	p=$BIN/recurse-$opt
@@ -18,6 +19,12 @@ for opt in O0 O2; do
 	expect "$p" main 1 "Square::area() const" 400 "Circle::area() const" 200 \
 		"Square::Square(double)" 20 "Circle::Circle(double)" 10
 	expect "$p" "total_area(std::vector<Shape*, std::allocator<Shape*> > const&)" 20
+	# exceptions through timed frames (and a timed destructor): the unwinder
+	# must find the real return addresses; the program behaves as without us
+	p=$BIN/throw-$opt
+	traced -- "$p"
+	expect "$p" main 1 "thrower(int)" 30 "middle(int)" 30 "Guard::Guard(int)" 30 \
+		"Guard::~Guard()" 30 "at(std::vector<int, std::allocator<int> > const&, int)" 20
 done
 objdump -d --no-show-raw-insn "$BIN/riprel-O2" | grep -A1 '<get>:' | grep -q '(%rip)' ||
 	fail "riprel-O2: get does not start with a RIP-relative load"
