@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# signals.sh - the program's own SIGTRAP (raise and int3) reaches its handler;
+# handlers, one on a sigaltstack, call timed routines inside a timed routine;
+# siglongjmp out of a handler through timed frames; exact counts, same output.
+# The SIGTRAP handler itself is excluded: a breakpoint hit while SIGTRAP is
+# blocked makes the kernel reset that handler (see BUGS in fortstat(1)).
+. "$SRCDIR/tests/lib.sh"
+echo on_trap >x.txt
+for opt in O0 O2; do
+	p=$BIN/signals-$opt
+	traced -x x.txt -- "$p"
+	expect "$p" main 1 work 20 in_handler 30 on_usr1 10 mid 10 deep 10 on_usr2 5
+	grep -q '^traps 2 usr1 10 jumps 5' t.out || fail "$p: $(cat t.out)"
+	# the frames left by siglongjmp were closed, not left running
+	for r in mid deep on_usr2; do
+		[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE after siglongjmp"
+	done
+done
+finish
