@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * calib.c - measure the per-stop overhead (FTN4TRA's f1 and f2) by timing an
+ * empty routine, called from a driver loop, through the real tracer.
+ *
+ * The calibration child is fortstat's own executable, exec'ed with
+ * FORTSTAT_CALIBRATE_CHILD set: a constructor runs the driver loop once
+ * untraced (its own cost, W) and once through the patched routines, then
+ * exits before main. With n calls: the empty routine's self time is n*f1
+ * (plus nothing: it does no work), and the driver's is W + n*f2.
+ */
+#include "fortstat/calib.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/account.h"
+#include "fortstat/cli.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+
+#define CALIB_ENV "FORTSTAT_CALIBRATE_CHILD"
+#define CALIB_CALLS 400	    /* calls per batch */
+#define CALIB_MIN_BATCHES 3
+#define CALIB_MAX_BATCHES 7
+#define CALIB_BUDGET_S 0.12 /* stop adding batches past this */
+
+/* Exported so that the routines have symbols; noipa keeps the calls real. */
+void fortstat_calib_empty(void);
+void fortstat_calib_driver(int n);
+void fortstat_calib_empty_raw(void);
+void fortstat_calib_driver_raw(int n);
+
+__attribute__((noinline, noipa)) void fortstat_calib_empty(void)
+{
+	__asm__ volatile("");
+}
+
+__attribute__((noinline, noipa)) void fortstat_calib_driver(int n)
+{
+	for (int i = 0; i < n; i++)
+		fortstat_calib_empty();
+}
+
+/* The same code, never patched: what the driver costs without fortstat. */
+__attribute__((noinline, noipa)) void fortstat_calib_empty_raw(void)
+{
+	__asm__ volatile("");
+}
+
+__attribute__((noinline, noipa)) void fortstat_calib_driver_raw(int n)
+{
+	for (int i = 0; i < n; i++)
+		fortstat_calib_empty_raw();
+}
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* In the calibration child, before main: run the loops and report W. */
+__attribute__((constructor)) static void calib_child(void)
+{
+	const char *env = getenv(CALIB_ENV);
+	int n, wall, fd;
+	uint64_t t0, w;
+	clockid_t id;
+
+	if (!env || sscanf(env, "%d,%d,%d", &n, &wall, &fd) != 3)
+		return;
+	id = wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+	fortstat_calib_driver_raw(n); /* warm up caches and the page tables */
+	t0 = now_ns(id);
+	fortstat_calib_driver_raw(n);
+	w = now_ns(id) - t0;
+	if (write(fd, &w, sizeof(w)) != (ssize_t)sizeof(w))
+		_exit(1);
+	fortstat_calib_driver(n);
+	_exit(0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static long find_routine(const struct symtab *st, const char *name)
+{
+	for (size_t i = 0; i < st->n; i++)
+		for (size_t k = 0; k < st->r[i].n_names; k++)
+			if (!strcmp(st->r[i].names[k], name))
+				return (long)i;
+	return -1;
+}
+
+/* One batch: returns 0 and the batch's f1, f2. */
+static int calib_batch(const struct options *o, struct symtab *st, long ie, long id, double *f1,
+		       double *f2)
+{
+	char *argv[] = { "fortstat-calibrate", NULL };
+	struct trace_result res;
+	struct acct *acct;
+	uint64_t w = 0;
+	char env[64];
+	int p[2], err;
+
+	if (pipe(p) < 0)
+		return -errno;
+	snprintf(env, sizeof(env), "%d,%d,%d", CALIB_CALLS, o->clock == CLOCK_KIND_WALL, p[1]);
+	setenv(CALIB_ENV, env, 1);
+	acct = acct_new(st->n);
+	err = trace_run("/proc/self/exe", argv, st, acct, o, &res);
+	unsetenv(CALIB_ENV);
+	close(p[1]);
+	if (!err && (read(p[0], &w, sizeof(w)) != (ssize_t)sizeof(w) || res.exit_status != 0))
+		err = -EIO;
+	close(p[0]);
+	if (!err) {
+		const struct acct_routine *r = acct_routines(acct);
+
+		if (r[ie].calls != CALIB_CALLS || r[id].calls != 1) {
+			err = -EIO;
+		} else {
+			*f1 = (double)r[ie].self / CALIB_CALLS;
+			*f2 = ((double)r[id].self - (double)w) / CALIB_CALLS;
+			if (*f2 < 0)
+				*f2 = 0;
+		}
+	}
+	acct_free(acct);
+	return err;
+}
+
+int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
+{
+	double f1[CALIB_MAX_BATCHES], f2[CALIB_MAX_BATCHES];
+	struct options oc = *o;
+	struct symtab st;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int verbose = fs_verbose, err;
+	long ie, id;
+	size_t b = 0;
+
+	memset(out, 0, sizeof(*out));
+	err = symtab_load("/proc/self/exe", &st);
+	if (err)
+		return err > -1000 ? err : -ENOEXEC;
+	ie = find_routine(&st, "fortstat_calib_empty");
+	id = find_routine(&st, "fortstat_calib_driver");
+	if (ie < 0 || id < 0) {
+		symtab_free(&st);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < st.n; i++)
+		st.r[i].flags &= ~(unsigned)RT_SELECTED;
+	st.r[ie].flags |= RT_SELECTED;
+	st.r[id].flags |= RT_SELECTED;
+	/* The same placement as the program will get. */
+	if (o->pin == PIN_AUTO && parallel_runtime)
+		oc.pin = PIN_NEVER;
+	oc.count_only = false;
+	fs_verbose = 0;
+	while (b < CALIB_MAX_BATCHES) {
+		err = calib_batch(&oc, &st, ie, id, &f1[b], &f2[b]);
+		if (err)
+			break;
+		b++;
+		if (b >= CALIB_MIN_BATCHES &&
+		    (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9 > CALIB_BUDGET_S)
+			break;
+	}
+	fs_verbose = verbose;
+	symtab_free(&st);
+	if (b < CALIB_MIN_BATCHES)
+		return err ? err : -EIO;
+	out->batches = b;
+	out->calls = CALIB_CALLS;
+	out->f1_ns = median(f1, b);
+	out->f2_ns = median(f2, b);
+	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+	return 0;
+}
