@@ -8,17 +8,42 @@
 #include "fortstat/util.h"
 
 /*
- * One open activation on a thread's shadow stack. `arc` indexes a->arcs: the
- * arc (caller at push time, or the chaining routine -> routine) that gets
- * the activation's inclusive time when it closes, if it is outermost.
+ * One open activation on a thread's shadow stack. `arc` and `tarc` index the
+ * arcs (caller at push time, or the chaining routine -> routine) of the whole
+ * program and of the thread: they get the activation's inclusive time when
+ * it closes, if it is outermost, and its self time as it runs. `node` is its
+ * context in the thread's calling-context tree.
  */
 struct frame {
 	uint64_t slot;
 	uint64_t ret;
 	acct_time_t t_enter;
-	size_t arc;
+	size_t arc, tarc;
+	uint64_t entries0, made0; /* the thread's counters when it opened */
 	uint32_t routine;
+	uint32_t node;
 	bool outermost;
+};
+
+/* Arcs: contiguous array + open-addressing index (slot holds index + 1). */
+struct arcset {
+	struct acct_arc *v;
+	size_t n, cap;
+	size_t *idx;
+	size_t idx_cap;
+};
+
+/*
+ * A calling-context tree: nodes in an array (node 0 the root) and an
+ * open-addressing index on (parent, routine) holding node index + 1. `link`
+ * (thread trees only) maps each node to its node in the merged tree.
+ */
+struct cct {
+	struct acct_node *v;
+	uint32_t *link;
+	size_t n, cap;
+	uint32_t *idx;
+	size_t idx_cap;
 };
 
 struct thread {
@@ -27,7 +52,12 @@ struct thread {
 	acct_time_t last; /* time of the thread's previous event */
 	struct frame *fr; /* shadow stack, fr[0] the bottom */
 	size_t depth, cap;
-	uint32_t *active; /* per routine: open activations (lazily allocated) */
+	uint32_t *active;	/* per routine: open activations (lazily allocated) */
+	uint32_t *rnode;	/* per routine: its node while active (with `active`) */
+	uint64_t entries, made; /* entries and calls made on this thread so far */
+	struct acct_routine *r; /* this thread's per-routine results */
+	struct arcset arcs;
+	struct cct cct;
 };
 
 struct acct {
@@ -37,13 +67,12 @@ struct acct {
 	/* threads: open addressing, linear probing, power-of-two size */
 	struct thread **thr;
 	size_t thr_cap, thr_n;
-	struct thread *hot; /* last thread looked up */
+	struct thread *hot;   /* last thread looked up */
+	struct thread **list; /* threads in order of their first event */
+	size_t list_cap;
 
-	/* arcs: contiguous array + open-addressing index (slot holds index + 1) */
-	struct acct_arc *arcs;
-	size_t arcs_n, arcs_cap;
-	size_t *arc_idx;
-	size_t arc_idx_cap;
+	struct arcset arcs;
+	struct cct cct; /* every thread's tree merged */
 };
 
 static inline size_t hash_u64(uint64_t k)
@@ -54,6 +83,85 @@ static inline size_t hash_u64(uint64_t k)
 	k *= 0xc4ceb9fe1a85ec53ULL;
 	k ^= k >> 33;
 	return (size_t)k;
+}
+
+/* ---- calling-context trees ---- */
+
+static void cct_init(struct cct *c, bool linked)
+{
+	c->cap = 16;
+	c->v = xcalloc(c->cap, sizeof(*c->v));
+	c->link = linked ? xcalloc(c->cap, sizeof(*c->link)) : NULL;
+	c->n = 1;
+	c->v[0].parent = ACCT_NONE;
+	c->v[0].routine = ACCT_NONE;
+}
+
+static void cct_free(struct cct *c)
+{
+	free(c->v);
+	free(c->link);
+	free(c->idx);
+}
+
+static uint64_t node_key(uint32_t parent, uint32_t routine)
+{
+	return (uint64_t)parent << 32 | routine;
+}
+
+static void cct_index_put(uint32_t *tab, size_t cap, const struct acct_node *v, uint32_t node)
+{
+	size_t mask = cap - 1;
+	size_t i = hash_u64(node_key(v[node].parent, v[node].routine)) & mask;
+
+	while (tab[i])
+		i = (i + 1) & mask;
+	tab[i] = node + 1;
+}
+
+/*
+ * The child of `parent` for `routine`, created with zero counts if new
+ * (*created set). Amortised O(1). When 2^32-2 nodes exist, returns parent.
+ */
+static uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool *created)
+{
+	size_t mask, i;
+	uint32_t node;
+
+	*created = false;
+	if (c->idx_cap) {
+		mask = c->idx_cap - 1;
+		for (i = hash_u64(node_key(parent, routine)) & mask; c->idx[i];
+		     i = (i + 1) & mask) {
+			const struct acct_node *x = &c->v[c->idx[i] - 1];
+
+			if (x->parent == parent && x->routine == routine)
+				return c->idx[i] - 1;
+		}
+	}
+	if (c->n >= UINT32_MAX - 1)
+		return parent;
+	if (2 * (c->n + 1) > c->idx_cap) {
+		size_t ncap = c->idx_cap ? 2 * c->idx_cap : 64;
+		uint32_t *ntab = xcalloc(ncap, sizeof(*ntab));
+
+		for (node = 1; node < c->n; node++)
+			cct_index_put(ntab, ncap, c->v, node);
+		free(c->idx);
+		c->idx = ntab;
+		c->idx_cap = ncap;
+	}
+	if (c->n == c->cap) {
+		c->cap *= 2;
+		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+		if (c->link)
+			c->link = xrealloc(c->link, c->cap * sizeof(*c->link));
+	}
+	node = (uint32_t)c->n++;
+	c->v[node] = (struct acct_node){.parent = parent, .routine = routine};
+	cct_index_put(c->idx, c->idx_cap, c->v, node);
+	*created = true;
+	return node;
 }
 
 /* ---- threads ---- */
@@ -101,10 +209,16 @@ static struct thread *thread_get(struct acct *a, int tid)
 		a->thr = ntab;
 		a->thr_cap = ncap;
 	}
+	if (a->thr_n == a->list_cap) {
+		a->list_cap = a->list_cap ? 2 * a->list_cap : 16;
+		a->list = xrealloc(a->list, a->list_cap * sizeof(*a->list));
+	}
 	th = xcalloc(1, sizeof(*th));
 	th->tid = tid;
+	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
+	cct_init(&th->cct, true);
 	thread_insert(a->thr, a->thr_cap, th);
-	a->thr_n++;
+	a->list[a->thr_n++] = th;
 	a->hot = th;
 	return th;
 }
@@ -126,50 +240,59 @@ static void arc_index_put(size_t *tab, size_t cap, const struct acct_arc *arcs, 
 	tab[i] = idx + 1;
 }
 
-/* Index of the arc caller -> callee in a->arcs, created with zero counts if new. */
-static size_t arc_get(struct acct *a, uint32_t caller, uint32_t callee)
+/* Index of the arc caller -> callee in s->v, created with zero counts if new. */
+static size_t arc_get(struct arcset *s, uint32_t caller, uint32_t callee)
 {
 	size_t mask, i, idx;
 
-	if (a->arc_idx_cap) {
-		mask = a->arc_idx_cap - 1;
-		for (i = hash_u64(arc_key(caller, callee)) & mask; a->arc_idx[i];
-		     i = (i + 1) & mask) {
-			const struct acct_arc *arc = &a->arcs[a->arc_idx[i] - 1];
+	if (s->idx_cap) {
+		mask = s->idx_cap - 1;
+		for (i = hash_u64(arc_key(caller, callee)) & mask; s->idx[i]; i = (i + 1) & mask) {
+			const struct acct_arc *arc = &s->v[s->idx[i] - 1];
 
 			if (arc->caller == caller && arc->callee == callee)
-				return a->arc_idx[i] - 1;
+				return s->idx[i] - 1;
 		}
 	}
-	if (2 * (a->arcs_n + 1) > a->arc_idx_cap) {
-		size_t ncap = a->arc_idx_cap ? 2 * a->arc_idx_cap : 64;
+	if (2 * (s->n + 1) > s->idx_cap) {
+		size_t ncap = s->idx_cap ? 2 * s->idx_cap : 64;
 		size_t *ntab = xcalloc(ncap, sizeof(*ntab));
 
-		for (idx = 0; idx < a->arcs_n; idx++)
-			arc_index_put(ntab, ncap, a->arcs, idx);
-		free(a->arc_idx);
-		a->arc_idx = ntab;
-		a->arc_idx_cap = ncap;
+		for (idx = 0; idx < s->n; idx++)
+			arc_index_put(ntab, ncap, s->v, idx);
+		free(s->idx);
+		s->idx = ntab;
+		s->idx_cap = ncap;
 	}
-	if (a->arcs_n == a->arcs_cap) {
-		a->arcs_cap = a->arcs_cap ? 2 * a->arcs_cap : 32;
-		a->arcs = xrealloc(a->arcs, a->arcs_cap * sizeof(*a->arcs));
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 32;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
 	}
-	idx = a->arcs_n++;
-	a->arcs[idx] = (struct acct_arc){.caller = caller, .callee = callee};
-	arc_index_put(a->arc_idx, a->arc_idx_cap, a->arcs, idx);
+	idx = s->n++;
+	s->v[idx] = (struct acct_arc){.caller = caller, .callee = callee};
+	arc_index_put(s->idx, s->idx_cap, s->v, idx);
 	return idx;
+}
+
+static void arcset_free(struct arcset *s)
+{
+	free(s->v);
+	free(s->idx);
 }
 
 /* ---- clocks ---- */
 
 /*
  * The thread's event at t: credit the time since its previous event to the
- * routine on top of its stack, and return the effective time of the event
+ * frame on top of its stack (its routine, arcs and context, in the thread's
+ * results and the program's), and return the effective time of the event
  * (t, or the previous event's time if the clock went backwards).
  */
 static acct_time_t credit(struct acct *a, struct thread *th, acct_time_t t)
 {
+	const struct frame *f;
+	acct_time_t d;
+
 	if (!th->seen) {
 		th->seen = true;
 		th->last = t;
@@ -177,8 +300,16 @@ static acct_time_t credit(struct acct *a, struct thread *th, acct_time_t t)
 	}
 	if (t <= th->last)
 		return th->last;
-	if (th->depth)
-		a->r[th->fr[th->depth - 1].routine].self += t - th->last;
+	if (th->depth) {
+		f = &th->fr[th->depth - 1];
+		d = t - th->last;
+		a->r[f->routine].self += d;
+		th->r[f->routine].self += d;
+		a->arcs.v[f->arc].self += d;
+		th->arcs.v[f->tarc].self += d;
+		th->cct.v[f->node].self += d;
+		a->cct.v[th->cct.link[f->node]].self += d;
+	}
 	th->last = t;
 	return t;
 }
@@ -188,13 +319,66 @@ static uint32_t top_routine(const struct thread *th)
 	return th && th->depth ? th->fr[th->depth - 1].routine : ACCT_NONE;
 }
 
+static uint32_t top_node(const struct thread *th)
+{
+	return th->depth ? th->fr[th->depth - 1].node : 0;
+}
+
+/*
+ * The context of a call of `routine` made from node `parent` of th: the
+ * node of its open activation when it is already on the stack (recursion
+ * folded), else the child of parent (and its merged twin), new if need be.
+ */
+static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
+{
+	uint32_t node;
+	bool created;
+
+	if (th->active && th->active[routine])
+		return th->rnode[routine];
+	node = cct_child(&th->cct, parent, routine, &created);
+	if (created)
+		th->cct.link[node] = cct_child(&a->cct, th->cct.link[parent], routine, &created);
+	return node;
+}
+
+/*
+ * Count a call of `routine` from `caller` (ACCT_NONE: the root) in context
+ * `node` whose calling context is `from`: calls, calls made, both arcs, both
+ * trees, the thread's counters. Sets *arc and *tarc to the arcs' indices.
+ */
+static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint32_t routine,
+		       uint32_t from, uint32_t node, size_t *arc, size_t *tarc)
+{
+	a->r[routine].calls++;
+	th->r[routine].calls++;
+	th->entries++;
+	if (caller != ACCT_NONE) {
+		a->r[caller].calls_made++;
+		th->r[caller].calls_made++;
+		th->made++;
+		th->cct.v[from].calls_made++;
+		a->cct.v[th->cct.link[from]].calls_made++;
+	}
+	th->cct.v[node].calls++;
+	a->cct.v[th->cct.link[node]].calls++;
+	*arc = arc_get(&a->arcs, caller, routine);
+	a->arcs.v[*arc].calls++;
+	*tarc = arc_get(&th->arcs, caller, routine);
+	th->arcs.v[*tarc].calls++;
+}
+
 /* Begin an activation of `routine` in frame f at time t (frame fields already set). */
 static void open_activation(struct acct *a, struct thread *th, struct frame *f, acct_time_t t)
 {
-	if (!th->active)
+	if (!th->active) {
 		th->active = xcalloc(a->n, sizeof(*th->active));
+		th->rnode = xcalloc(a->n, sizeof(*th->rnode));
+	}
 	f->t_enter = t;
 	f->outermost = th->active[f->routine]++ == 0;
+	if (f->outermost)
+		th->rnode[f->routine] = f->node;
 }
 
 /* End the activation in frame f at time t: inclusive time if outermost. */
@@ -204,12 +388,21 @@ static void close_activation(struct acct *a, struct thread *th, const struct fra
 	th->active[f->routine]--;
 	if (f->outermost) {
 		acct_time_t d = t > f->t_enter ? t - f->t_enter : 0;
+		uint64_t e = th->entries - f->entries0, m = th->made - f->made0;
 
 		a->r[f->routine].total += d;
-		a->arcs[f->arc].time += d;
+		a->r[f->routine].total_entries += e;
+		a->r[f->routine].total_calls_made += m;
+		th->r[f->routine].total += d;
+		th->r[f->routine].total_entries += e;
+		th->r[f->routine].total_calls_made += m;
+		a->arcs.v[f->arc].time += d;
+		th->arcs.v[f->tarc].time += d;
 	}
-	if (incomplete)
+	if (incomplete) {
 		a->r[f->routine].incomplete = true;
+		th->r[f->routine].incomplete = true;
+	}
 }
 
 /* Pop the top frame at effective time t (already credited). */
@@ -220,7 +413,7 @@ static void pop(struct acct *a, struct thread *th, acct_time_t t, bool incomplet
 	close_activation(a, th, f, t, incomplete);
 }
 
-/* Close every frame of th at time t as incomplete, then drop its memory. */
+/* Close every frame of th at time t as incomplete, then drop its stack (not its results). */
 static void close_all(struct acct *a, struct thread *th, acct_time_t t)
 {
 	t = credit(a, th, t);
@@ -231,6 +424,8 @@ static void close_all(struct acct *a, struct thread *th, acct_time_t t)
 	th->cap = 0;
 	free(th->active);
 	th->active = NULL;
+	free(th->rnode);
+	th->rnode = NULL;
 }
 
 /* ---- the interface ---- */
@@ -242,6 +437,7 @@ struct acct *acct_new(size_t n_routines)
 
 	a->n = n_routines;
 	a->r = xcalloc(n_routines ? n_routines : 1, sizeof(*a->r));
+	cct_init(&a->cct, false);
 	return a;
 }
 
@@ -252,70 +448,75 @@ void acct_free(struct acct *a)
 
 	if (!a)
 		return;
-	for (i = 0; i < a->thr_cap; i++) {
-		if (!a->thr[i])
-			continue;
-		free(a->thr[i]->fr);
-		free(a->thr[i]->active);
-		free(a->thr[i]);
+	for (i = 0; i < a->thr_n; i++) {
+		struct thread *th = a->list[i];
+
+		free(th->fr);
+		free(th->active);
+		free(th->rnode);
+		free(th->r);
+		arcset_free(&th->arcs);
+		cct_free(&th->cct);
+		free(th);
 	}
 	free(a->thr);
-	free(a->arcs);
-	free(a->arc_idx);
+	free(a->list);
+	arcset_free(&a->arcs);
+	cct_free(&a->cct);
 	free(a->r);
 	free(a);
 }
 
 /*
  * A call of `routine` (< n_routines) by tid at t: switch the clock from the
- * caller on top of the stack to routine, count the call and the arc, push a
- * frame {slot, ret}. Amortised O(1).
+ * caller on top of the stack to routine, count the call, the arc and the
+ * context, push a frame {slot, ret}. Amortised O(1).
  */
 void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		acct_time_t t)
 {
 	struct thread *th;
 	struct frame *f;
-	uint32_t caller;
+	uint32_t caller, from;
 
 	if (routine >= a->n)
 		return;
 	th = thread_get(a, tid);
 	t = credit(a, th, t);
 	caller = top_routine(th);
-	a->r[routine].calls++;
-	if (caller != ACCT_NONE)
-		a->r[caller].calls_made++;
+	from = top_node(th);
 	if (th->depth == th->cap) {
 		th->cap = th->cap ? 2 * th->cap : 64;
 		th->fr = xrealloc(th->fr, th->cap * sizeof(*th->fr));
 	}
-	f = &th->fr[th->depth++];
+	f = &th->fr[th->depth];
 	f->slot = slot;
 	f->ret = ret;
 	f->routine = routine;
-	f->arc = arc_get(a, caller, routine);
-	a->arcs[f->arc].calls++;
+	f->entries0 = th->entries; /* its own entry is inside, */
+	f->node = context(a, th, from, routine);
+	count_call(a, th, caller, routine, from, f->node, &f->arc, &f->tarc);
+	f->made0 = th->made; /* the call made to it is not */
+	th->depth++;
 	open_activation(a, th, f, t);
 }
 
 /*
  * A call of routine by tid that will not be seen to return: counts the call,
- * the caller's calls made and the arc. Touches no clock and no stack.
+ * the caller's calls made, the arc and the context. Touches no clock and no stack.
  */
 void acct_count(struct acct *a, int tid, uint32_t routine)
 {
-	uint32_t caller;
-	size_t arc;
+	struct thread *th;
+	uint32_t from, node;
+	size_t arc, tarc;
 
 	if (routine >= a->n)
 		return;
-	caller = top_routine(thread_find(a, tid));
-	a->r[routine].calls++;
-	if (caller != ACCT_NONE)
-		a->r[caller].calls_made++;
-	arc = arc_get(a, caller, routine); /* may move a->arcs */
-	a->arcs[arc].calls++;
+	th = thread_get(a, tid);
+	from = top_node(th);
+	node = context(a, th, from, routine);
+	count_call(a, th, top_routine(th), routine, from, node, &arc, &tarc);
 }
 
 /*
@@ -359,25 +560,28 @@ size_t acct_unwind_to(struct acct *a, int tid, uint64_t sp, acct_time_t t)
  * Tail call at t: the running frame of tid now belongs to routine (same slot
  * and return address). The old routine's activation closes, the new one's
  * opens; counts the call, the old routine's call made and the arc
- * old -> routine. Returns 0, or -1 (nothing recorded) when tid has no frame.
+ * old -> routine. Its context is a sibling of the old one (same caller's
+ * context). Returns 0, or -1 (nothing recorded) when tid has no frame.
  */
 int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
 {
 	struct thread *th = thread_find(a, tid);
 	struct frame *f;
-	uint32_t old;
+	uint32_t old, from, below;
 
 	if (!th || !th->depth || routine >= a->n)
 		return -1;
 	t = credit(a, th, t);
 	f = &th->fr[th->depth - 1];
 	old = f->routine;
+	from = f->node;
 	close_activation(a, th, f, t, false);
-	a->r[routine].calls++;
-	a->r[old].calls_made++;
+	below = th->depth > 1 ? th->fr[th->depth - 2].node : 0;
 	f->routine = routine;
-	f->arc = arc_get(a, old, routine);
-	a->arcs[f->arc].calls++;
+	f->entries0 = th->entries;
+	f->node = context(a, th, below, routine);
+	count_call(a, th, old, routine, from, f->node, &f->arc, &f->tarc);
+	f->made0 = th->made;
 	open_activation(a, th, f, t);
 	return 0;
 }
@@ -399,10 +603,10 @@ void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared)
 {
 	size_t i;
 
-	for (i = 0; i < a->thr_cap; i++) {
-		struct thread *th = a->thr[i];
+	for (i = 0; i < a->thr_n; i++) {
+		struct thread *th = a->list[i];
 
-		if (!th || !th->depth)
+		if (!th->depth)
 			continue;
 		close_all(a, th, t_is_shared && t > th->last ? t : th->last);
 	}
@@ -462,8 +666,38 @@ size_t acct_n_routines(const struct acct *a)
 /* The arcs seen so far (valid until the next event); *n their number. */
 const struct acct_arc *acct_arcs(const struct acct *a, size_t *n)
 {
-	*n = a->arcs_n;
-	return a->arcs;
+	*n = a->arcs.n;
+	return a->arcs.v;
+}
+
+/* The merged calling-context tree (valid until the next event); *n its nodes. */
+const struct acct_node *acct_nodes(const struct acct *a, size_t *n)
+{
+	*n = a->cct.n;
+	return a->cct.v;
+}
+
+/* Threads that had an event. */
+size_t acct_n_threads(const struct acct *a)
+{
+	return a->thr_n;
+}
+
+/* Thread i (order of first event) into *out: 0, or -1 when there is no such thread. */
+int acct_thread(const struct acct *a, size_t i, struct acct_thread_info *out)
+{
+	const struct thread *th;
+
+	if (i >= a->thr_n)
+		return -1;
+	th = a->list[i];
+	out->tid = th->tid;
+	out->r = th->r;
+	out->arcs = th->arcs.v;
+	out->n_arcs = th->arcs.n;
+	out->nodes = th->cct.v;
+	out->n_nodes = th->cct.n;
+	return 0;
 }
 
 /* Sum of every routine's gross self time. */

@@ -18,6 +18,12 @@ enum {
 	OPT_SORT,
 	OPT_CLOCK,
 	OPT_PIN,
+	OPT_INCLUSIVE,
+	OPT_GRAPH,
+	OPT_SVG,
+	OPT_LINES,
+	OPT_THREADS,
+	OPT_NO_CORRECT,
 };
 
 static const struct option long_opts[] = {
@@ -28,6 +34,12 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "zeros", no_argument, NULL, 'z' },
+	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
+	{ "graph", no_argument, NULL, OPT_GRAPH },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -56,12 +68,20 @@ void cli_usage(FILE *out)
 	      "      --pin=WHEN       run fortstat and the program on one CPU: auto (default:\n"
 	      "                       while the program has one thread, unless it uses\n"
 	      "                       OpenMP or TBB), always, or never\n"
+	      "      --no-correct     print gross times: do not remove the calibrated\n"
+	      "                       per-stop overhead\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error)\n"
-	      "      --format=FORMAT  table (default), csv or json\n"
+	      "      --format=FORMAT  table (default), csv, json, folded (stacks for flame\n"
+	      "                       graph tools) or callgrind (for KCachegrind)\n"
 	      "      --sort=KEY       time (default), calls or name\n"
 	      "  -z, --zeros          also list timed routines that were never called\n"
+	      "      --inclusive      table: add inclusive time (with the routines called)\n"
+	      "      --graph          table: add the call graph (callers, callees, arcs)\n"
+	      "      --lines          table: add each routine's source file and line\n"
+	      "      --threads        also report each thread on its own, in every format\n"
+	      "      --svg=FILE       also write an interactive SVG flame graph to FILE\n"
 	      "\n"
 	      "  -v, --verbose        say what fortstat does; repeat for more\n"
 	      "  -h, --help           print this help and exit\n"
@@ -110,7 +130,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_FORMAT:
 			if (report_parse_format(optarg, &o->report.format) < 0)
-				return usage_error("unknown --format (table, csv, json):", optarg);
+				return usage_error(
+				    "unknown --format (table, csv, json, folded, callgrind):", optarg);
 			break;
 		case OPT_SORT:
 			if (report_parse_sort(optarg, &o->report.sort) < 0)
@@ -121,6 +142,26 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case 'c':
 			o->count_only = true;
+			break;
+		case OPT_INCLUSIVE:
+			o->report.inclusive = true;
+			break;
+		case OPT_GRAPH:
+			o->report.graph = true;
+			break;
+		case OPT_SVG:
+			if (!*optarg)
+				return usage_error("--svg needs a file name", NULL);
+			o->svg = optarg;
+			break;
+		case OPT_LINES:
+			o->report.lines = true;
+			break;
+		case OPT_THREADS:
+			o->report.threads = true;
+			break;
+		case OPT_NO_CORRECT:
+			o->no_correct = true;
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))

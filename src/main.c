@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fortstat/account.h"
+#include "fortstat/calib.h"
 #include "fortstat/cli.h"
 #include "fortstat/names.h"
 #include "fortstat/report.h"
@@ -40,9 +41,10 @@ int main(int argc, char **argv)
 	struct names names = { 0 }, exclude = { 0 };
 	struct symtab st;
 	struct trace_result res;
+	struct calib cal;
 	struct report_run run;
 	struct acct *acct;
-	FILE *out = stderr;
+	FILE *out = stderr, *svg = NULL;
 	char *path;
 	size_t n_sel;
 	int rc, err;
@@ -78,6 +80,28 @@ int main(int argc, char **argv)
 			return EXIT_FS_ERROR;
 		}
 	}
+	if (o.svg) {
+		svg = fopen(o.svg, "we");
+		if (!svg) {
+			fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(errno));
+			if (out != stderr)
+				fclose(out);
+			return EXIT_FS_ERROR;
+		}
+	}
+
+	/* The overhead of a stop, measured before the program runs. */
+	memset(&cal, 0, sizeof(cal));
+	if (!o.count_only) {
+		err = calib_run(&o, st.parallel_runtime, &cal);
+		if (err)
+			fs_warn("calibration failed (%s): times are gross", strerror(-err));
+		else
+			fs_info(1,
+				"calibration: f1 %.2f us per entry, f2 %.2f us per call made "
+				"(median of %zu batches of %zu calls, %.3f s)",
+				cal.f1_ns / 1e3, cal.f2_ns / 1e3, cal.batches, cal.calls, cal.seconds);
+	}
 
 	acct = acct_new(st.n);
 	err = trace_run(path, o.argv, &st, acct, &o, &res);
@@ -96,16 +120,27 @@ int main(int argc, char **argv)
 	run.clock = o.clock == CLOCK_KIND_WALL ? "wall" : "cpu";
 	run.count_only = o.count_only;
 	run.total_time_s = res.total_time_s;
-	run.correct = false;
+	run.correct = !o.no_correct;
+	run.f1_ns = cal.f1_ns;
+	run.f2_ns = cal.f2_ns;
 	run.note = res.note[0] ? res.note : NULL;
 	fflush(stdout);
-	if (report_write(out, &st, acct, &run, &o.report) < 0)
+	err = report_write(out, &st, acct, &run, &o.report);
+	if (err < 0)
 		fs_error("%s: cannot write the report: %s", o.output ? o.output : "stderr",
-			 strerror(errno));
+			 strerror(-err));
+	err = svg ? report_write_svg(svg, &st, acct, &run, &o.report) : 0;
+	if (err < 0)
+		fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(-err));
 	rc = res.exit_status;
 done:
 	if (out != stderr && fclose(out) != 0) {
 		fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
+		if (rc == 0)
+			rc = EXIT_FS_ERROR;
+	}
+	if (svg && fclose(svg) != 0) {
+		fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(errno));
 		if (rc == 0)
 			rc = EXIT_FS_ERROR;
 	}

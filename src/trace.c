@@ -39,7 +39,7 @@
 
 struct u64map {
 	uint64_t *keys; /* 0 = empty (no code or return address is 0) */
-	uint32_t *vals;
+	uint64_t *vals;
 	size_t cap, n;
 };
 
@@ -51,7 +51,7 @@ static size_t u64hash(uint64_t k, size_t cap)
 	return (size_t)k & (cap - 1);
 }
 
-static void u64map_put(struct u64map *m, uint64_t k, uint32_t v);
+static void u64map_put(struct u64map *m, uint64_t k, uint64_t v);
 
 static void u64map_grow(struct u64map *m)
 {
@@ -68,7 +68,7 @@ static void u64map_grow(struct u64map *m)
 	free(old.vals);
 }
 
-static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
+static void u64map_put(struct u64map *m, uint64_t k, uint64_t v)
 {
 	size_t i;
 
@@ -83,7 +83,7 @@ static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 }
 
 /* Returns 1 and sets *v when k is present. */
-static int u64map_get(const struct u64map *m, uint64_t k, uint32_t *v)
+static int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v)
 {
 	size_t i;
 
@@ -149,6 +149,9 @@ struct tracer {
 	size_t n_patches;
 	struct u64map traps;   /* int3 address -> index into patches */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
+	struct u64map orphans; /* slot -> original return address of a frame popped
+				* by stack pointer whose slot may still return
+				* (another stack: swapcontext); 0 = none */
 	struct tthread **thr;  /* threads, by open addressing on tid */
 	size_t thr_cap, thr_n;
 	struct pending *pend;
@@ -506,14 +509,14 @@ static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 static int return_site_ok(struct tracer *tr, uint64_t ret)
 {
 	uint8_t before[16];
-	uint32_t v;
+	uint64_t v;
 
 	if (u64map_get(&tr->retsite, ret, &v))
 		return (int)v;
 	v = 0;
 	if (ret >= sizeof(before) && mem_read(tr->memfd, ret - sizeof(before), before,
 					      sizeof(before)) == 0)
-		v = (uint32_t)insn_is_return_site(before, sizeof(before));
+		v = (uint64_t)insn_is_return_site(before, sizeof(before));
 	u64map_put(&tr->retsite, ret, v);
 	return (int)v;
 }
@@ -547,6 +550,22 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * Frames whose slot lies below sp are gone (longjmp, exceptions) or live on
+ * another stack (swapcontext): close them, but keep their return addresses,
+ * so that a return through a slot of another stack still finds its way.
+ */
+static void unwind_below(struct tracer *tr, pid_t tid, uint64_t sp, uint64_t t)
+{
+	uint32_t routine;
+	uint64_t slot, ret;
+
+	while (acct_top(tr->acct, tid, &routine, &slot, &ret) == 0 && slot < sp) {
+		acct_leave(tr->acct, tid, t, &ret);
+		u64map_put(&tr->orphans, slot, ret);
+	}
 }
 
 struct hook_ctx {
@@ -591,7 +610,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	uint32_t top;
 	uint64_t top_slot, top_ret;
 
-	acct_unwind_to(tr->acct, tid, slot, t);
+	unwind_below(tr, tid, slot, t);
 	if (p->unhook) {
 		/* Entering the unwinder: it must read the real return addresses. */
 		unhook_thread(tr, th);
@@ -625,6 +644,11 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	} else if (!p->noreturn && return_site_ok(tr, ret)) {
 		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->retrap) < 0)
 			return;
+		if (tr->orphans.n) {
+			uint64_t old;
+			if (u64map_get(&tr->orphans, slot, &old) && old)
+				u64map_put(&tr->orphans, slot, 0); /* overwritten */
+		}
 		acct_enter(tr->acct, tid, p->routine, slot, ret, t);
 	} else {
 		acct_count(tr->acct, tid, p->routine);
@@ -638,11 +662,20 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 {
 	uint64_t ret;
 
+	uint64_t slot = regs->rsp - 8, top_slot, top_ret;
+	uint32_t top;
+
 	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
-	acct_unwind_to(tr->acct, th->tid, regs->rsp - 8, t);
-	if (acct_leave(tr->acct, th->tid, t, &ret) < 0) {
-		fs_error("thread %d returned through fortstat's trap with no frame to return to",
-			 (int)th->tid);
+	unwind_below(tr, th->tid, slot, t);
+	if (acct_top(tr->acct, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
+		acct_leave(tr->acct, th->tid, t, &ret);
+	} else if (u64map_get(&tr->orphans, slot, &ret) && ret) {
+		/* a frame closed earlier, returning on another stack */
+		u64map_put(&tr->orphans, slot, 0);
+	} else {
+		fs_error("thread %d returned through fortstat's trap from 0x%" PRIx64
+			 " with no frame to return to",
+			 (int)th->tid, slot);
 		kill(tr->leader, SIGKILL);
 		return;
 	}
@@ -654,7 +687,7 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 {
 	struct user_regs_struct regs;
-	uint32_t idx;
+	uint64_t idx;
 	uint64_t pc;
 
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
@@ -900,6 +933,7 @@ static void tracer_free(struct tracer *tr)
 	free(tr->pend);
 	u64map_free(&tr->traps);
 	u64map_free(&tr->retsite);
+	u64map_free(&tr->orphans);
 	if (tr->memfd >= 0)
 		close(tr->memfd);
 }

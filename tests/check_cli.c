@@ -75,6 +75,30 @@ START_TEST(test_long_forms)
 }
 END_TEST
 
+START_TEST(test_views)
+{
+	struct options o;
+	char *argv[] = { "fortstat", "--inclusive", "--graph", "--svg=f.svg", "--lines",
+			 "--threads", "--no-correct", "--format=folded", "p", NULL };
+	char *cg[] = { "fortstat", "--format", "callgrind", "--svg", "g.svg", "p", NULL };
+	char *bad[] = { "fortstat", "--svg=", "p", NULL };
+	char *none[] = { "fortstat", "p", NULL };
+
+	ck_assert_int_eq(parse(&o, argv), -1);
+	ck_assert(o.report.inclusive && o.report.graph && o.report.lines && o.report.threads);
+	ck_assert(o.no_correct);
+	ck_assert_str_eq(o.svg, "f.svg");
+	ck_assert_int_eq(o.report.format, FMT_FOLDED);
+	ck_assert_int_eq(parse(&o, cg), -1);
+	ck_assert_int_eq(o.report.format, FMT_CALLGRIND);
+	ck_assert_str_eq(o.svg, "g.svg");
+	ck_assert_int_eq(parse(&o, bad), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, none), -1);
+	ck_assert(!o.report.inclusive && !o.report.graph && !o.report.lines && !o.report.threads);
+	ck_assert(!o.no_correct && !o.svg);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	struct options o;
@@ -149,6 +173,7 @@ int main(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_every_option);
 	tcase_add_test(tc, test_long_forms);
+	tcase_add_test(tc, test_views);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_find_program);
 	suite_add_tcase(s, tc);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_report.c - table, CSV and JSON reports of a synthetic profile against golden files. */
+/* check_report.c - every view (table, graph, CSV, JSON, folded, callgrind, SVG) of a synthetic
+ * profile against golden files. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -94,19 +95,30 @@ static struct report_run base_run(void)
 
 /* ---- golden files ---- */
 
-static char *render(const struct report_run *run, enum report_format fmt, enum report_sort sort,
-		    bool zeros, size_t *len)
+/* The report of the synthetic profile with opts (or the SVG when svg is set). */
+static char *render_opts(const struct report_run *run, const struct report_opts *opts, bool svg,
+			 size_t *len)
 {
-	struct report_opts opts = {.format = fmt, .sort = sort, .zeros = zeros};
 	struct acct *a = profile();
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(report_write(f, &st, a, run, &opts), 0);
+	if (svg)
+		ck_assert_int_eq(report_write_svg(f, &st, a, run, opts), 0);
+	else
+		ck_assert_int_eq(report_write(f, &st, a, run, opts), 0);
 	fclose(f);
 	acct_free(a);
 	return buf;
+}
+
+static char *render(const struct report_run *run, enum report_format fmt, enum report_sort sort,
+		    bool zeros, size_t *len)
+{
+	struct report_opts opts = {.format = fmt, .sort = sort, .zeros = zeros};
+
+	return render_opts(run, &opts, false, len);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -265,6 +277,92 @@ START_TEST(test_json_count)
 }
 END_TEST
 
+static void check_golden_opts(const char *name, const struct report_run *run,
+			      const struct report_opts *opts, bool svg)
+{
+	size_t len = 0;
+	char *out = render_opts(run, opts, svg, &len);
+
+	golden(name, out, len);
+	free(out);
+}
+
+START_TEST(test_table_views)
+{
+	struct report_run run = base_run();
+	struct report_opts opts = {.format = FMT_TABLE, .inclusive = true, .lines = true};
+
+	check_golden_opts("views_incl_lines.table", &run, &opts, false);
+	opts = (struct report_opts){.format = FMT_TABLE, .graph = true};
+	check_golden_opts("views_graph.table", &run, &opts, false);
+	opts = (struct report_opts){.format = FMT_TABLE, .threads = true, .inclusive = true};
+	check_golden_opts("views_threads.table", &run, &opts, false);
+	run = killed_count_run();
+	opts = (struct report_opts){.format = FMT_TABLE, .graph = true};
+	check_golden_opts("views_graph_count.table", &run, &opts, false);
+}
+END_TEST
+
+START_TEST(test_other_formats)
+{
+	struct report_run run = base_run();
+	struct report_opts opts = {.format = FMT_FOLDED};
+
+	check_golden_opts("report.folded", &run, &opts, false);
+	opts.threads = true;
+	check_golden_opts("report_threads.folded", &run, &opts, false);
+	opts = (struct report_opts){.format = FMT_CALLGRIND};
+	check_golden_opts("report.callgrind", &run, &opts, false);
+	opts.threads = true;
+	check_golden_opts("report_threads.callgrind", &run, &opts, false);
+	opts = (struct report_opts){.format = FMT_CSV, .threads = true};
+	check_golden_opts("report_threads.csv", &run, &opts, false);
+	opts = (struct report_opts){.format = FMT_JSON, .threads = true};
+	check_golden_opts("report_threads.json", &run, &opts, false);
+	opts = (struct report_opts){.format = FMT_TABLE};
+	check_golden_opts("report.svg", &run, &opts, true);
+}
+END_TEST
+
+/* Folded stacks add up to the table's TOTAL (in microseconds). */
+START_TEST(test_folded_sum)
+{
+	struct report_run run = base_run();
+	struct report_opts opts = {.format = FMT_FOLDED};
+	size_t len;
+	char *out = render_opts(&run, &opts, false, &len), *line, *save = NULL;
+	unsigned long sum = 0, lines = 0;
+
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		sum += strtoul(strrchr(line, ' ') + 1, NULL, 10);
+		lines++;
+	}
+	/* TOTAL 0.033974 s; each line rounds to the nearest microsecond */
+	ck_assert_msg(sum + lines >= 33974 && sum <= 33974 + lines, "folded sum %lu", sum);
+	free(out);
+}
+END_TEST
+
+/* The reports parse (JSON with python3 -m json.tool, SVG with xml.etree), when python3 is there. */
+START_TEST(test_svg_valid)
+{
+	char cmd[8192];
+
+	if (system("python3 -c '' >/dev/null 2>&1") != 0) {
+		fputs("check_report: python3 missing, SVG not validated\n", stderr);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "
+		 "'%s' 2>&1",
+		 GOLDEN "report.svg");
+	ck_assert_msg(system(cmd) == 0, "report.svg is not well-formed XML");
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null",
+		 GOLDEN "report_threads.json");
+	ck_assert_msg(system(cmd) == 0, "report_threads.json is not valid JSON");
+}
+END_TEST
+
 /* The JSON reports parse (python3 -m json.tool), when python3 is there. */
 START_TEST(test_json_valid)
 {
@@ -390,7 +488,7 @@ START_TEST(test_write_error)
 		acct_free(a);
 		return;
 	}
-	for (fmt = FMT_TABLE; fmt <= FMT_JSON; fmt++) {
+	for (fmt = FMT_TABLE; fmt <= FMT_CALLGRIND; fmt++) {
 		opts.format = fmt;
 		clearerr(f);
 		ck_assert_int_eq(report_write(f, &st, a, &run, &opts), -ENOSPC);
@@ -411,6 +509,11 @@ START_TEST(test_parse)
 	ck_assert_int_eq(f, FMT_CSV);
 	ck_assert_int_eq(report_parse_format("table", &f), 0);
 	ck_assert_int_eq(f, FMT_TABLE);
+	ck_assert_int_eq(report_parse_format("folded", &f), 0);
+	ck_assert_int_eq(f, FMT_FOLDED);
+	ck_assert_int_eq(report_parse_format("callgrind", &f), 0);
+	ck_assert_int_eq(f, FMT_CALLGRIND);
+	ck_assert_int_eq(report_parse_format("table", &f), 0);
 	ck_assert_int_eq(report_parse_format("xml", &f), -1);
 	ck_assert_int_eq(report_parse_format("", &f), -1);
 	ck_assert_int_eq(report_parse_format("JSON", &f), -1);
@@ -445,6 +548,10 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_count);
 	tcase_add_test(tc, test_json_valid);
+	tcase_add_test(tc, test_table_views);
+	tcase_add_test(tc, test_other_formats);
+	tcase_add_test(tc, test_svg_valid);
+	tcase_add_test(tu, test_folded_sum);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tu, test_csv_quoting);
 	tcase_add_test(tu, test_empty_profile);

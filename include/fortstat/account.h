@@ -22,6 +22,8 @@ struct acct_routine {
 	acct_time_t self;    /* gross self time: its clock ran (FORTSTAT clock switching) */
 	acct_time_t total;   /* inclusive time, recursion counted once per outermost activation */
 	bool incomplete;     /* its clock was still running at thread exit or finish */
+	uint64_t total_entries;	   /* entries (of any routine) inside its outermost activations */
+	uint64_t total_calls_made; /* calls made (by any routine) inside them: to correct `total` */
 };
 
 struct acct_arc {
@@ -29,6 +31,32 @@ struct acct_arc {
 	uint32_t callee;
 	uint64_t calls;
 	acct_time_t time; /* callee's inclusive time along this arc (outermost activations) */
+	acct_time_t self; /* callee's gross self time in the activations entered along this arc */
+};
+
+/*
+ * A node of a calling-context tree: one exact stack of timed routines. Node
+ * 0 is the root (routine ACCT_NONE, parent ACCT_NONE); every other node's
+ * parent has a smaller index. Recursion is folded: a routine already on the
+ * stack is re-entered at the node of its earlier activation, so that a path
+ * holds each routine at most once.
+ */
+struct acct_node {
+	uint32_t parent;     /* node index, ACCT_NONE for the root */
+	uint32_t routine;    /* ACCT_NONE for the root */
+	uint64_t calls;	     /* entries into this context (counted and chained ones too) */
+	uint64_t calls_made; /* calls made from this context to timed routines */
+	acct_time_t self;    /* gross self time in this context */
+};
+
+/* One thread's results (acct_thread). Pointers valid until the next event. */
+struct acct_thread_info {
+	int tid;
+	const struct acct_routine *r;	/* per routine, as acct_routines() */
+	const struct acct_arc *arcs;	/* as acct_arcs() */
+	size_t n_arcs;
+	const struct acct_node *nodes;	/* its calling-context tree */
+	size_t n_nodes;
 };
 
 struct acct; /* opaque */
@@ -101,6 +129,17 @@ size_t acct_n_routines(const struct acct *a);
 
 /* Arcs, in no particular order; *n set to their number. */
 const struct acct_arc *acct_arcs(const struct acct *a, size_t *n);
+
+/*
+ * The calling-context tree of every thread merged (node 0 the root); *n set
+ * to the number of nodes (at least 1). Valid until the next event.
+ */
+const struct acct_node *acct_nodes(const struct acct *a, size_t *n);
+
+/* Number of threads that had an event, and thread i of them (in order of first event). */
+size_t acct_n_threads(const struct acct *a);
+/* Fill *out with thread i's results; returns 0, or -1 when i >= acct_n_threads(a). */
+int acct_thread(const struct acct *a, size_t i, struct acct_thread_info *out);
 
 /* Sum of every routine's self time and of every call (acct_enter + acct_count). */
 acct_time_t acct_total_self(const struct acct *a);

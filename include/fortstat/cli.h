@@ -29,7 +29,9 @@ struct options {
 	const char *exclude_file; /* -x */
 	bool all;		  /* --all */
 	const char *output;	  /* -o */
-	struct report_opts report; /* --format, --sort, -z */
+	struct report_opts report; /* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
+	const char *svg;	  /* --svg: flame graph file, or NULL */
+	bool no_correct;	  /* --no-correct: gross times */
 	bool count_only;	  /* -c */
 	enum clock_kind clock;	  /* --clock */
 	enum pin_mode pin;	  /* --pin */

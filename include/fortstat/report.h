@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* report.h - the table (FORTSTAT/FTN4TRA), CSV and JSON reports. */
+/*
+ * report.h - the views of a profile: the table (FORTSTAT/FTN4TRA) with a call
+ * graph, CSV, JSON, folded stacks, callgrind, and an SVG flame graph.
+ */
 #ifndef FORTSTAT_REPORT_H
 #define FORTSTAT_REPORT_H
 
@@ -10,7 +13,7 @@
 struct symtab;
 struct acct;
 
-enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_FOLDED, FMT_CALLGRIND };
 enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME };
 
 struct report_run {
@@ -29,7 +32,11 @@ struct report_run {
 struct report_opts {
 	enum report_format format;
 	enum report_sort sort;
-	bool zeros; /* -z: list selected routines that were never called */
+	bool zeros;	/* -z: list selected routines that were never called */
+	bool inclusive; /* --inclusive: INCL (SEC) and its PERCENT in the table */
+	bool graph;	/* --graph: the call graph after the table */
+	bool lines;	/* --lines: SOURCE (file:line) in the table */
+	bool threads;	/* --threads: per-thread results in every format */
 };
 
 /*
@@ -37,12 +44,27 @@ struct report_opts {
  * RT_SELECTED routines appear) to `out`. Table: ROUTINE, CALLED, TIME (SEC),
  * PERCENT, AV SEC/CALL; `*` marks the mainline; INCOMPLETE; a TOTAL row;
  * summary lines (total program time, time unaccounted, calls timed, overhead
- * removed). Returns 0 or a negative errno on a write error.
+ * removed); with opts->inclusive, INCL (SEC) and PERCENT after PERCENT; with
+ * opts->lines, SOURCE; with opts->graph, a gprof-style call graph; with
+ * opts->threads, a section per thread. CSV, JSON: inclusive times always.
+ * Folded: "a;b;c N" lines, N the microseconds of self time (calls with
+ * count_only) of each stack of timed routines. Callgrind: a profile that
+ * callgrind_annotate and KCachegrind read (events: us, calls).
+ * Returns 0, -EINVAL on bad arguments, or a negative errno on a write error.
  */
 int report_write(FILE *out, const struct symtab *st, const struct acct *acct,
 		 const struct report_run *run, const struct report_opts *opts);
 
-/* Parse "table"/"csv"/"json" and "time"/"calls"/"name"; return 0 or -1. */
+/*
+ * Write an interactive SVG flame graph of acct's merged calling-context
+ * tree (self-contained: inline script, no external resource) to out; with
+ * opts->threads, one tower per thread. Frame widths are proportional to
+ * time (calls with run->count_only). Returns 0 or a negative errno.
+ */
+int report_write_svg(FILE *out, const struct symtab *st, const struct acct *acct,
+		     const struct report_run *run, const struct report_opts *opts);
+
+/* Parse "table"/"csv"/"json"/"folded"/"callgrind" and "time"/"calls"/"name"; return 0 or -1. */
 int report_parse_format(const char *s, enum report_format *f);
 int report_parse_sort(const char *s, enum report_sort *s_out);
 

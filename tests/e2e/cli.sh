@@ -19,7 +19,8 @@ status() {
 }
 
 status 0 --help
-for o in names exclude all output format sort zeros count-only clock verbose help version; do
+for o in names exclude all output format sort zeros count-only clock pin verbose help version \
+	inclusive graph svg lines threads no-correct; do
 	grep -q -- "--$o" out.txt || fail "--help does not list --$o"
 	grep -v '^\.\\"' "$SRCDIR/man/fortstat.1" | sed 's/\\-/-/g' | grep -q -- "--$o" || fail "the man page does not list --$o"
 done
@@ -31,6 +32,8 @@ status 125 --no-such-option /bin/true
 status 125 --format=xml /bin/true
 status 125 --sort=size /bin/true
 status 125 --clock=sundial /bin/true
+status 125 --format=flame /bin/true
+status 125 --svg= /bin/true
 status 125 -n
 status 125
 status 127 ./no-such-program

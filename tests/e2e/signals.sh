@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # signals.sh - the program's own SIGTRAP (raise and int3) reaches its handler;
 # handlers, one on a sigaltstack, call timed routines inside a timed routine;
-# siglongjmp out of a handler through timed frames; exact counts, same output.
+# siglongjmp out of a handler through timed frames; swapcontext coroutines;
+# exact counts, same output.
 # The SIGTRAP handler itself is excluded: a breakpoint hit while SIGTRAP is
 # blocked makes the kernel reset that handler (see BUGS in fortstat(1)).
 . "$SRCDIR/tests/lib.sh"
@@ -16,5 +17,9 @@ for opt in O0 O2; do
 	for r in mid deep on_usr2; do
 		[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE after siglongjmp"
 	done
+	# swapcontext coroutines: returns on the other stack still find their way
+	p=$BIN/coro-$opt
+	traced -- "$p"
+	expect "$p" main 1 consume 10 step 20 yield_to_main 10 producer 1
 done
 finish
