@@ -346,14 +346,16 @@ static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint
  * Count a call of `routine` from `caller` (ACCT_NONE: the root) in context
  * `node` whose calling context is `from`: calls, calls made, both arcs, both
  * trees, the thread's counters. Sets *arc and *tarc to the arcs' indices.
+ * A tail call (`tail`) is not a call made: it never returns to the caller,
+ * so the caller has one segment fewer and no return-side overhead (f2).
  */
 static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint32_t routine,
-		       uint32_t from, uint32_t node, size_t *arc, size_t *tarc)
+		       uint32_t from, uint32_t node, bool tail, size_t *arc, size_t *tarc)
 {
 	a->r[routine].calls++;
 	th->r[routine].calls++;
 	th->entries++;
-	if (caller != ACCT_NONE) {
+	if (caller != ACCT_NONE && !tail) {
 		a->r[caller].calls_made++;
 		th->r[caller].calls_made++;
 		th->made++;
@@ -495,7 +497,7 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
 	f->routine = routine;
 	f->entries0 = th->entries; /* its own entry is inside, */
 	f->node = context(a, th, from, routine);
-	count_call(a, th, caller, routine, from, f->node, &f->arc, &f->tarc);
+	count_call(a, th, caller, routine, from, f->node, false, &f->arc, &f->tarc);
 	f->made0 = th->made; /* the call made to it is not */
 	th->depth++;
 	open_activation(a, th, f, t);
@@ -516,7 +518,7 @@ void acct_count(struct acct *a, int tid, uint32_t routine)
 	th = thread_get(a, tid);
 	from = top_node(th);
 	node = context(a, th, from, routine);
-	count_call(a, th, top_routine(th), routine, from, node, &arc, &tarc);
+	count_call(a, th, top_routine(th), routine, from, node, false, &arc, &tarc);
 }
 
 /*
@@ -580,7 +582,7 @@ int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
 	f->routine = routine;
 	f->entries0 = th->entries;
 	f->node = context(a, th, below, routine);
-	count_call(a, th, old, routine, from, f->node, &f->arc, &f->tarc);
+	count_call(a, th, old, routine, from, f->node, true, &f->arc, &f->tarc);
 	f->made0 = th->made;
 	open_activation(a, th, f, t);
 	return 0;

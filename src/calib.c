@@ -72,18 +72,18 @@ static uint64_t now_ns(clockid_t id)
 __attribute__((constructor)) static void calib_child(void)
 {
 	const char *env = getenv(CALIB_ENV);
-	int n, wall, fd;
-	uint64_t t0, w;
-	clockid_t id;
+	uint64_t c0, w0, w[2];
+	int n, fd;
 
-	if (!env || sscanf(env, "%d,%d,%d", &n, &wall, &fd) != 3)
+	if (!env || sscanf(env, "%d,%d", &n, &fd) != 2)
 		return;
-	id = wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
 	fortstat_calib_driver_raw(n); /* warm up caches and the page tables */
-	t0 = now_ns(id);
+	c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	w0 = now_ns(CLOCK_MONOTONIC);
 	fortstat_calib_driver_raw(n);
-	w = now_ns(id) - t0;
-	if (write(fd, &w, sizeof(w)) != (ssize_t)sizeof(w))
+	w[1] = now_ns(CLOCK_MONOTONIC) - w0;
+	w[0] = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	if (write(fd, w, sizeof(w)) != (ssize_t)sizeof(w))
 		_exit(1);
 	fortstat_calib_driver(n);
 	_exit(0);
@@ -110,47 +110,59 @@ static long find_routine(const struct symtab *st, const char *name)
 	return -1;
 }
 
-/* One batch: returns 0 and the batch's f1, f2. */
-static int calib_batch(const struct options *o, struct symtab *st, long ie, long id, double *f1,
-		       double *f2)
+/* f1, f2 from one accounting state; w is the driver's untraced cost on its clock. */
+static int calib_factors(const struct acct *acct, long ie, long id, uint64_t w, double *f1,
+			 double *f2)
+{
+	const struct acct_routine *r = acct_routines(acct);
+
+	if (r[ie].calls != CALIB_CALLS || r[id].calls != 1)
+		return -EIO;
+	*f1 = (double)r[ie].self / CALIB_CALLS;
+	*f2 = ((double)r[id].self - (double)w) / CALIB_CALLS;
+	if (*f2 < 0)
+		*f2 = 0;
+	return 0;
+}
+
+/*
+ * One batch: returns 0 and the batch's f1, f2 on the chosen clock (f[0],
+ * f[1]) and on the other (f[2], f[3]).
+ */
+static int calib_batch(const struct options *o, struct symtab *st, long ie, long id, double f[4])
 {
 	char *argv[] = { "fortstat-calibrate", NULL };
 	struct trace_result res;
-	struct acct *acct;
-	uint64_t w = 0;
+	struct acct *acct, *acct2;
+	uint64_t w[2] = { 0, 0 }; /* cpu, wall */
+	int wall = o->clock == CLOCK_KIND_WALL;
 	char env[64];
 	int p[2], err;
 
 	if (pipe(p) < 0)
 		return -errno;
-	snprintf(env, sizeof(env), "%d,%d,%d", CALIB_CALLS, o->clock == CLOCK_KIND_WALL, p[1]);
+	snprintf(env, sizeof(env), "%d,%d", CALIB_CALLS, p[1]);
 	setenv(CALIB_ENV, env, 1);
 	acct = acct_new(st->n);
-	err = trace_run("/proc/self/exe", argv, st, acct, o, &res);
+	acct2 = acct_new(st->n);
+	err = trace_run("/proc/self/exe", argv, st, acct, acct2, o, &res);
 	unsetenv(CALIB_ENV);
 	close(p[1]);
-	if (!err && (read(p[0], &w, sizeof(w)) != (ssize_t)sizeof(w) || res.exit_status != 0))
+	if (!err && (read(p[0], w, sizeof(w)) != (ssize_t)sizeof(w) || res.exit_status != 0))
 		err = -EIO;
 	close(p[0]);
-	if (!err) {
-		const struct acct_routine *r = acct_routines(acct);
-
-		if (r[ie].calls != CALIB_CALLS || r[id].calls != 1) {
-			err = -EIO;
-		} else {
-			*f1 = (double)r[ie].self / CALIB_CALLS;
-			*f2 = ((double)r[id].self - (double)w) / CALIB_CALLS;
-			if (*f2 < 0)
-				*f2 = 0;
-		}
-	}
+	if (!err)
+		err = calib_factors(acct, ie, id, w[wall], &f[0], &f[1]);
+	if (!err)
+		err = calib_factors(acct2, ie, id, w[!wall], &f[2], &f[3]);
 	acct_free(acct);
+	acct_free(acct2);
 	return err;
 }
 
 int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 {
-	double f1[CALIB_MAX_BATCHES], f2[CALIB_MAX_BATCHES];
+	double f[4][CALIB_MAX_BATCHES], one[4];
 	struct options oc = *o;
 	struct symtab st;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
@@ -178,9 +190,11 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 	oc.count_only = false;
 	fs_verbose = 0;
 	while (b < CALIB_MAX_BATCHES) {
-		err = calib_batch(&oc, &st, ie, id, &f1[b], &f2[b]);
+		err = calib_batch(&oc, &st, ie, id, one);
 		if (err)
 			break;
+		for (int k = 0; k < 4; k++)
+			f[k][b] = one[k];
 		b++;
 		if (b >= CALIB_MIN_BATCHES &&
 		    (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9 > CALIB_BUDGET_S)
@@ -192,8 +206,10 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 		return err ? err : -EIO;
 	out->batches = b;
 	out->calls = CALIB_CALLS;
-	out->f1_ns = median(f1, b);
-	out->f2_ns = median(f2, b);
+	out->f1_ns = median(f[0], b);
+	out->f2_ns = median(f[1], b);
+	out->alt_f1_ns = median(f[2], b);
+	out->alt_f2_ns = median(f[3], b);
 	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
 }

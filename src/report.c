@@ -834,7 +834,37 @@ static bool selected(const struct symtab *st, uint32_t i)
 }
 
 /* The "routines" and "arcs" members of one set of results, at `ind` spaces. */
-static void json_routines_arcs(FILE *out, const struct report *rp, int ind)
+/* A routine's times on the other clock, net of that clock's overhead when correcting. */
+static acct_time_t alt_net(const struct report_run *run, const struct acct_routine *a,
+			   bool inclusive)
+{
+	acct_time_t g = inclusive ? a->total : a->self;
+
+	if (!run->correct)
+		return g;
+	if (inclusive)
+		return acct_net(g, a->total_entries, a->total_calls_made, run->alt_f1_ns,
+				run->alt_f2_ns);
+	return acct_net(g, a->calls, a->calls_made, run->alt_f1_ns, run->alt_f2_ns);
+}
+
+/* , "cpu": {"self_s": ..., "gross_self_s": ..., "total_s": ..., "gross_total_s": ...} */
+static void json_clock(FILE *out, const char *name, double self, double gross, double total,
+		       double gross_total)
+{
+	fprintf(out, ", \"%s\": {\"self_s\": ", name);
+	json_secs(out, self, true);
+	fputs(", \"gross_self_s\": ", out);
+	json_secs(out, gross, true);
+	fputs(", \"total_s\": ", out);
+	json_secs(out, total, true);
+	fputs(", \"gross_total_s\": ", out);
+	json_secs(out, gross_total, true);
+	fputc('}', out);
+}
+
+/* both: add each routine's times on both clocks (the whole program, not a thread). */
+static void json_routines_arcs(FILE *out, const struct report *rp, int ind, bool both)
 {
 	const struct symtab *st = rp->st;
 	bool timed = !rp->run->count_only;
@@ -868,6 +898,17 @@ static void json_routines_arcs(FILE *out, const struct report *rp, int ind)
 			fprintf(out, "%.6f", percent(rp, secs(r->incl)));
 		else
 			fputs("null", out);
+		if (timed && both && rp->run->alt) {
+			/* both clocks: the chosen one as shown, the other from alt */
+			const struct report_run *run = rp->run;
+			const struct acct_routine *a2 = &acct_routines(run->alt)[r->idx];
+			bool cpu = !strcmp(run->clock, "cpu");
+
+			json_clock(out, cpu ? "cpu" : "wall", secs(r->shown), secs(r->gross),
+				   secs(r->incl), secs(rp->ar[r->idx].total));
+			json_clock(out, run->alt_clock, secs(alt_net(run, a2, false)), secs(a2->self),
+				   secs(alt_net(run, a2, true)), secs(a2->total));
+		}
 		fprintf(out, ", \"incomplete\": %s, \"address\": \"0x%" PRIx64 "\", \"file\": ",
 			timed && r->incomplete ? "true" : "false", rt->addr);
 		json_str(out, rt->file);
@@ -947,7 +988,7 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 	fputs(",\n  \"overhead_s\": ", out);
 	json_secs(out, rp->overhead_s, timed);
 	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n", rp->calls);
-	json_routines_arcs(out, rp, 2);
+	json_routines_arcs(out, rp, 2, true);
 	if (rp->opts->threads) {
 		fputs(",\n  \"threads\": [", out);
 		for (t = 0; t < acct_n_threads(acct); t++) {
@@ -957,7 +998,7 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 			report_build(&tr, rp->st, &p, run, rp->opts);
 			fprintf(out, "%s\n    {\"tid\": %d, \"calls_timed\": %" PRIu64 ",\n",
 				t ? "," : "", p.tid, tr.calls);
-			json_routines_arcs(out, &tr, 6);
+			json_routines_arcs(out, &tr, 6, false);
 			fputc('}', out);
 			report_free(&tr);
 		}

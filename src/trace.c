@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fortstat/account.h"
@@ -120,8 +121,10 @@ struct patch {
 
 struct tthread {
 	pid_t tid;
-	struct fs_clock clk;
-	uint64_t t0, tlast;
+	struct fs_clock clk; /* the thread's CPU clock (wall when it cannot be had) */
+	uint64_t c0, clast;  /* first and last readings of clk */
+	uint64_t tlast;	     /* last time on the chosen clock (fed to acct) */
+	uint64_t tlast2;     /* last time on the other clock (fed to acct2) */
 	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
 	bool unhooked;	 /* its return addresses were put back for an unwinder */
 	bool vfork_child; /* a vfork child sharing our memory */
@@ -139,7 +142,8 @@ struct pending {
 struct tracer {
 	const struct options *o;
 	struct symtab *st;
-	struct acct *acct;
+	struct acct *acct;  /* on the chosen clock */
+	struct acct *acct2; /* on the other clock (NULL with -c) */
 	pid_t leader;
 	int memfd;
 	uint64_t bias;
@@ -230,14 +234,40 @@ static void thr_remove(struct tracer *tr, pid_t tid)
 	}
 }
 
+static uint64_t wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Read both clocks of a stopped thread: its CPU clock and the wall clock.
+ * Sets tlast (chosen clock) and tlast2 (the other), never going backwards.
+ */
+static void thr_stamp(struct tracer *tr, struct tthread *th)
+{
+	uint64_t c = fs_clock_read(&th->clk), w = wall_now();
+	uint64_t t = tr->cpu ? c : w, t2 = tr->cpu ? w : c;
+
+	if (c > th->clast)
+		th->clast = c;
+	if (t > th->tlast)
+		th->tlast = t;
+	if (t2 > th->tlast2)
+		th->tlast2 = t2;
+}
+
 static struct tthread *thr_new(struct tracer *tr, pid_t tid)
 {
 	struct tthread *th = xcalloc(1, sizeof(*th));
 
 	th->tid = tid;
-	if (fs_clock_open(&th->clk, tr->cpu, tr->leader, tid) < 0)
-		fs_clock_open(&th->clk, 0, tr->leader, tid); /* gone or refused: wall */
-	th->t0 = th->tlast = fs_clock_read(&th->clk);
+	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->leader, tid) < 0)
+		fs_clock_open(&th->clk, 0, tr->leader, tid); /* no clocks, gone or refused: wall */
+	th->c0 = th->clast = fs_clock_read(&th->clk);
+	thr_stamp(tr, th);
 	thr_insert(tr, th);
 	return th;
 }
@@ -245,8 +275,8 @@ static struct tthread *thr_new(struct tracer *tr, pid_t tid)
 /* Account a thread's clock as ended (its CPU time joins the program's). */
 static void thr_end(struct tracer *tr, struct tthread *th)
 {
-	if (tr->cpu && th->clk.src != FS_CLOCK_WALL)
-		tr->cpu_total_ns += (double)(th->tlast - th->t0);
+	if (th->clk.src != FS_CLOCK_WALL)
+		tr->cpu_total_ns += (double)(th->clast - th->c0);
 }
 
 /* ---- CPU placement (--pin) ---- */
@@ -553,17 +583,57 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 }
 
 /*
+ * Events go to both accounting states: acct on the chosen clock at t,
+ * acct2 on the other at the thread's tlast2 (read at the same stop).
+ */
+static void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
+		     uint64_t ret, uint64_t t)
+{
+	acct_enter(tr->acct, th->tid, r, slot, ret, t);
+	if (tr->acct2)
+		acct_enter(tr->acct2, th->tid, r, slot, ret, th->tlast2);
+}
+
+static void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
+{
+	acct_count(tr->acct, th->tid, r);
+	if (tr->acct2)
+		acct_count(tr->acct2, th->tid, r);
+}
+
+static void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
+{
+	acct_chain(tr->acct, th->tid, r, t);
+	if (tr->acct2)
+		acct_chain(tr->acct2, th->tid, r, th->tlast2);
+}
+
+static int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
+{
+	if (tr->acct2)
+		acct_leave(tr->acct2, th->tid, th->tlast2, NULL);
+	return acct_leave(tr->acct, th->tid, t, ret);
+}
+
+static void ev_thread_exit(struct tracer *tr, struct tthread *th)
+{
+	acct_thread_exit(tr->acct, th->tid, th->tlast);
+	if (tr->acct2)
+		acct_thread_exit(tr->acct2, th->tid, th->tlast2);
+}
+
+/*
  * Frames whose slot lies below sp are gone (longjmp, exceptions) or live on
  * another stack (swapcontext): close them, but keep their return addresses,
  * so that a return through a slot of another stack still finds its way.
  */
-static void unwind_below(struct tracer *tr, pid_t tid, uint64_t sp, uint64_t t)
+static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp, uint64_t t)
 {
 	uint32_t routine;
 	uint64_t slot, ret;
 
-	while (acct_top(tr->acct, tid, &routine, &slot, &ret) == 0 && slot < sp) {
-		acct_leave(tr->acct, tid, t, &ret);
+	while (acct_top(tr->acct, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
+		ev_leave(tr, th, t, &ret);
 		u64map_put(&tr->orphans, slot, ret);
 	}
 }
@@ -610,12 +680,12 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	uint32_t top;
 	uint64_t top_slot, top_ret;
 
-	unwind_below(tr, tid, slot, t);
+	unwind_below(tr, th, slot, t);
 	if (p->unhook) {
 		/* Entering the unwinder: it must read the real return addresses. */
 		unhook_thread(tr, th);
 		if (p->routine != ACCT_NONE)
-			acct_count(tr->acct, tid, p->routine);
+			ev_count(tr, th, p->routine);
 		if (p->got) {
 			errno = 0;
 			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
@@ -628,7 +698,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	if (th->unhooked)
 		rehook_thread(tr, th);
 	if (tr->o->count_only) {
-		acct_count(tr->acct, tid, p->routine);
+		ev_count(tr, th, p->routine);
 		goto resume;
 	}
 	errno = 0;
@@ -638,9 +708,9 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	if (ret == tr->retrap) {
 		/* Tail call: entered by a jump with our trap as return address. */
 		if (acct_top(tr->acct, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
-			acct_chain(tr->acct, tid, p->routine, t);
+			ev_chain(tr, th, p->routine, t);
 		else
-			acct_count(tr->acct, tid, p->routine);
+			ev_count(tr, th, p->routine);
 	} else if (!p->noreturn && return_site_ok(tr, ret)) {
 		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->retrap) < 0)
 			return;
@@ -649,9 +719,9 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 			if (u64map_get(&tr->orphans, slot, &old) && old)
 				u64map_put(&tr->orphans, slot, 0); /* overwritten */
 		}
-		acct_enter(tr->acct, tid, p->routine, slot, ret, t);
+		ev_enter(tr, th, p->routine, slot, ret, t);
 	} else {
-		acct_count(tr->acct, tid, p->routine);
+		ev_count(tr, th, p->routine);
 	}
 resume:
 	resume_patched(tr, tid, regs, p);
@@ -666,9 +736,9 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 	uint32_t top;
 
 	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
-	unwind_below(tr, th->tid, slot, t);
+	unwind_below(tr, th, slot, t);
 	if (acct_top(tr->acct, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
-		acct_leave(tr->acct, th->tid, t, &ret);
+		ev_leave(tr, th, t, &ret);
 	} else if (u64map_get(&tr->orphans, slot, &ret) && ret) {
 		/* a frame closed earlier, returning on another stack */
 		u64map_put(&tr->orphans, slot, 0);
@@ -792,7 +862,7 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 		if (th->vfork_child || tid != tr->leader) {
 			/* A vfork child (or a thread) replaced its image: it no
 			 * longer shares our patches. Let it go. */
-			acct_thread_exit(tr->acct, tid, th->tlast);
+			ev_thread_exit(tr, th);
 			fs_info(1, "process %d exec'ed a new program: not followed", (int)tid);
 			thr_end(tr, th);
 			unpin_task(tr, tid);
@@ -802,9 +872,8 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 		}
 		break;
 	case PTRACE_EVENT_EXIT:
-		th->tlast = t;
 		th->exiting = true;
-		acct_thread_exit(tr->acct, tid, t);
+		ev_thread_exit(tr, th);
 		thr_end(tr, th);
 		break;
 	default:
@@ -838,7 +907,7 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (th) {
 			if (!th->exiting) {
-				acct_thread_exit(tr->acct, tid, th->tlast);
+				ev_thread_exit(tr, th);
 				thr_end(tr, th);
 			}
 			thr_remove(tr, tid);
@@ -856,11 +925,8 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 		if (!th)
 			return;
 	}
-	t = fs_clock_read(&th->clk);
-	if (t > th->tlast)
-		th->tlast = t;
-	else
-		t = th->tlast;
+	thr_stamp(tr, th);
+	t = th->tlast;
 	sig = WSTOPSIG(status);
 	event = status >> 16;
 	if (sig == SIGTRAP && event == 0) {
@@ -939,9 +1005,9 @@ static void tracer_free(struct tracer *tr)
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
-	      const struct options *o, struct trace_result *res)
+	      struct acct *acct2, const struct options *o, struct trace_result *res)
 {
-	struct tracer tr = { .o = o, .st = st, .acct = acct, .memfd = -1 };
+	struct tracer tr = { .o = o, .st = st, .acct = acct, .acct2 = acct2, .memfd = -1 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	struct tthread *th;
@@ -995,7 +1061,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	res->n_patched = tr.n_patches;
 	th = thr_new(&tr, pid);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
-	tr.wall0 = fs_clock_read(&(struct fs_clock){ .src = FS_CLOCK_WALL, .fd = -1 });
+	tr.wall0 = wall_now();
 	ptrace(PTRACE_CONT, pid, 0, 0);
 
 	while (!tr.done) {
@@ -1008,9 +1074,14 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		dispatch(&tr, tid, status);
 	}
 	{
-		uint64_t wall1 = fs_clock_read(&(struct fs_clock){ .src = FS_CLOCK_WALL, .fd = -1 });
+		uint64_t wall1 = wall_now();
+		double cpu_s = tr.cpu_total_ns / 1e9, wall_s = (double)(wall1 - tr.wall0) / 1e9;
+
 		acct_finish(acct, wall1, !tr.cpu);
-		res->total_time_s = tr.cpu ? tr.cpu_total_ns / 1e9 : (double)(wall1 - tr.wall0) / 1e9;
+		if (acct2)
+			acct_finish(acct2, wall1, tr.cpu);
+		res->total_time_s = tr.cpu ? cpu_s : wall_s;
+		res->total_time2_s = tr.cpu ? wall_s : cpu_s;
 	}
 	if (WIFSIGNALED(tr.status)) {
 		int sig = WTERMSIG(tr.status);

@@ -18,7 +18,8 @@ typedef uint64_t acct_time_t; /* nanoseconds */
 
 struct acct_routine {
 	uint64_t calls;	     /* entries (including entry-only and chained ones) */
-	uint64_t calls_made; /* calls this routine made to timed routines (incl. tail chains) */
+	uint64_t calls_made; /* calls this routine made to timed routines that return to it
+			      * (not tail chains: they cost no return-side stop) */
 	acct_time_t self;    /* gross self time: its clock ran (FORTSTAT clock switching) */
 	acct_time_t total;   /* inclusive time, recursion counted once per outermost activation */
 	bool incomplete;     /* its clock was still running at thread exit or finish */

@@ -15,6 +15,8 @@ struct options;
 struct calib {
 	double f1_ns;	  /* overhead per entry, charged to the callee */
 	double f2_ns;	  /* overhead per call made, charged to the caller */
+	double alt_f1_ns; /* the same on the other clock (wall if cpu was chosen) */
+	double alt_f2_ns;
 	size_t batches;	  /* batches measured */
 	size_t calls;	  /* calls per batch */
 	double seconds;	  /* wall time the calibration took */

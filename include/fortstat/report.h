@@ -26,6 +26,10 @@ struct report_run {
 	double total_time_s;	/* program time on the chosen clock */
 	double f1_ns, f2_ns;	/* overhead per entry / per call made, removed from times */
 	bool correct;		/* apply f1/f2 (false: gross times) */
+	/* The same run on the other clock (JSON's "cpu"/"wall" objects); alt may be NULL. */
+	const struct acct *alt;
+	const char *alt_clock;
+	double alt_f1_ns, alt_f2_ns;
 	const char *note;	/* one line about how the run ended, or NULL */
 };
 

@@ -18,6 +18,7 @@ struct trace_result {
 	int term_signal;     /* N when the program was killed by signal N */
 	bool started;	     /* PROGRAM was exec'ed (there is something to report) */
 	double total_time_s; /* program time on the chosen clock */
+	double total_time2_s; /* program time on the other clock */
 	size_t n_patched;    /* routines patched */
 	size_t n_refused;    /* selected routines left unpatched (see -v) */
 	char note[160];	     /* how the run ended, when it is worth a line */
@@ -26,12 +27,13 @@ struct trace_result {
 /*
  * Run PROGRAM (`path`, with `argv` as its argv and fortstat's environment),
  * time the RT_SELECTED routines of `st` (routine i of st is routine i of
- * acct) and feed `acct` until the program ends. Routines that cannot be
+ * acct) and feed `acct` (on the clock that options choose) and `acct2` (on
+ * the other clock; may be NULL) until the program ends. Routines that cannot be
  * patched lose RT_SELECTED. Returns 0 when the program ran (res filled), or
  * a negative errno when it could not be started or traced (an error line
  * has been printed).
  */
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
-	      const struct options *o, struct trace_result *res);
+	      struct acct *acct2, const struct options *o, struct trace_result *res);
 
 #endif

@@ -3,6 +3,7 @@
 # abcd.sh - FORTSTAT's example: main calls A 5 times, A calls B 10 times, B
 # calls C, C calls D twice. With -n timing only A and D, B's and C's time
 # lands in A (an untimed routine is part of its caller), D's calls stay exact.
+# Corrected times are non-negative and ordered as the known work.
 . "$SRCDIR/tests/lib.sh"
 printf '# FORTSTAT example\n A\n\n D # comment\n' >names.txt
 for opt in O0 O2; do
@@ -10,6 +11,32 @@ for opt in O0 O2; do
 	traced -- "$p"
 	expect "$p" main 1 A 5 B 50 C 50 D 100
 	full_abc=$(awk -F, '$1 == "A" || $1 == "B" || $1 == "C" { s += $3 } END { printf "%.9f", s }' r.csv)
+	# corrected (net) times: never negative, ordered as the known work per
+	# call (C 150,000 loop steps > B 100,000 > D 1,000; A only calls B)
+	for r in main A B C D; do
+		awk -v v="$(self "$r")" 'BEGIN { exit !(v >= 0) }' || fail "$p: $r net time $(self "$r") < 0"
+	done
+	awk -v a="$(self A)" -v b="$(self B)" -v c="$(self C)" -v d="$(self D)" \
+		'BEGIN { exit !(c / 50 > b / 50 && b / 50 > d / 100 && b / 50 > a / 5) }' ||
+		fail "$p: net times per call not ordered as the work: A $(self A) B $(self B) C $(self C) D $(self D)"
+	# JSON carries both clocks, read at the same stops; the chosen one is what is shown
+	if command -v python3 >/dev/null; then
+		"$FORTSTAT" --format=json -o r.json "$p" >/dev/null 2>&1
+		python3 - r.json <<'PY' || fail "$p: JSON cpu/wall objects"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["routines"]:
+    for c in ("cpu", "wall"):
+        o = r[c]
+        assert 0 <= o["self_s"] <= o["gross_self_s"] + 1e-9, (r["name"], c, o)
+        assert o["total_s"] >= o["self_s"] - 1e-9, (r["name"], c, o)
+    assert r["cpu"]["self_s"] == r["self_s"], r
+    assert r["cpu"]["gross_self_s"] == r["gross_self_s"], r
+# C's work is CPU work: both clocks agree on it within 25%
+c = [r for r in d["routines"] if r["name"] == "C"][0]
+assert abs(c["wall"]["self_s"] - c["cpu"]["self_s"]) <= 0.25 * c["cpu"]["self_s"], c
+PY
+	fi
 	traced -n names.txt -- "$p"
 	expect "$p -n" main 1 A 5 D 100
 	absent "$p -n" B C
