@@ -26,10 +26,10 @@
 #include "fortstat/util.h"
 
 #define CALIB_ENV "FORTSTAT_CALIBRATE_CHILD"
-#define CALIB_CALLS 400	    /* calls per batch */
+#define CALIB_CALLS 500	    /* calls per batch */
 #define CALIB_MIN_BATCHES 3
-#define CALIB_MAX_BATCHES 7
-#define CALIB_BUDGET_S 0.12 /* stop adding batches past this */
+#define CALIB_MAX_BATCHES 9
+#define CALIB_BUDGET_S 0.14 /* stop adding batches past this */
 
 /* Exported so that the routines have symbols; noipa keeps the calls real. */
 void fortstat_calib_empty(void);

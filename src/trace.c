@@ -166,6 +166,7 @@ struct tracer {
 	bool done;
 	int status;	       /* leader's wait status */
 	bool pinned;	       /* fortstat and the program run on one CPU */
+	char note[160];	       /* how the run went, when it is worth a line */
 	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
 };
 
@@ -839,6 +840,8 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
+static void program_exec(struct tracer *tr);
+
 static void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
 {
 	unsigned long msg = 0;
@@ -870,7 +873,8 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 			thr_remove(tr, tid);
 			return;
 		}
-		break;
+		program_exec(tr);
+		return;
 	case PTRACE_EVENT_EXIT:
 		th->exiting = true;
 		ev_thread_exit(tr, th);
@@ -880,6 +884,39 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 		break;
 	}
 	ptrace(PTRACE_CONT, tid, 0, 0);
+}
+
+/*
+ * The program replaced its image (execve): the new one carries no patches
+ * and is not followed. Close every open clock, forget the traps, give the
+ * program its CPU mask back and let it run on untraced; its exit status is
+ * still ours to wait for.
+ */
+static void program_exec(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr_cap; i++) {
+		struct tthread *th = tr->thr[i];
+
+		if (!th)
+			continue;
+		ev_thread_exit(tr, th);
+		thr_end(tr, th);
+	}
+	u64map_free(&tr->traps);
+	tr->n_patches = 0;
+	snprintf(tr->note, sizeof(tr->note),
+		 "the program exec'ed a new image: timed up to the exec, not followed");
+	fs_info(1, "%s", tr->note);
+	unpin_task(tr, tr->leader);
+	ptrace(PTRACE_DETACH, tr->leader, 0, 0);
+	for (size_t i = 0; i < tr->thr_cap; i++) {
+		if (tr->thr[i]) {
+			fs_clock_close(&tr->thr[i]->clk);
+			free(tr->thr[i]);
+			tr->thr[i] = NULL;
+		}
+	}
+	tr->thr_n = 0;
 }
 
 /* The first stop of a thread or process we have not seen yet. */
@@ -1083,6 +1120,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		res->total_time_s = tr.cpu ? cpu_s : wall_s;
 		res->total_time2_s = tr.cpu ? wall_s : cpu_s;
 	}
+	if (tr.note[0])
+		snprintf(res->note, sizeof(res->note), "%s", tr.note);
 	if (WIFSIGNALED(tr.status)) {
 		int sig = WTERMSIG(tr.status);
 		res->term_signal = sig;

@@ -29,6 +29,11 @@ for opt in O0 O2; do
 			fail "$p $how: no one-line note of the signal: $(cat t.err)" ;;
 		esac
 	done
+	# exec: timed up to the exec, then the new image runs untraced
+	traced -- "$p" exec
+	expect "$p exec" main 1 step 10 finish 1
+	grep -q '^a new image$' t.out || fail "$p exec: the new image did not run: $(cat t.out)"
+	grep -q "exec'ed a new image" t.err || fail "$p exec: no note: $(cat t.err)"
 done
 # The table marks them too.
 "$FORTSTAT" "$BIN/ending-O0" abort >/dev/null 2>table.txt
