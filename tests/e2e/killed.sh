@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # killed.sh - fortstat is signalled: SIGTERM is passed to the program and the
 # report still written; SIGINT from the terminal reaches the program as it
-# would without fortstat; a SIGKILLed fortstat takes the program with it.
+# would without fortstat; SIGSTOP/SIGCONT stop and resume it as job control
+# does; a SIGKILLed fortstat takes the program with it.
 . "$SRCDIR/tests/lib.sh"
 cp "$BIN/sleeper-O0" "./sleeper-$$"
 prog=./sleeper-$$
@@ -55,6 +56,27 @@ while [ ! -s rep2.txt ] && [ $i -lt 50 ]; do
 	i=$((i + 1))
 done
 grep -q 'killed by signal 2' rep2.txt || fail "SIGINT: the program did not end by SIGINT: $(cat rep2.txt err2.txt)"
+gone "$prog"
+
+# job control: SIGSTOP stops the program (a group-stop, not a signal
+# fortstat eats), SIGCONT resumes it, and it then ends as usual
+"$FORTSTAT" --format=csv -o rep4.csv "$prog" 10 >out4.txt 2>err4.txt &
+fs=$!
+wait_line out4.txt
+pid=$(pgrep -f "^$prog 10" | head -n 1)
+kill -STOP "$pid"
+sleep 1.5
+state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+case $state in
+T | t) ;;
+*) fail "SIGSTOP: the program is in state '$state', not stopped" ;;
+esac
+kill -0 "$fs" 2>/dev/null || fail "SIGSTOP: fortstat ended while the program was stopped"
+kill -CONT "$pid"
+wait "$fs"
+rc=$?
+[ "$rc" = 0 ] || fail "SIGSTOP/SIGCONT: fortstat exited $rc: $(cat err4.txt)"
+grep -q '^nap,10,' rep4.csv || fail "SIGSTOP/SIGCONT: nap not called 10 times: $(cat rep4.csv)"
 gone "$prog"
 
 # SIGKILL to fortstat: the program must not run on, patched
