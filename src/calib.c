@@ -131,7 +131,8 @@ static int calib_factors(const struct acct *acct, long ie, long id, uint64_t w, 
  */
 static int calib_batch(const struct options *o, struct symtab *st, long ie, long id, double f[4])
 {
-	char *argv[] = { "fortstat-calibrate", NULL };
+	static char name[] = "fortstat-calibrate";
+	char *argv[] = { name, NULL };
 	struct trace_result res;
 	struct acct *acct, *acct2;
 	uint64_t w[2] = { 0, 0 }; /* cpu, wall */

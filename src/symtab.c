@@ -782,7 +782,9 @@ static void build_routines(struct symtab *st, struct rawsym *raw, size_t n_raw,
  */
 static bool uses_parallel_runtime(Elf *elf)
 {
-	static const char *const libs[] = { "libgomp", "libomp", "libiomp", "libtbb" };
+	static const char *const libs[] = {
+		"libgomp", "libomp", "libiomp", "libtbb",
+	};
 	static const char *const syms[] = { "GOMP_", "__kmpc_", "omp_get_", "_ZN3tbb" };
 	Elf_Scn *scn = NULL;
 
