@@ -8,6 +8,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -553,15 +554,33 @@ static int return_site_ok(struct tracer *tr, uint64_t ret)
 }
 
 /* Resume the thread past the displaced instruction of patch p. */
+/* Set RIP alone: one word, about 1 us cheaper a stop than PTRACE_SETREGS. */
+static int set_rip(pid_t tid, uint64_t rip)
+{
+	if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user_regs_struct, rip), rip) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Resume the thread past the displaced instruction of patch p. `regs` is
+ * complete unless `rip_only` (count-only: only RIP was read).
+ */
 static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct *regs,
-			  const struct patch *p)
+			  const struct patch *p, bool rip_only)
 {
 	const struct insn_plan *pl = &p->plan;
 	uint64_t next = pl->addr + pl->len;
 
+	if (pl->kind == INSN_XOL)
+		return set_rip(tid, p->slot);
+	if (pl->kind == INSN_JMP)
+		return set_rip(tid, pl->target);
+	if (rip_only && ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
+		return -errno;
 	switch (pl->kind) {
 	case INSN_XOL:
-		regs->rip = p->slot;
+	case INSN_JMP:
 		break;
 	case INSN_CALL:
 		regs->rsp -= 8;
@@ -569,12 +588,9 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 			return -errno;
 		regs->rip = pl->target;
 		break;
-	case INSN_JMP:
-		regs->rip = pl->target;
-		break;
 	case INSN_JCC:
-		regs->rip = insn_cond_true(pl->cond, regs->eflags, regs->rcx) ? pl->target : next;
-		break;
+		return set_rip(tid, insn_cond_true(pl->cond, regs->eflags, regs->rcx) ? pl->target
+										 : next);
 	case INSN_REFUSE:
 		return -EINVAL;
 	}
@@ -725,7 +741,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		ev_count(tr, th, p->routine);
 	}
 resume:
-	resume_patched(tr, tid, regs, p);
+	resume_patched(tr, tid, regs, p, false);
 }
 
 static void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
@@ -750,8 +766,7 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 		kill(tr->leader, SIGKILL);
 		return;
 	}
-	regs->rip = ret;
-	ptrace(PTRACE_SETREGS, th->tid, 0, regs);
+	set_rip(th->tid, ret);
 }
 
 /* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
@@ -761,6 +776,19 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 	uint64_t idx;
 	uint64_t pc;
 
+	if (tr->o->count_only) {
+		/* Count-only needs RIP alone (no frames, no return address). */
+		errno = 0;
+		regs.rip = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid,
+					    offsetof(struct user_regs_struct, rip), 0);
+		if (errno)
+			return 1; /* gone */
+		if (!u64map_get(&tr->traps, regs.rip - 1, &idx))
+			return 0;
+		ev_count(tr, th, tr->patches[idx].routine);
+		resume_patched(tr, th->tid, &regs, &tr->patches[idx], true);
+		return 1;
+	}
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
 		return 1; /* gone */
 	pc = regs.rip - 1;
