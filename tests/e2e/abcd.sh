@@ -32,9 +32,10 @@ for r in d["routines"]:
         assert o["total_s"] >= o["self_s"] - 1e-9, (r["name"], c, o)
     assert r["cpu"]["self_s"] == r["self_s"], r
     assert r["cpu"]["gross_self_s"] == r["gross_self_s"], r
-# C's work is CPU work: both clocks agree on it within 25%
+# a thread's CPU time cannot exceed its elapsed time (gross, same stops);
+# the other way round is load, which this test does not control
 c = [r for r in d["routines"] if r["name"] == "C"][0]
-assert abs(c["wall"]["self_s"] - c["cpu"]["self_s"]) <= 0.25 * c["cpu"]["self_s"], c
+assert c["cpu"]["gross_self_s"] <= c["wall"]["gross_self_s"] * 1.02 + 1e-5, c
 PY
 	fi
 	traced -n names.txt -- "$p"
