@@ -99,6 +99,25 @@ START_TEST(test_views)
 }
 END_TEST
 
+START_TEST(test_pin)
+{
+	struct options o;
+	char *a1[] = { "fortstat", "p", NULL };
+	char *a2[] = { "fortstat", "--pin=always", "p", NULL };
+	char *a3[] = { "fortstat", "--pin", "never", "p", NULL };
+	char *a4[] = { "fortstat", "--pin=auto", "p", NULL };
+
+	ck_assert_int_eq(parse(&o, a1), -1);
+	ck_assert_int_eq(o.pin, PIN_AUTO);
+	ck_assert_int_eq(parse(&o, a2), -1);
+	ck_assert_int_eq(o.pin, PIN_ALWAYS);
+	ck_assert_int_eq(parse(&o, a3), -1);
+	ck_assert_int_eq(o.pin, PIN_NEVER);
+	ck_assert_int_eq(parse(&o, a4), -1);
+	ck_assert_int_eq(o.pin, PIN_AUTO);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	struct options o;
@@ -109,6 +128,7 @@ START_TEST(test_errors)
 	char *a5[] = { "fortstat", "--bogus", "p", NULL };
 	char *a6[] = { "fortstat", "-o", NULL };
 	char *a7[] = { "fortstat", "-q", "p", NULL };
+	char *a8[] = { "fortstat", "--pin=sometimes", "p", NULL };
 
 	ck_assert_int_eq(parse(&o, a1), EXIT_FS_ERROR);
 	ck_assert_int_eq(parse(&o, a2), EXIT_FS_ERROR);
@@ -117,6 +137,7 @@ START_TEST(test_errors)
 	ck_assert_int_eq(parse(&o, a5), EXIT_FS_ERROR);
 	ck_assert_int_eq(parse(&o, a6), EXIT_FS_ERROR);
 	ck_assert_int_eq(parse(&o, a7), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a8), EXIT_FS_ERROR);
 }
 END_TEST
 
@@ -175,6 +196,7 @@ int main(void)
 	tcase_add_test(tc, test_long_forms);
 	tcase_add_test(tc, test_views);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -32,6 +32,10 @@ for r in d["routines"]:
         assert o["total_s"] >= o["self_s"] - 1e-9, (r["name"], c, o)
     assert r["cpu"]["self_s"] == r["self_s"], r
     assert r["cpu"]["gross_self_s"] == r["gross_self_s"], r
+# calibration ran and its overhead was removed: a few us a stop here
+assert 500 < d["f1_ns"] < 100000 and 500 < d["f2_ns"] < 100000, (d["f1_ns"], d["f2_ns"])
+assert d["overhead_s"] > 0 and d["overhead_removed"], d["overhead_s"]
+assert abs(d["gross_total_time_s"] - d["total_time_s"] - d["overhead_s"]) < 1e-6, d
 # a thread's CPU time cannot exceed its elapsed time (gross, same stops);
 # the other way round is load, which this test does not control
 c = [r for r in d["routines"] if r["name"] == "C"][0]

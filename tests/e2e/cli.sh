@@ -32,6 +32,7 @@ status 125 --no-such-option /bin/true
 status 125 --format=xml /bin/true
 status 125 --sort=size /bin/true
 status 125 --clock=sundial /bin/true
+status 125 --pin=sometimes /bin/true
 status 125 --format=flame /bin/true
 status 125 --svg= /bin/true
 status 125 -n
