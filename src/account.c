@@ -443,6 +443,33 @@ struct acct *acct_new(size_t n_routines)
 	return a;
 }
 
+/* Grow a zeroed array of n elements of size sz to m elements. */
+static void *grow_zeroed(void *p, size_t n, size_t m, size_t sz)
+{
+	p = xrealloc(p, m * sz);
+	memset((char *)p + n * sz, 0, (m - n) * sz);
+	return p;
+}
+
+void acct_grow(struct acct *a, size_t n_routines)
+{
+	size_t old = a->n, i;
+
+	if (n_routines <= old)
+		return;
+	a->r = grow_zeroed(a->r, old ? old : 1, n_routines, sizeof(*a->r));
+	for (i = 0; i < a->thr_n; i++) {
+		struct thread *th = a->list[i];
+
+		th->r = grow_zeroed(th->r, old ? old : 1, n_routines, sizeof(*th->r));
+		if (th->active) {
+			th->active = grow_zeroed(th->active, old, n_routines, sizeof(*th->active));
+			th->rnode = grow_zeroed(th->rnode, old, n_routines, sizeof(*th->rnode));
+		}
+	}
+	a->n = n_routines;
+}
+
 /* Free everything acct_new and the events allocated; a may be NULL. */
 void acct_free(struct acct *a)
 {

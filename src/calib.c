@@ -146,7 +146,7 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 	setenv(CALIB_ENV, env, 1);
 	acct = acct_new(st->n);
 	acct2 = acct_new(st->n);
-	err = trace_run("/proc/self/exe", argv, st, acct, acct2, o, &res);
+	err = trace_run("/proc/self/exe", argv, st, acct, acct2, NULL, NULL, o, &res);
 	unsetenv(CALIB_ENV);
 	close(p[1]);
 	if (!err && (read(p[0], w, sizeof(w)) != (ssize_t)sizeof(w) || res.exit_status != 0))
@@ -189,6 +189,7 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 	if (o->pin == PIN_AUTO && parallel_runtime)
 		oc.pin = PIN_NEVER;
 	oc.count_only = false;
+	oc.n_libs = 0; /* the calibration child's libraries are not the program's */
 	fs_verbose = 0;
 	while (b < CALIB_MAX_BATCHES) {
 		err = calib_batch(&oc, &st, ie, id, one);

@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "names", required_argument, NULL, 'n' },
 	{ "exclude", required_argument, NULL, 'x' },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "lib", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, OPT_SORT },
@@ -61,6 +62,10 @@ void cli_usage(FILE *out)
 	      "  -x, --exclude=FILE   never time the routines named in FILE\n"
 	      "      --all            also time runtime helpers and, in static executables,\n"
 	      "                       the C library's routines\n"
+	      "  -l, --lib=PATTERN    also time the routines of the shared libraries whose\n"
+	      "                       soname or file name matches PATTERN (libblas,\n"
+	      "                       'libm.so*'), loaded at start or by dlopen;\n"
+	      "                       repeatable; -n/-x apply, LIB:NAME qualifies a name\n"
 	      "\n"
 	      "Measuring:\n"
 	      "  -c, --count-only     count calls only, no clocks (fastest)\n"
@@ -114,7 +119,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:n:x:o:zcvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:x:l:o:zcvhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->names_file = optarg;
@@ -124,6 +129,11 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_ALL:
 			o->all = true;
+			break;
+		case 'l':
+			if (o->n_libs == CLI_MAX_LIBS)
+				return usage_error("too many -l patterns (at most 32):", optarg);
+			o->libs[o->n_libs++] = optarg;
 			break;
 		case 'o':
 			o->output = optarg;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,43 @@ int find_gap(pid_t pid, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr)
 	return -ENOSPC;
 }
 
-int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret)
+/*
+ * Run the stopped thread from its registers `regs` until it stops with
+ * SIGTRAP at `trap` + 1 (an int3 at trap). Other signals that arrive
+ * meanwhile are kept in *deferred (the last one) for the caller to deliver
+ * when the thread resumes its own work; when deferred is NULL they are dropped.
+ * Leaves the final registers in *regs.
+ */
+static int run_until(pid_t pid, uint64_t trap, struct user_regs_struct *regs, int *deferred)
+{
+	int status;
+
+	if (ptrace(PTRACE_SETREGS, pid, 0, regs) < 0 || ptrace(PTRACE_CONT, pid, 0, 0) < 0)
+		return -errno;
+	for (;;) {
+		int sig;
+
+		if (waitpid(pid, &status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		sig = WSTOPSIG(status);
+		if (sig == SIGTRAP && (status >> 16) == 0) {
+			if (ptrace(PTRACE_GETREGS, pid, 0, regs) < 0)
+				return -errno;
+			if (regs->rip == trap + 1)
+				return 0;
+			return -EFAULT; /* a breakpoint elsewhere: give up */
+		}
+		if ((status >> 16) == 0 && deferred)
+			*deferred = sig;
+		if (ptrace(PTRACE_CONT, pid, 0, 0) < 0)
+			return -errno;
+	}
+}
+
+int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long args[6],
+		      long *ret, int *deferred)
 {
 	/*
 	 * mov $nr,%eax; syscall; int3. The number goes in the code, not in
@@ -133,19 +170,24 @@ int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret)
 	struct user_regs_struct saved, regs;
 	uint8_t old[sizeof(code)];
 	uint32_t nr32 = (uint32_t)nr;
-	int status, err;
+	bool at_rip = where == 0;
+	int err;
 
 	memcpy(code + 1, &nr32, sizeof(nr32));
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &saved) < 0)
 		return -errno;
-	err = mem_read(memfd, saved.rip, old, sizeof(old));
-	if (err)
-		return err;
-	err = mem_write(memfd, saved.rip, code, sizeof(code));
+	if (at_rip) {
+		where = saved.rip;
+		err = mem_read(memfd, where, old, sizeof(old));
+		if (err)
+			return err;
+	}
+	err = mem_write(memfd, where, code, sizeof(code));
 	if (err)
 		return err;
 	regs = saved;
+	regs.rip = where;
 	regs.rax = (unsigned long)nr;
 	regs.orig_rax = (unsigned long)-1;
 	regs.rdi = (unsigned long)args[0];
@@ -154,39 +196,44 @@ int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret)
 	regs.r10 = (unsigned long)args[3];
 	regs.r8 = (unsigned long)args[4];
 	regs.r9 = (unsigned long)args[5];
-	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0) {
-		err = -errno;
-		goto restore;
-	}
-	if (ptrace(PTRACE_CONT, pid, 0, 0) < 0) {
-		err = -errno;
-		goto restore;
-	}
-	for (;;) {
-		if (waitpid(pid, &status, __WALL) < 0) {
-			err = -errno;
-			goto restore;
-		}
-		if (!WIFSTOPPED(status))
-			return -ESRCH;
-		if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0)
-			break;
-		/* Anything else (a signal sent meanwhile) is dropped: nothing of
-		 * the program has run yet at the exec stop. */
-		if (ptrace(PTRACE_CONT, pid, 0, 0) < 0) {
-			err = -errno;
-			goto restore;
-		}
-	}
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0) {
-		err = -errno;
-		goto restore;
-	}
-	*ret = (long)regs.rax;
-	err = 0;
-restore:
-	if (mem_write(memfd, saved.rip, old, sizeof(old)) < 0 && !err)
+	err = run_until(pid, where + sizeof(code) - 1, &regs, deferred);
+	if (!err)
+		*ret = (long)regs.rax;
+	if (at_rip && mem_write(memfd, where, old, sizeof(old)) < 0 && !err)
 		err = -EIO;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &saved) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret)
+{
+	/* Nothing of the program has run yet at the exec stop: signals sent
+	 * meanwhile are dropped. */
+	return inject_syscall_at(pid, memfd, 0, nr, args, ret, NULL);
+}
+
+int inject_call(pid_t pid, int memfd, uint64_t fn, uint64_t trap, uint64_t arg0, uint64_t *ret,
+		int *deferred)
+{
+	struct user_regs_struct saved, regs;
+	int err;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &saved) < 0)
+		return -errno;
+	regs = saved;
+	/* Below the red zone, 16-byte aligned at the call, as the ABI wants. */
+	regs.rsp = ((saved.rsp - 1024) & ~(uint64_t)15) - 8;
+	err = mem_write(memfd, regs.rsp, &trap, sizeof(trap));
+	if (err)
+		return err;
+	regs.rip = fn;
+	regs.rdi = arg0;
+	regs.rax = 0;
+	regs.orig_rax = (unsigned long)-1;
+	err = run_until(pid, trap, &regs, deferred);
+	if (!err)
+		*ret = regs.rax;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &saved) < 0 && !err)
 		err = -errno;
 	return err;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* main.c - fortstat: time the routines of a program. Only main() decides to stop. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "fortstat/calib.h"
 #include "fortstat/cli.h"
 #include "fortstat/names.h"
+#include "fortstat/precheck.h"
 #include "fortstat/report.h"
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
@@ -27,12 +29,12 @@ static int load_names(const char *path, struct names *nm)
 }
 
 /* Names that matched nothing are worth a line each (FORTSTAT never checked). */
-static void warn_unmatched(const struct names *nm, const char *prog)
+static void warn_unmatched(const struct names *nm, const char *prog, bool libs)
 {
 	for (size_t i = 0; i < nm->n; i++)
 		if (!nm->v[i].matched)
-			fs_warn("%s:%d: '%s' matches no routine in %s", nm->path, nm->v[i].line,
-				nm->v[i].pattern, prog);
+			fs_warn("%s:%d: '%s' matches no routine in %s%s", nm->path, nm->v[i].line,
+				nm->v[i].pattern, prog, libs ? " or the libraries of -l" : "");
 }
 
 int main(int argc, char **argv)
@@ -57,6 +59,11 @@ int main(int argc, char **argv)
 	rc = cli_find_program(o.argv[0], &path);
 	if (rc)
 		return rc;
+	rc = precheck_program(path);
+	if (rc) {
+		free(path);
+		return rc;
+	}
 	err = symtab_load(path, &st);
 	if (err) {
 		fs_error("%s: %s", path, symtab_strerror(err));
@@ -68,10 +75,11 @@ int main(int argc, char **argv)
 		return EXIT_FS_ERROR;
 	n_sel = symtab_select(&st, o.names_file ? &names : NULL,
 			      o.exclude_file ? &exclude : NULL, o.all);
-	if (o.names_file)
-		warn_unmatched(&names, path);
-	if (o.exclude_file)
-		warn_unmatched(&exclude, path);
+	/* With -l, names may match library routines: said once the run is over. */
+	if (o.names_file && !o.n_libs)
+		warn_unmatched(&names, path, o.n_libs > 0);
+	if (o.exclude_file && !o.n_libs)
+		warn_unmatched(&exclude, path, o.n_libs > 0);
 	fs_info(1, "%s: %zu routines, %zu selected for timing", path, st.n, n_sel);
 	if (o.output) {
 		out = fopen(o.output, "we");
@@ -110,12 +118,17 @@ int main(int argc, char **argv)
 	acct = acct_new(st.n);
 	/* Both clocks are read at every stop: the other one feeds JSON's objects. */
 	acct2 = o.count_only ? NULL : acct_new(st.n);
-	err = trace_run(path, o.argv, &st, acct, acct2, &o, &res);
+	err = trace_run(path, o.argv, &st, acct, acct2, o.names_file ? &names : NULL,
+			o.exclude_file ? &exclude : NULL, &o, &res);
 	if (err || !res.started) {
 		/* Nothing was measured: the error has been said in one line. */
 		rc = res.exit_status ? res.exit_status : EXIT_FS_ERROR;
 		goto done;
 	}
+	if (o.names_file && o.n_libs)
+		warn_unmatched(&names, path, o.n_libs > 0);
+	if (o.exclude_file && o.n_libs)
+		warn_unmatched(&exclude, path, o.n_libs > 0);
 	if (res.note[0])
 		fs_warn("%s", res.note);
 	memset(&run, 0, sizeof(run));

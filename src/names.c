@@ -179,6 +179,52 @@ bool names_test(const struct names *nm, const char *name)
 	return false;
 }
 
+/*
+ * LIB:NAME -> the offset of NAME (after the ':'), or 0 when the pattern is
+ * not qualified. A ':' of a C++ or Fortran scope (`::`) never qualifies.
+ */
+size_t names_qualifier(const char *pattern)
+{
+	for (size_t i = 1; pattern[i]; i++) {
+		if (pattern[i] != ':')
+			continue;
+		if (pattern[i + 1] == ':') {
+			i++;
+			continue;
+		}
+		return pattern[i + 1] ? i + 1 : 0;
+	}
+	return 0;
+}
+
+/*
+ * Does the library pattern (the first `len` bytes of `pattern`) match the
+ * library `name` (a soname, a file name or a path)? A pattern with a '/' is
+ * matched against the whole path, others against its last component. A
+ * pattern without glob characters matches that name and its versions:
+ * `libm` matches libm.so.6 but not libmvec.so.1.
+ */
+bool names_lib_match(const char *pattern, size_t len, const char *name)
+{
+	char pat[512];
+	const char *subject = name, *slash;
+	size_t n;
+
+	if (!name || !len || len >= sizeof(pat))
+		return false;
+	memcpy(pat, pattern, len);
+	pat[len] = '\0';
+	if (!memchr(pat, '/', len)) {
+		slash = strrchr(name, '/');
+		subject = slash ? slash + 1 : name;
+	}
+	if (strpbrk(pat, "*?["))
+		return fnmatch(pat, subject, 0) == 0;
+	n = strlen(pat);
+	return strncmp(subject, pat, n) == 0 &&
+	       (subject[n] == '\0' || subject[n] == '.' || subject[n] == '-');
+}
+
 /* Free what @nm owns and leave it empty; NULL is accepted. */
 void names_free(struct names *nm)
 {

@@ -878,6 +878,8 @@ static void json_routines_arcs(FILE *out, const struct report *rp, int ind, bool
 
 		fprintf(out, "%s\n%*s{\"name\": ", i ? "," : "", ind + 2, "");
 		json_str(out, r->name);
+		fputs(", \"module\": ", out);
+		json_str(out, rt->module);
 		fputs(", \"aliases\": [", out);
 		for (k = 0; k < rt->n_names; k++) {
 			if (k)

@@ -657,11 +657,84 @@ static int check_layout(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize)
  * symbol table section @scn into @raw; the addresses of STT_GNU_IFUNC
  * symbols go to @ifunc. Returns 0 or SYMTAB_ETRUNC.
  */
-static int read_symbols(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw,
-			uint64_t **ifunc, size_t *n_ifunc)
+/* Symbol versions of .dynsym: to name symbols of a non-default version. */
+struct verinfo {
+	Elf_Data *versym; /* .gnu.version */
+	Elf_Data *verdef; /* .gnu.version_d */
+	size_t verdef_str;
+	size_t n_verdef;
+};
+
+static void verinfo_init(Elf *elf, struct verinfo *vi)
 {
-	size_t cap = 0, cap_if = 0, i, n, shnum;
+	Elf_Scn *scn = NULL;
+
+	memset(vi, 0, sizeof(*vi));
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_GNU_versym) {
+			vi->versym = elf_getdata(scn, NULL);
+		} else if (sh.sh_type == SHT_GNU_verdef) {
+			vi->verdef = elf_getdata(scn, NULL);
+			vi->verdef_str = sh.sh_link;
+			vi->n_verdef = sh.sh_info;
+		}
+	}
+}
+
+/* The version of symbol i when it is hidden (`exp@GLIBC_2.2.5`), else NULL. */
+static const char *hidden_version(Elf *elf, const struct verinfo *vi, size_t i)
+{
+	GElf_Versym vs;
+	size_t off = 0;
+
+	if (!vi->versym || !vi->verdef || !gelf_getversym(vi->versym, (int)i, &vs) ||
+	    !(vs & 0x8000))
+		return NULL;
+	for (size_t k = 0; k < vi->n_verdef; k++) {
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+
+		if (!gelf_getverdef(vi->verdef, (int)off, &vd))
+			break;
+		if (vd.vd_ndx == (vs & 0x7fff) &&
+		    gelf_getverdaux(vi->verdef, (int)(off + vd.vd_aux), &va))
+			return elf_strptr(elf, vi->verdef_str, va.vda_name);
+		if (!vd.vd_next)
+			break;
+		off += vd.vd_next;
+	}
+	return NULL;
+}
+
+struct strlist {
+	char **v;
+	size_t n, cap;
+};
+
+static const char *strlist_keep(struct strlist *l, char *s)
+{
+	GROW(l->v, l->n, l->cap);
+	l->v[l->n++] = s;
+	return s;
+}
+
+static void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int read_symbols(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw,
+			uint64_t **ifunc, size_t *n_ifunc, struct symtab *st, struct strlist *own)
+{
+	size_t cap = 0, cap_if = 0, cap_ifn = 0, i, n, shnum;
 	const char *file = NULL;
+	struct verinfo vi;
 	GElf_Shdr sh;
 	Elf_Data *data;
 
@@ -670,6 +743,9 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_r
 	data = elf_getdata(scn, NULL);
 	if (!data)
 		return SYMTAB_ETRUNC;
+	memset(&vi, 0, sizeof(vi));
+	if (sh.sh_type == SHT_DYNSYM)
+		verinfo_init(elf, &vi);
 	n = sh.sh_size / sh.sh_entsize;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -686,9 +762,26 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_r
 			file = name;
 			continue;
 		}
+		if (name && *name && sym.st_shndx != SHN_UNDEF &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC)) {
+			const char *ver = hidden_version(elf, &vi, i);
+
+			const char *dflt = strstr(name, "@@");
+
+			if (ver)
+				name = strlist_keep(own, xasprintf("%s@%s", name, ver));
+			else if (dflt) /* .symtab spells the default version out: fs_old@@FS_2.0 */
+				name = strlist_keep(own, xasprintf("%.*s", (int)(dflt - name), name));
+		}
 		if (type == STT_GNU_IFUNC) {
 			GROW(*ifunc, *n_ifunc, cap_if);
 			(*ifunc)[(*n_ifunc)++] = sym.st_value;
+			if (name && *name && sym.st_shndx != SHN_UNDEF) {
+				GROW(st->ifuncs, st->n_ifuncs, cap_ifn);
+				st->ifuncs[st->n_ifuncs].resolver = sym.st_value;
+				st->ifuncs[st->n_ifuncs].name = xstrdup(name);
+				st->n_ifuncs++;
+			}
 			continue;
 		}
 		if (type != STT_FUNC || sym.st_size == 0 || !name || !*name)
@@ -908,11 +1001,38 @@ static void read_plt(Elf *elf, struct symtab *st)
 	}
 }
 
+/* DT_SONAME of a shared library, malloc'ed, or NULL. */
+static char *read_soname(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_SONAME &&
+			    (name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) != NULL)
+				return xstrdup(name);
+		}
+	}
+	return NULL;
+}
+
 int symtab_load(const char *path, struct symtab *st)
 {
 	static bool elf_ready;
 	struct rawsym *raw = NULL;
 	uint64_t *ifunc = NULL;
+	struct strlist own = { 0 };
 	size_t n_raw = 0, n_ifunc = 0, i, phnum;
 	struct dwinfo dw;
 	Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
@@ -984,9 +1104,17 @@ int symtab_load(const char *path, struct symtab *st)
 			rc = SYMTAB_ETRUNC;
 			goto out;
 		}
-		if (ph.p_type == PT_INTERP)
+		if (ph.p_type == PT_INTERP) {
+			size_t len;
+			const char *ip = elf_rawfile(elf, &len);
+
 			st->is_static = false;
+			if (ip && ph.p_offset < len && ph.p_filesz && ph.p_filesz <= len - ph.p_offset &&
+			    !st->interp)
+				st->interp = xasprintf("%.*s", (int)ph.p_filesz, ip + ph.p_offset);
+		}
 	}
+	st->soname = read_soname(elf);
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -1007,7 +1135,7 @@ int symtab_load(const char *path, struct symtab *st)
 		rc = SYMTAB_ENOSYMS;
 		goto out;
 	}
-	rc = read_symbols(elf, symscn, &raw, &n_raw, &ifunc, &n_ifunc);
+	rc = read_symbols(elf, symscn, &raw, &n_raw, &ifunc, &n_ifunc, st, &own);
 	if (rc)
 		goto out;
 	if (!n_raw) {
@@ -1022,6 +1150,7 @@ int symtab_load(const char *path, struct symtab *st)
 	read_plt(elf, st);
 	st->path = xstrdup(path);
 	build_routines(st, raw, n_raw, ifunc, n_ifunc, &dw);
+	st->n_own = st->n;
 	if (!st->n)
 		rc = SYMTAB_ENOSYMS;
 	fs_info(2, "%s: %zu routines from %s%s%s", path, st->n,
@@ -1029,6 +1158,7 @@ int symtab_load(const char *path, struct symtab *st)
 		st->is_static ? " (static)" : "");
 out:
 	dw_free(&dw);
+	strlist_free(&own);
 	free(raw);
 	free(ifunc);
 	if (elf)
@@ -1067,7 +1197,29 @@ const char *symtab_strerror(int err)
  * or the display name without blanks (names files lose their blanks)?
  * Each matching entry is counted once per routine.
  */
+static bool match_routine_in(struct names *nm, const struct routine *r,
+			     const char *const *mod_names);
+
 static bool match_routine(struct names *nm, const struct routine *r)
+{
+	return match_routine_in(nm, r, NULL);
+}
+
+/* Does LIB (the first len bytes of a LIB:NAME pattern) match one of mod_names? */
+static bool lib_matches(const char *pattern, size_t len, const char *const *mod_names)
+{
+	for (size_t i = 0; mod_names && mod_names[i]; i++)
+		if (names_lib_match(pattern, len, mod_names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * As match_routine, for a routine of the library known as mod_names (NULL
+ * for the program): a LIB:NAME pattern matches only there.
+ */
+static bool match_routine_in(struct names *nm, const struct routine *r,
+			     const char *const *mod_names)
 {
 	char *squeezed, *q;
 	const char *p;
@@ -1083,7 +1235,19 @@ static bool match_routine(struct names *nm, const struct routine *r)
 	*q = '\0';
 	for (e = 0; e < nm->n; e++) {
 		struct names one = { .path = nm->path, .v = &nm->v[e], .n = 1 };
-		bool hit = names_test(&one, r->display) || names_test(&one, squeezed);
+		size_t qual = names_qualifier(nm->v[e].pattern);
+		struct names_entry unq;
+		bool hit;
+
+		if (qual) {
+			if (!lib_matches(nm->v[e].pattern, qual - 1, mod_names))
+				continue;
+			unq = nm->v[e];
+			unq.pattern += qual;
+			unq.is_glob = strpbrk(unq.pattern, "*?[") != NULL;
+			one.v = &unq;
+		}
+		hit = names_test(&one, r->display) || names_test(&one, squeezed);
 
 		for (i = 0; !hit && i < r->n_names; i++)
 			hit = names_test(&one, r->names[i]);
@@ -1139,10 +1303,159 @@ size_t symtab_select(struct symtab *st, struct names *names, struct names *exclu
 	return n_sel;
 }
 
+size_t symtab_select_module(struct symtab *st, struct names *names, struct names *exclude,
+			    const char *const *mod_names)
+{
+	size_t n_sel = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		struct routine *r = &st->r[i];
+		bool sel;
+
+		/* In a library, main (if any) is not the mainline and nothing is "library". */
+		r->flags &= ~(unsigned)(RT_SELECTED | RT_MAINLINE | RT_LIBRARY);
+		if (names)
+			sel = match_routine_in(names, r, mod_names);
+		else
+			sel = !(r->flags & RT_HELPER);
+		if ((exclude && match_routine_in(exclude, r, mod_names)) ||
+		    (r->flags & RT_RETURNS_TWICE))
+			sel = false;
+		if (sel) {
+			r->flags |= RT_SELECTED;
+			n_sel++;
+		}
+	}
+	return n_sel;
+}
+
+void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const char *name)
+{
+	size_t lo = 0, hi = st->n;
+	struct routine *r;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->r[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->n && st->r[lo].addr == addr) {
+		r = &st->r[lo];
+		for (size_t k = 0; k < r->n_names; k++)
+			if (!strcmp(r->names[k], name))
+				return;
+		r->names = xrealloc(r->names, (r->n_names + 1) * sizeof(*r->names));
+		/*
+		 * The indirect function's public name goes first: it is what
+		 * callers call. Among several (sin, sinf32x, sinf64) the shortest.
+		 */
+		if ((r->flags & RT_IFUNC) && strlen(name) >= strlen(r->names[0])) {
+			r->names[r->n_names++] = xstrdup(name);
+			return;
+		}
+		memmove(r->names + 1, r->names, r->n_names * sizeof(*r->names));
+		r->names[0] = xstrdup(name);
+		r->n_names++;
+		r->flags |= RT_IFUNC;
+		free(r->display);
+		r->display = make_display(name, NULL);
+		return;
+	}
+	st->r = xrealloc(st->r, (st->n + 1) * sizeof(*st->r));
+	memmove(&st->r[lo + 1], &st->r[lo], (st->n - lo) * sizeof(*st->r));
+	st->n++;
+	st->n_own = st->n;
+	r = &st->r[lo];
+	memset(r, 0, sizeof(*r));
+	r->addr = addr;
+	r->size = size;
+	r->names = xmalloc(sizeof(*r->names));
+	r->names[0] = xstrdup(name);
+	r->n_names = 1;
+	r->display = make_display(name, NULL);
+	r->flags |= RT_IFUNC;
+	if (is_noreturn_name(name))
+		r->flags |= RT_NORETURN;
+	if (is_returns_twice_name(name))
+		r->flags |= RT_RETURNS_TWICE;
+}
+
+size_t symtab_append(struct symtab *st, struct symtab *lib, const char *module)
+{
+	size_t first = st->n, k = 0;
+	char *mod;
+
+	st->modules = xrealloc(st->modules, (st->n_modules + 1) * sizeof(*st->modules));
+	mod = xstrdup(module);
+	st->modules[st->n_modules++] = mod;
+	for (size_t i = 0; i < lib->n; i++)
+		k += (lib->r[i].flags & RT_SELECTED) != 0;
+	st->r = xrealloc(st->r, (st->n + k + 1) * sizeof(*st->r));
+	for (size_t i = 0; i < lib->n; i++) {
+		struct routine *r = &lib->r[i];
+		char *display;
+
+		if (!(r->flags & RT_SELECTED))
+			continue;
+		display = xasprintf("%s:%s", mod, r->display ? r->display : r->names[0]);
+		free(r->display);
+		r->display = display;
+		r->module = mod;
+		st->r[st->n++] = *r;
+		memset(r, 0, sizeof(*r)); /* moved */
+	}
+	symtab_free(lib);
+	return first;
+}
+
+int symtab_symbol(const char *path, const char *name, uint64_t *value)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	for (int pass = 0; elf && pass < 2 && rc; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while (rc && (scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+			    sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
+				continue;
+			d = elf_getdata(scn, NULL);
+			for (size_t i = 1; d && i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *s;
+
+				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+					continue;
+				s = elf_strptr(elf, sh.sh_link, sym.st_name);
+				if (s && !strcmp(s, name)) {
+					*value = sym.st_value;
+					rc = 0;
+					break;
+				}
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
 /* The routine whose [addr, addr + size) holds @addr (link-time), or NULL. */
 const struct routine *symtab_find(const struct symtab *st, uint64_t addr)
 {
-	size_t lo = 0, hi = st->n;
+	size_t lo = 0, hi = st->n_own;
 
 	/* The last routine starting at or below addr. */
 	while (lo < hi) {
@@ -1192,5 +1505,13 @@ void symtab_free(struct symtab *st)
 	for (i = 0; i < st->n_plt; i++)
 		free(st->plt[i].name);
 	free(st->plt);
+	for (i = 0; i < st->n_ifuncs; i++)
+		free(st->ifuncs[i].name);
+	free(st->ifuncs);
+	for (i = 0; i < st->n_modules; i++)
+		free(st->modules[i]);
+	free(st->modules);
+	free(st->interp);
+	free(st->soname);
 	memset(st, 0, sizeof(*st));
 }

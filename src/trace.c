@@ -8,6 +8,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <sched.h>
 #include <inttypes.h>
@@ -28,6 +29,8 @@
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
+#include "fortstat/precheck.h"
+#include "fortstat/names.h"
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 
@@ -35,7 +38,14 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define SCRATCH_HDR 16 /* bytes before the first slot; byte 0 is the return trap */
+/*
+ * The program's first scratch page starts with a header: byte 0 is the
+ * return trap, SCRATCH_SYSCALL holds injected system calls, SCRATCH_CALLRET
+ * is the int3 that injected calls return to; slots follow.
+ */
+#define SCRATCH_HDR 32
+#define SCRATCH_SYSCALL 8
+#define SCRATCH_CALLRET 24
 
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
 
@@ -113,8 +123,11 @@ struct patch {
 	uint64_t trap;	 /* runtime address of the int3 */
 	uint32_t routine; /* ACCT_NONE for an unwinder hook that is not timed */
 	bool unhook;	 /* an unwinder entry: put the original return addresses back */
+	bool rehook;	 /* a catch handler's start: hook the surviving frames again */
 	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
 	uint8_t orig;	 /* the byte the int3 replaced */
+	bool rdebug;	 /* the dynamic linker's _dl_debug_state: libraries changed */
+	bool dead;	 /* its library was unloaded: not ours any more */
 	bool noreturn;	 /* never rewrite its return */
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
@@ -129,6 +142,22 @@ struct tthread {
 	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
 	bool unhooked;	 /* its return addresses were put back for an unwinder */
 	bool vfork_child; /* a vfork child sharing our memory */
+	int defer_sig;	  /* a signal that arrived during an injected call: deliver it next */
+};
+
+/* A shared library of the program (-l). */
+struct tmodule {
+	char *path;	 /* as the dynamic linker names it (l_name) */
+	char *real;	 /* realpath: the same file loaded again is the same module */
+	char *name;	 /* soname, else file name: what reports show */
+	bool matched;	 /* an -l pattern matches it */
+	bool unwinder;	 /* libgcc_s or libunwind: entries hooked, never timed */
+	bool loaded, seen;
+	uint64_t lm;	 /* its link_map in the program */
+	uint64_t bias;	 /* l_addr */
+	bool have_routines;
+	size_t first, n; /* its routines in the table */
+	size_t p0, np;	 /* its patches, while loaded */
 };
 
 enum child_kind { CHILD_UNKNOWN, CHILD_FORK, CHILD_VFORK };
@@ -151,7 +180,13 @@ struct tracer {
 	uint64_t scratch;  /* base of the scratch pages */
 	uint64_t retrap;   /* address of the return-trap int3 */
 	struct patch *patches;
-	size_t n_patches;
+	size_t n_patches, cap_patches;
+	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
+	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
+	struct tmodule *mods;  /* shared libraries seen */
+	size_t n_mods;
+	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
+	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
 	struct u64map traps;   /* int3 address -> index into patches */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
@@ -360,6 +395,20 @@ static bool is_unwinder_name(const char *s)
 	return !strncmp(s, "_ZSt", 4) && strstr(s, "__throw_") != NULL;
 }
 
+/* Where a catch handler starts: the unwinding is over. */
+static bool is_rehook_name(const char *s)
+{
+	return !strcmp(s, "__cxa_begin_catch");
+}
+
+static bool is_rehook(const struct routine *r)
+{
+	for (size_t i = 0; i < r->n_names; i++)
+		if (is_rehook_name(r->names[i]))
+			return true;
+	return false;
+}
+
 static bool is_unwinder(const struct routine *r)
 {
 	for (size_t i = 0; i < r->n_names; i++)
@@ -368,15 +417,246 @@ static bool is_unwinder(const struct routine *r)
 	return false;
 }
 
-/* ---- patching the image at the exec stop ---- */
+/* ---- patching ---- */
+
+/*
+ * Map `size` bytes of scratch (read+exec) in the program within reach of
+ * [lo, hi), by a system call run in thread tid (at RIP at the exec stop,
+ * else in the program's first scratch page). Returns 0 and *base, or -errno.
+ */
+static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, size_t size,
+		       uint64_t *base, int *deferred)
+{
+	long args[6], ret;
+	int err;
+
+	err = find_gap(tid, lo, hi, size, base);
+	if (err)
+		return err;
+	args[0] = (long)*base;
+	args[1] = (long)size;
+	args[2] = PROT_READ | PROT_EXEC;
+	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	args[4] = -1;
+	args[5] = 0;
+	if (tr->scratch)
+		err = inject_syscall_at(tid, tr->memfd, tr->scratch + SCRATCH_SYSCALL, SYS_mmap, args,
+					&ret, deferred);
+	else
+		err = inject_syscall(tid, tr->memfd, SYS_mmap, args, &ret);
+	if (err)
+		return err;
+	if ((uint64_t)ret != *base)
+		return ret < 0 && ret > -4096 ? (int)ret : -EEXIST;
+	return 0;
+}
+
+static struct patch *patch_new(struct tracer *tr)
+{
+	if (tr->n_patches == tr->cap_patches) {
+		tr->cap_patches = tr->cap_patches ? 2 * tr->cap_patches : 64;
+		tr->patches = xrealloc(tr->patches, tr->cap_patches * sizeof(*tr->patches));
+	}
+	memset(&tr->patches[tr->n_patches], 0, sizeof(*tr->patches));
+	return &tr->patches[tr->n_patches];
+}
+
+enum patch_mode {
+	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
+	PATCH_LIB,   /* routines of a library appended to the table (-l) */
+	PATCH_HOOKS, /* only the unwinder entries of a library (not timed) */
+};
+
+/* Is routine r to be patched in this mode (timed, or hooked for the unwinder)? */
+static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum patch_mode mode,
+			 bool *hook)
+{
+	*hook = !tr->o->count_only && (is_unwinder(r) || is_rehook(r));
+	if (mode == PATCH_HOOKS)
+		return *hook;
+	if (mode == PATCH_LIB)
+		*hook = *hook && (r->flags & RT_SELECTED);
+	return (r->flags & RT_SELECTED) || *hook;
+}
+
+/*
+ * Patch routines [from, to) of table `tab`, loaded at `bias`: plan each
+ * entry, write the out-of-line slots to new scratch pages near them, then
+ * the int3s. The program itself (PATCH_OWN) also gets its PLT stubs into
+ * the unwinder hooked, and a scratch page even with nothing to patch when
+ * the dynamic linker is followed. Routines that cannot be patched lose
+ * RT_SELECTED. Runs in the stopped thread tid. Returns 0 or -errno (said).
+ */
+static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
+			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred)
+{
+	struct symtab *st = tab;
+	bool own = mode == PATCH_OWN;
+	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
+	uint64_t lo = UINT64_MAX, hi = 0, base;
+	size_t n = 0, size, k = 0, hdr = own ? SCRATCH_HDR : 0, p0 = tr->n_patches;
+	uint8_t *buf;
+	int err;
+
+	for (size_t i = from; i < to; i++) {
+		bool hook;
+
+		if (!patch_wanted(tr, &st->r[i], mode, &hook))
+			continue;
+		n++;
+		if (st->r[i].addr + bias < lo)
+			lo = st->r[i].addr + bias;
+		if (st->r[i].addr + st->r[i].size + bias > hi)
+			hi = st->r[i].addr + st->r[i].size + bias;
+	}
+	if (!n && !(own && tr->follow_dl))
+		return 0;
+	if (!n) { /* a page for the return trap and injected code only */
+		lo = st->e_entry + bias;
+		hi = lo + 1;
+	}
+	size = (hdr + n * INSN_SLOT_SIZE + 4095) & ~(size_t)4095;
+	err = map_scratch(tr, tid, lo, hi, size, &base, deferred);
+	if (err) {
+		if (err == -ENOSPC)
+			fs_error("%s: no free address range within 2 GiB of its code", what);
+		else
+			fs_error("%s: cannot map scratch pages in the program: %s", what,
+				 strerror(-err));
+		return err;
+	}
+	if (own) {
+		tr->scratch = base;
+		tr->retrap = base;
+	}
+	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
+
+	buf = xmalloc(size);
+	memset(buf, 0xcc, size);
+	for (size_t i = from; i < to; i++) {
+		struct routine *r = &st->r[i];
+		struct patch *p;
+		uint8_t code[32];
+		uint64_t entry = r->addr + bias;
+		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
+		const char *name = r->display ? r->display : r->names[0];
+		bool hook;
+
+		if (!patch_wanted(tr, r, mode, &hook))
+			continue;
+		p = patch_new(tr);
+		p->slot = base + hdr + k * INSN_SLOT_SIZE;
+		err = mem_read(tr->memfd, entry, code, len);
+		if (!err)
+			insn_plan(code, len, entry, p->slot, &p->plan);
+		if (err || p->plan.kind == INSN_REFUSE) {
+			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
+				err ? "its code cannot be read" : p->plan.reason);
+			r->flags &= ~(unsigned)RT_SELECTED;
+			continue;
+		}
+		p->trap = p->plan.addr;
+		p->unhook = hook && is_unwinder(r);
+		p->rehook = hook && !p->unhook;
+		p->routine = mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
+		p->noreturn = (r->flags & RT_NORETURN) != 0;
+		p->orig = code[p->plan.addr - entry];
+		if (p->plan.kind == INSN_XOL)
+			memcpy(buf + hdr + k * INSN_SLOT_SIZE, p->plan.slot, p->plan.slot_len);
+		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
+			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+		tr->n_patches++;
+		k++;
+	}
+	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
+	for (size_t j = 0; own && !tr->o->count_only && j < st->n_plt; j++) {
+		struct patch *p;
+
+		if (!is_unwinder_name(st->plt[j].name) && !is_rehook_name(st->plt[j].name))
+			continue;
+		p = patch_new(tr);
+		p->trap = st->plt[j].jmp + bias;
+		p->got = st->plt[j].got + bias;
+		p->unhook = is_unwinder_name(st->plt[j].name);
+		p->rehook = !p->unhook;
+		p->routine = ACCT_NONE;
+		if (mem_read(tr->memfd, p->trap, &p->orig, 1) < 0)
+			continue;
+		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
+		tr->n_patches++;
+	}
+	err = mem_write(tr->memfd, base, buf, size);
+	free(buf);
+	if (err) {
+		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
+		return err;
+	}
+	for (size_t j = p0; j < tr->n_patches; j++) {
+		static const uint8_t int3 = 0xcc;
+		err = mem_write(tr->memfd, tr->patches[j].trap, &int3, 1);
+		if (err) {
+			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->patches[j].trap,
+				 strerror(-err));
+			return err;
+		}
+		u64map_put(&tr->traps, tr->patches[j].trap, (uint32_t)j);
+	}
+	return 0;
+}
+
+/*
+ * Follow the dynamic linker (for -l): a breakpoint on _dl_debug_state, which
+ * it calls with r_debug.r_state RT_CONSISTENT after each change of the
+ * library list (at start, dlopen, dlclose). Its body is a bare `ret`, which
+ * the breakpoint emulates.
+ */
+static void setup_rdebug(struct tracer *tr)
+{
+	struct symtab *st = tr->st;
+	uint64_t base, dbg, rdebug;
+	uint8_t code[8];
+	struct patch *p;
+	size_t off = 0;
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa }, int3 = 0xcc;
+
+	if (auxv_get(tr->leader, AT_BASE, &base) < 0 || !base ||
+	    symtab_symbol(st->interp, "_dl_debug_state", &dbg) < 0 ||
+	    symtab_symbol(st->interp, "_r_debug", &rdebug) < 0 ||
+	    mem_read(tr->memfd, dbg + base, code, sizeof(code)) < 0) {
+		if (tr->o->n_libs)
+			fs_warn("-l: cannot follow the dynamic linker %s: no library will be timed",
+				st->interp);
+		else
+			fs_info(1, "cannot follow the dynamic linker %s", st->interp);
+		return;
+	}
+	if (!memcmp(code, endbr64, sizeof(endbr64)))
+		off = 4;
+	if (code[off] != 0xc3) {
+		if (tr->o->n_libs)
+			fs_warn("-l: %s: _dl_debug_state is not a bare return: no library will be "
+				"timed",
+				st->interp);
+		return;
+	}
+	p = patch_new(tr);
+	p->trap = dbg + base + off;
+	p->orig = 0xc3;
+	p->routine = ACCT_NONE;
+	p->rdebug = true;
+	if (mem_write(tr->memfd, p->trap, &int3, 1) < 0)
+		return;
+	u64map_put(&tr->traps, p->trap, (uint32_t)tr->n_patches);
+	tr->n_patches++;
+	tr->rdebug = rdebug + base;
+	fs_info(2, "following the dynamic linker: r_debug at 0x%" PRIx64 ", breakpoint at 0x%" PRIx64,
+		tr->rdebug, dbg + base + off);
+}
 
 static int setup_image(struct tracer *tr)
 {
 	struct symtab *st = tr->st;
-	uint64_t lo = UINT64_MAX, hi = 0, base;
-	size_t n = 0, n_hooks = 0, size, k = 0;
-	uint8_t *buf;
-	long args[6], ret;
+	size_t n = 0;
 	int err;
 
 	if (st->pie) {
@@ -388,114 +668,275 @@ static int setup_image(struct tracer *tr)
 		}
 		tr->bias = entry - st->e_entry;
 	}
-	for (size_t i = 0; i < st->n; i++) {
-		if (!(st->r[i].flags & RT_SELECTED))
-			continue;
-		n++;
-		if (st->r[i].addr + tr->bias < lo)
-			lo = st->r[i].addr + tr->bias;
-		if (st->r[i].addr + st->r[i].size + tr->bias > hi)
-			hi = st->r[i].addr + st->r[i].size + tr->bias;
-	}
+	for (size_t i = 0; i < st->n; i++)
+		n += (st->r[i].flags & RT_SELECTED) != 0;
 	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->bias, n);
-	if (!n)
-		return 0;
-	/* Unwinder entries get a slot too (they may be routines of a static
-	 * executable); PLT stubs are emulated and need none. */
-	if (!tr->o->count_only)
-		for (size_t i = 0; i < st->n; i++)
-			if (!(st->r[i].flags & RT_SELECTED) && is_unwinder(&st->r[i]))
-				n_hooks++;
-	size = (SCRATCH_HDR + (n + n_hooks) * INSN_SLOT_SIZE + 4095) & ~(size_t)4095;
-	err = find_gap(tr->leader, lo, hi, size, &base);
-	if (err) {
-		fs_error("%s: no free address range within 2 GiB of its code", st->path);
+	if (tr->o->n_libs && (st->is_static || !st->interp))
+		fs_warn("-l: %s is statically linked: its library routines are its own (see --all)",
+			st->path);
+	/*
+	 * Libraries are followed for -l, and to hook the unwinder of
+	 * libgcc_s wherever it is reached from (a C++ exception thrown inside
+	 * libstdc++, backtrace(), pthread_exit): it must read the original
+	 * return addresses. Count-only rewrites none.
+	 */
+	tr->follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
+	err = patch_routines(tr, tr->leader, st, 0, st->n, tr->bias, PATCH_OWN, NULL);
+	if (err)
 		return err;
-	}
-	args[0] = (long)base;
-	args[1] = (long)size;
-	args[2] = PROT_READ | PROT_EXEC;
-	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
-	args[4] = -1;
-	args[5] = 0;
-	err = inject_syscall(tr->leader, tr->memfd, SYS_mmap, args, &ret);
-	if (err || (uint64_t)ret != base) {
-		fs_error("%s: cannot map scratch pages in the program: %s", st->path,
-			 strerror(err ? -err : (ret < 0 && ret > -4096 ? (int)-ret : EEXIST)));
-		return err ? err : -ENOMEM;
-	}
-	tr->scratch = base;
-	tr->retrap = base;
-	fs_info(2, "scratch pages at 0x%" PRIx64 " (%zu bytes)", base, size);
-
-	buf = xmalloc(size);
-	memset(buf, 0xcc, size);
-	tr->patches = xcalloc(n + n_hooks + (tr->o->count_only ? 0 : st->n_plt), sizeof(*tr->patches));
-	for (size_t i = 0; i < st->n; i++) {
-		struct routine *r = &st->r[i];
-		struct patch *p = &tr->patches[k];
-		uint8_t code[32];
-		uint64_t entry = r->addr + tr->bias;
-		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
-		const char *name = r->display ? r->display : r->names[0];
-		bool hook = !tr->o->count_only && is_unwinder(r);
-
-		if (!(r->flags & RT_SELECTED) && !hook)
-			continue;
-		p->slot = base + SCRATCH_HDR + k * INSN_SLOT_SIZE;
-		err = mem_read(tr->memfd, entry, code, len);
-		if (!err)
-			insn_plan(code, len, entry, p->slot, &p->plan);
-		if (err || p->plan.kind == INSN_REFUSE) {
-			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
-				err ? "its code cannot be read" : p->plan.reason);
-			r->flags &= ~(unsigned)RT_SELECTED;
-			continue;
-		}
-		p->trap = p->plan.addr;
-		p->unhook = hook;
-		p->routine = (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
-		p->noreturn = (r->flags & RT_NORETURN) != 0;
-		p->orig = code[p->plan.addr - entry];
-		if (p->plan.kind == INSN_XOL)
-			memcpy(buf + SCRATCH_HDR + k * INSN_SLOT_SIZE, p->plan.slot, p->plan.slot_len);
-		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
-			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
-		k++;
-	}
-	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
-	for (size_t j = 0; !tr->o->count_only && j < st->n_plt; j++) {
-		struct patch *p = &tr->patches[k];
-
-		if (!is_unwinder_name(st->plt[j].name))
-			continue;
-		p->trap = st->plt[j].jmp + tr->bias;
-		p->got = st->plt[j].got + tr->bias;
-		p->unhook = true;
-		p->routine = ACCT_NONE;
-		if (mem_read(tr->memfd, p->trap, &p->orig, 1) < 0)
-			continue;
-		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
-		k++;
-	}
-	tr->n_patches = k;
-	err = mem_write(tr->memfd, base, buf, size);
-	free(buf);
-	if (err) {
-		fs_error("%s: cannot write scratch pages: %s", st->path, strerror(-err));
-		return err;
-	}
-	for (size_t j = 0; j < k; j++) {
-		static const uint8_t int3 = 0xcc;
-		err = mem_write(tr->memfd, tr->patches[j].trap, &int3, 1);
-		if (err) {
-			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", st->path,
-				 tr->patches[j].trap, strerror(-err));
-			return err;
-		}
-		u64map_put(&tr->traps, tr->patches[j].trap, (uint32_t)j);
-	}
+	if (tr->follow_dl)
+		setup_rdebug(tr);
 	return 0;
+}
+
+/* ---- shared libraries (-l) ---- */
+
+/* struct r_debug and struct link_map of glibc (the parts read). */
+#define RDEBUG_MAP 8
+#define RDEBUG_STATE 24
+#define RT_CONSISTENT 0
+
+struct lm_entry {
+	uint64_t l_addr, l_name, l_ld, l_next, l_prev;
+};
+
+/* Read a NUL-terminated string of the program into buf (truncated). */
+static int read_cstr(int fd, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got + 1 < size) {
+		size_t chunk = 64 - (addr + got) % 64; /* never past a page end */
+		if (chunk > size - 1 - got)
+			chunk = size - 1 - got;
+		if (mem_read(fd, addr + got, buf + got, chunk) < 0)
+			return -EIO;
+		for (size_t i = got; i < got + chunk; i++)
+			if (!buf[i])
+				return 0;
+		got += chunk;
+	}
+	buf[got] = '\0';
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Which -l patterns match a library known by these names? Marks them hit. */
+static bool lib_wanted(struct tracer *tr, const char *const *mod_names)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < tr->o->n_libs; k++) {
+		const char *pat = tr->o->libs[k];
+
+		for (size_t i = 0; mod_names[i]; i++) {
+			if (names_lib_match(pat, strlen(pat), mod_names[i])) {
+				tr->lib_hit[k] = true;
+				any = true;
+				break;
+			}
+		}
+	}
+	return any;
+}
+
+/*
+ * Find what an indirect function of a library resolves to, by calling its
+ * resolver in the program (after relocation, as the dynamic linker did),
+ * and add the target to the library's table under the function's name.
+ */
+static void resolve_ifuncs(struct tracer *tr, struct tthread *th, struct symtab *lib,
+			   uint64_t bias)
+{
+	uint64_t hwcap = 0;
+
+	auxv_get(tr->leader, AT_HWCAP, &hwcap);
+	for (size_t i = 0; i < lib->n_ifuncs; i++) {
+		uint64_t target;
+		int err = inject_call(th->tid, tr->memfd, lib->ifuncs[i].resolver + bias,
+				      tr->scratch + SCRATCH_CALLRET, hwcap, &target, &th->defer_sig);
+
+		if (err || target < bias) {
+			fs_info(1, "not timing %s: its resolver %s", lib->ifuncs[i].name,
+				err ? strerror(-err) : "returned nothing usable");
+			continue;
+		}
+		fs_info(2, "%s resolves to 0x%" PRIx64, lib->ifuncs[i].name, target);
+		symtab_add_routine(lib, target - bias, 32, lib->ifuncs[i].name);
+	}
+}
+
+/* A library appeared: read it, choose its routines, patch them. */
+static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m)
+{
+	struct symtab lib;
+	size_t n_sel;
+	int err;
+
+	if (!m->have_routines) {
+		const char *mod_names[5];
+
+		err = symtab_load(m->real, &lib);
+		if (err) {
+			fs_warn("-l: %s: %s", m->path, symtab_strerror(err));
+			m->matched = false;
+			return;
+		}
+		free(m->name);
+		m->name = xstrdup(lib.soname ? lib.soname : base_name(m->path));
+		mod_names[0] = m->name;
+		mod_names[1] = m->path;
+		mod_names[2] = m->real;
+		mod_names[3] = NULL;
+		resolve_ifuncs(tr, th, &lib, m->bias);
+		n_sel = symtab_select_module(&lib, tr->names, tr->exclude, mod_names);
+		m->first = symtab_append(tr->st, &lib, m->name);
+		m->n = tr->st->n - m->first;
+		m->have_routines = true;
+		acct_grow(tr->acct, tr->st->n);
+		if (tr->acct2)
+			acct_grow(tr->acct2, tr->st->n);
+		fs_info(1, "%s: %zu routines to time", m->name, n_sel);
+	}
+	m->p0 = tr->n_patches;
+	if (m->n)
+		patch_routines(tr, th->tid, tr->st, m->first, m->first + m->n, m->bias, PATCH_LIB,
+			       &th->defer_sig);
+	m->np = tr->n_patches - m->p0;
+	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu routines patched", m->name, m->bias, m->np);
+}
+
+/*
+ * The unwinder's library appeared (libgcc_s: C++ exceptions, backtrace,
+ * thread cancellation, from wherever they start): hook its entries so that
+ * it finds the original return addresses on the stack.
+ */
+static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m)
+{
+	struct symtab lib;
+
+	m->p0 = tr->n_patches;
+	m->np = 0;
+	if (tr->o->count_only || symtab_load(m->real, &lib) != 0)
+		return;
+	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
+	symtab_free(&lib);
+	m->np = tr->n_patches - m->p0;
+	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu unwinder entries hooked", m->path, m->bias,
+		m->np);
+}
+
+/* A library went away (dlclose): its patches went with it. Counts are kept. */
+static void module_unload(struct tracer *tr, struct tmodule *m)
+{
+	for (size_t j = m->p0; j < m->p0 + m->np; j++)
+		tr->patches[j].dead = true;
+	m->np = 0;
+	m->loaded = false;
+	/* Return sites cached in its code may become another library's. */
+	u64map_free(&tr->retsite);
+	if (m->matched)
+		fs_info(1, "%s unloaded", m->name);
+}
+
+/* The link_map entry (lm, l_addr, l_name) is in the list: make sure we know it. */
+static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint64_t bias,
+			const char *path)
+{
+	char real[PATH_MAX];
+	const char *mod_names[4];
+	struct tmodule *m = NULL;
+
+	for (size_t i = 0; i < tr->n_mods; i++) {
+		if (tr->mods[i].loaded && tr->mods[i].lm == lm && tr->mods[i].bias == bias) {
+			tr->mods[i].seen = true;
+			return;
+		}
+	}
+	if (!realpath(path, real))
+		snprintf(real, sizeof(real), "%s", path);
+	for (size_t i = 0; i < tr->n_mods && !m; i++)
+		if (!tr->mods[i].loaded && !strcmp(tr->mods[i].real, real))
+			m = &tr->mods[i];
+	if (!m) {
+		tr->mods = xrealloc(tr->mods, (tr->n_mods + 1) * sizeof(*tr->mods));
+		m = &tr->mods[tr->n_mods++];
+		memset(m, 0, sizeof(*m));
+		m->path = xstrdup(path);
+		m->real = xstrdup(real);
+		m->name = xstrdup(base_name(path));
+		mod_names[0] = m->path;
+		mod_names[1] = m->real;
+		mod_names[2] = NULL;
+		/*
+		 * The dynamic linker itself is never patched (it runs our
+		 * breakpoint); the unwinder's library only gets its entries
+		 * hooked, never timed.
+		 */
+		m->unwinder = !strncmp(base_name(real), "libgcc_s", 8) ||
+			      !strncmp(base_name(real), "libunwind", 9);
+		m->matched = strcmp(base_name(real), base_name(tr->st->interp)) != 0 &&
+			     strncmp(base_name(real), "ld-linux", 8) != 0 && !m->unwinder &&
+			     lib_wanted(tr, mod_names);
+	}
+	m->lm = lm;
+	m->bias = bias;
+	m->loaded = m->seen = true;
+	if (m->matched)
+		module_load(tr, th, m);
+	else if (m->unwinder)
+		module_hook(tr, th, m);
+}
+
+/* The dynamic linker's list is consistent again: compare it with ours. */
+static void modules_sync(struct tracer *tr, struct tthread *th)
+{
+	uint64_t lm = 0;
+	size_t guard = 0;
+
+	for (size_t i = 0; i < tr->n_mods; i++)
+		tr->mods[i].seen = false;
+	mem_read(tr->memfd, tr->rdebug + RDEBUG_MAP, &lm, sizeof(lm));
+	for (; lm && guard < 100000; guard++) {
+		struct lm_entry e;
+		char path[PATH_MAX];
+
+		if (mem_read(tr->memfd, lm, &e, sizeof(e)) < 0)
+			break;
+		/* The program itself and the vDSO have no file of their own here. */
+		if (e.l_name && read_cstr(tr->memfd, e.l_name, path, sizeof(path)) == 0 &&
+		    path[0] == '/')
+			module_seen(tr, th, lm, e.l_addr, path);
+		lm = e.l_next;
+	}
+	for (size_t i = 0; i < tr->n_mods; i++)
+		if (tr->mods[i].loaded && !tr->mods[i].seen)
+			module_unload(tr, &tr->mods[i]);
+}
+
+/* The thread stopped on _dl_debug_state: look at the libraries, then return. */
+static void handle_rdebug(struct tracer *tr, struct tthread *th)
+{
+	struct user_regs_struct regs;
+	int32_t state = -1;
+	uint64_t ra;
+
+	if (mem_read(tr->memfd, tr->rdebug + RDEBUG_STATE, &state, sizeof(state)) == 0 &&
+	    state == RT_CONSISTENT)
+		modules_sync(tr, th);
+	/* Emulate its `ret` (injected calls above restored every register). */
+	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0 ||
+	    mem_read(tr->memfd, regs.rsp, &ra, sizeof(ra)) < 0)
+		return;
+	regs.rip = ra;
+	regs.rsp += 8;
+	ptrace(PTRACE_SETREGS, th->tid, 0, &regs);
 }
 
 /*
@@ -525,7 +966,8 @@ static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 
 	if (fd >= 0) {
 		for (size_t j = 0; j < tr->n_patches; j++)
-			mem_write(fd, tr->patches[j].trap, &tr->patches[j].orig, 1);
+			if (!tr->patches[j].dead)
+				mem_write(fd, tr->patches[j].trap, &tr->patches[j].orig, 1);
 		u.fd = fd;
 		if (parent)
 			acct_frames(tr->acct, parent, undo_frame, &u);
@@ -671,12 +1113,39 @@ static void swap_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
 		mem_write(h->fd, slot, &put, sizeof(put));
 }
 
-/* Put thread th's original return addresses back (the unwinder will read them). */
+struct frame_list {
+	uint64_t *slot, *ret;
+	size_t n, cap;
+};
+
+static void collect_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct frame_list *l = arg;
+
+	(void)routine;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->slot = xrealloc(l->slot, l->cap * sizeof(*l->slot));
+		l->ret = xrealloc(l->ret, l->cap * sizeof(*l->ret));
+	}
+	l->slot[l->n] = slot;
+	l->ret[l->n++] = ret;
+}
+
+/*
+ * Put thread th's original return addresses back (the unwinder will read
+ * them). Top frame first: where frames share a slot, the newest owns it.
+ */
 static void unhook_thread(struct tracer *tr, struct tthread *th)
 {
 	struct hook_ctx h = { .fd = tr->memfd, .from = tr->retrap, .back = true };
+	struct frame_list l = { 0 };
 
-	acct_frames(tr->acct, th->tid, swap_frame, &h);
+	acct_frames(tr->acct, th->tid, collect_frame, &l);
+	for (size_t i = l.n; i-- > 0;)
+		swap_frame(0, l.slot[i], l.ret[i], &h);
+	free(l.slot);
+	free(l.ret);
 	th->unhooked = true;
 }
 
@@ -714,6 +1183,23 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	}
 	if (th->unhooked)
 		rehook_thread(tr, th);
+	if (p->rehook) {
+		/*
+		 * A catch handler begins (__cxa_begin_catch): the unwinding is
+		 * over, the frames thrown through were popped by stack pointer
+		 * above and the survivors are hooked again.
+		 */
+		if (p->routine != ACCT_NONE)
+			ev_count(tr, th, p->routine);
+		if (p->got) {
+			errno = 0;
+			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
+			if (!errno)
+				set_rip(tid, regs->rip);
+			return;
+		}
+		goto resume;
+	}
 	if (tr->o->count_only) {
 		ev_count(tr, th, p->routine);
 		goto resume;
@@ -729,6 +1215,12 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		else
 			ev_count(tr, th, p->routine);
 	} else if (!p->noreturn && return_site_ok(tr, ret)) {
+		/*
+		 * A call (not a tail call) whose return address sits in the slot
+		 * of an open frame: that frame returned unseen (an unwinder had
+		 * its return address back). Close it.
+		 */
+		unwind_below(tr, th, slot + 1, t);
 		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->retrap) < 0)
 			return;
 		if (tr->orphans.n) {
@@ -783,8 +1275,12 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 					    offsetof(struct user_regs_struct, rip), 0);
 		if (errno)
 			return 1; /* gone */
-		if (!u64map_get(&tr->traps, regs.rip - 1, &idx))
+		if (!u64map_get(&tr->traps, regs.rip - 1, &idx) || tr->patches[idx].dead)
 			return 0;
+		if (tr->patches[idx].rdebug) {
+			handle_rdebug(tr, th);
+			return 1;
+		}
 		ev_count(tr, th, tr->patches[idx].routine);
 		resume_patched(tr, th->tid, &regs, &tr->patches[idx], true);
 		return 1;
@@ -801,8 +1297,12 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 		handle_return(tr, th, &regs, t);
 		return 1;
 	}
-	if (!u64map_get(&tr->traps, pc, &idx))
+	if (!u64map_get(&tr->traps, pc, &idx) || tr->patches[idx].dead)
 		return 0;
+	if (tr->patches[idx].rdebug) {
+		handle_rdebug(tr, th);
+		return 1;
+	}
 	handle_entry(tr, th, &regs, &tr->patches[idx], t);
 	return 1;
 }
@@ -870,6 +1370,18 @@ static pid_t tgid_of(pid_t tid)
 
 static void program_exec(struct tracer *tr);
 
+/* Wait for the first stop of a new child; false if it ended instead. */
+static bool wait_first_stop(pid_t pid)
+{
+	int status;
+	pid_t w;
+
+	do
+		w = waitpid(pid, &status, __WALL);
+	while (w < 0 && errno == EINTR);
+	return w == pid && WIFSTOPPED(status);
+}
+
 static void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
 {
 	unsigned long msg = 0;
@@ -886,6 +1398,13 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 			struct pending *p = pend_add(tr, (pid_t)msg);
 			p->parent = tid;
 			p->kind = event == PTRACE_EVENT_VFORK ? CHILD_VFORK : CHILD_FORK;
+			/* Hold the parent until the child is let go: it may trace it. */
+			if (!p->stopped)
+				p->stopped = wait_first_stop(p->pid);
+			if (!p->stopped) {
+				pend_drop(tr, p);
+				break;
+			}
 			pend_settle(tr, p);
 		}
 		break;
@@ -996,7 +1515,8 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 	event = status >> 16;
 	if (sig == SIGTRAP && event == 0) {
 		if (handle_trap(tr, th, t)) {
-			ptrace(PTRACE_CONT, tid, 0, 0);
+			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
+			th->defer_sig = 0;
 			return;
 		}
 	} else if (event == PTRACE_EVENT_STOP) {
@@ -1062,6 +1582,12 @@ static void tracer_free(struct tracer *tr)
 	free(tr->thr);
 	free(tr->patches);
 	free(tr->pend);
+	for (size_t i = 0; i < tr->n_mods; i++) {
+		free(tr->mods[i].path);
+		free(tr->mods[i].real);
+		free(tr->mods[i].name);
+	}
+	free(tr->mods);
 	u64map_free(&tr->traps);
 	u64map_free(&tr->retsite);
 	u64map_free(&tr->orphans);
@@ -1070,9 +1596,11 @@ static void tracer_free(struct tracer *tr)
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
-	      struct acct *acct2, const struct options *o, struct trace_result *res)
+	      struct acct *acct2, struct names *names, struct names *exclude,
+	      const struct options *o, struct trace_result *res)
 {
-	struct tracer tr = { .o = o, .st = st, .acct = acct, .acct2 = acct2, .memfd = -1 };
+	struct tracer tr = { .o = o, .st = st, .acct = acct, .acct2 = acct2, .memfd = -1,
+			     .names = names, .exclude = exclude };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	struct tthread *th;
@@ -1093,11 +1621,18 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	tr.leader = pid;
 	if (waitpid(pid, &status, WSTOPPED) < 0 || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
-		err = -errno;
-		fs_error("cannot trace %s: %s", path, strerror(errno ? errno : ESRCH));
+		int e = errno ? errno : ESRCH;
+		pid_t tracer = e == EPERM ? precheck_tracer_pid(pid) : 0;
+
+		if (tracer > 0)
+			precheck_say_traced(path, tracer); /* a debugger took it first */
+		else
+			fs_error("cannot trace %s: %s", path, strerror(e));
+		if (e == EPERM)
+			res->exit_status = EXIT_FS_CANNOT;
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		return err ? err : -ESRCH;
+		return -e;
 	}
 	kill(pid, SIGCONT);
 	sigaction(SIGINT, &sa_ign, &old_int);
@@ -1148,6 +1683,9 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		res->total_time_s = tr.cpu ? cpu_s : wall_s;
 		res->total_time2_s = tr.cpu ? wall_s : cpu_s;
 	}
+	for (size_t k = 0; tr.follow_dl && k < o->n_libs; k++)
+		if (!tr.lib_hit[k])
+			fs_warn("-l %s: no library of the program matched", o->libs[k]);
 	if (tr.note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr.note);
 	if (WIFSIGNALED(tr.status)) {

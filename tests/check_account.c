@@ -706,6 +706,45 @@ START_TEST(test_bad_routine)
 }
 END_TEST
 
+START_TEST(test_grow)
+{
+	struct acct *a = acct_new(2);
+	const struct acct_routine *r;
+	struct acct_thread_info ti;
+	uint64_t ret;
+
+	/* A thread inside routine 1 when routines 2..4 appear (a library loads). */
+	acct_enter(a, T, 0, 1000, 11, 0);
+	acct_enter(a, T, 1, 900, 22, 10);
+	acct_grow(a, 5);
+	acct_grow(a, 3); /* never shrinks */
+	ck_assert_uint_eq(acct_n_routines(a), 5);
+	acct_enter(a, T, 4, 800, 33, 20);
+	acct_enter(a, T, 4, 700, 44, 25); /* recursion in a new routine */
+	ck_assert_int_eq(acct_leave(a, T, 30, &ret), 0);
+	ck_assert_uint_eq(ret, 44);
+	ck_assert_int_eq(acct_leave(a, T, 40, &ret), 0);
+	ck_assert_int_eq(acct_leave(a, T, 50, &ret), 0);
+	ck_assert_int_eq(acct_leave(a, T, 60, &ret), 0);
+	/* a thread that starts after the growth */
+	acct_enter(a, T + 1, 3, 600, 55, 100);
+	ck_assert_int_eq(acct_leave(a, T + 1, 107, &ret), 0);
+	r = acct_routines(a);
+	ck_assert_uint_eq(r[4].calls, 2);
+	ck_assert_uint_eq(r[4].self, 20);
+	ck_assert_uint_eq(r[4].total, 20); /* recursion counted once */
+	ck_assert_uint_eq(r[1].self, 10 + 10);
+	ck_assert_uint_eq(r[1].total, 40);
+	ck_assert_uint_eq(r[2].calls, 0);
+	ck_assert_uint_eq(r[3].calls, 1);
+	ck_assert_uint_eq(r[3].self, 7);
+	ck_assert_int_eq(acct_thread(a, 0, &ti), 0);
+	ck_assert_uint_eq(ti.r[4].calls, 2);
+	ck_assert_uint_eq(ti.r[2].calls, 0);
+	acct_free(a);
+}
+END_TEST
+
 static Suite *account_suite(void)
 {
 	Suite *s = suite_create("account");
@@ -730,6 +769,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_bad_routine);
 	tcase_add_test(tc, test_contexts);
 	tcase_add_test(tc, test_total_counts);
+	tcase_add_test(tc, test_grow);
 	suite_add_tcase(s, tc);
 	return s;
 }

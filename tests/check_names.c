@@ -380,6 +380,43 @@ START_TEST(test_load_unreadable)
 }
 END_TEST
 
+START_TEST(test_qualifier)
+{
+	ck_assert_uint_eq(names_qualifier("liblapack:lsame_"), 10);
+	ck_assert_uint_eq(names_qualifier("lsame_"), 0);
+	/* scopes of C++ and Fortran are not qualifiers */
+	ck_assert_uint_eq(names_qualifier("ns::f"), 0);
+	ck_assert_uint_eq(names_qualifier("m::p"), 0);
+	ck_assert_uint_eq(names_qualifier("libfoo:ns::f"), 7);
+	ck_assert_uint_eq(names_qualifier("ns::f:x"), 6);
+	/* a colon at either end qualifies nothing */
+	ck_assert_uint_eq(names_qualifier(":f"), 0);
+	ck_assert_uint_eq(names_qualifier("lib:"), 0);
+}
+END_TEST
+
+START_TEST(test_lib_match)
+{
+#define LM(pat, name) names_lib_match(pat, strlen(pat), name)
+	ck_assert(LM("libm", "libm.so.6"));
+	ck_assert(LM("libm", "/lib/x86_64-linux-gnu/libm.so.6"));
+	ck_assert(LM("libm", "libm-2.36.so"));
+	ck_assert(LM("libm", "libm"));
+	ck_assert(!LM("libm", "libmvec.so.1"));
+	ck_assert(!LM("libm", "/usr/lib/libm/other.so"));
+	ck_assert(LM("libm.so*", "/lib/libm.so.6"));
+	ck_assert(!LM("libm.so*", "libmvec.so.1"));
+	ck_assert(LM("libblas", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0"));
+	/* a '/' in the pattern: the whole path */
+	ck_assert(LM("/usr/lib/*/blas/*", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"));
+	ck_assert(!LM("/usr/lib/*/blas/*", "libblas.so.3"));
+	ck_assert(!LM("libblas", NULL));
+	/* only the first len bytes are the pattern (LIB of LIB:NAME) */
+	ck_assert(names_lib_match("libm:sin", 4, "libm.so.6"));
+#undef LM
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
 	Suite *s = suite_create("names");
@@ -403,6 +440,8 @@ static Suite *names_suite(void)
 	tcase_add_test(match, test_exact_matching);
 	tcase_add_test(match, test_matched_counter);
 	tcase_add_test(match, test_null_names);
+	tcase_add_test(match, test_qualifier);
+	tcase_add_test(match, test_lib_match);
 	suite_add_tcase(s, match);
 
 	tcase_add_test(load, test_load_file);

@@ -575,6 +575,108 @@ START_TEST(test_find)
 }
 END_TEST
 
+/* ---- shared libraries (-l) ---- */
+
+START_TEST(test_shlib_dynsym)
+{
+	struct symtab st;
+	const struct routine *r1, *r2;
+	size_t k;
+	uint64_t v;
+
+	/* Stripped: .dynsym only. The old version of fs_old is named with it. */
+	load_ok(FIXTURE("libfs_stripped.so"), &st);
+	ck_assert(!st.has_symtab);
+	ck_assert_str_eq(st.soname, "libfs.so.1");
+	ck_assert_ptr_null(st.interp);
+	r1 = must(&st, "fs_old@FS_1.0");
+	r2 = must(&st, "fs_old");
+	ck_assert(r1 != r2);
+	ck_assert_uint_lt(r1->addr, r2->addr);
+	must(&st, "fs_lib_work");
+	/* The indirect function is no routine, but is known with its resolver. */
+	ck_assert_ptr_null(by_name(&st, "fs_pick"));
+	ck_assert_uint_eq(st.n_ifuncs, 1);
+	ck_assert_str_eq(st.ifuncs[0].name, "fs_pick");
+	ck_assert_int_eq(symtab_symbol(FIXTURE("libfs.so"), "fs_pick_resolver", &v), 0);
+	ck_assert_uint_eq(st.ifuncs[0].resolver, v);
+	ck_assert_int_eq(symtab_symbol(FIXTURE("libfs.so"), "no_such_symbol", &v), -ENOENT);
+	ck_assert_int_lt(symtab_symbol(FIXTURE("no_such_file"), "fs_pick", &v), 0);
+
+	/* Its target gets the function's name; an alias goes after the shorter name. */
+	ck_assert_int_eq(symtab_symbol(FIXTURE("libfs.so"), "fs_pick_fast", &v), 0);
+	k = st.n;
+	symtab_add_routine(&st, v, 32, "fs_pick_longer_alias");
+	symtab_add_routine(&st, v, 32, "fs_pick");
+	symtab_add_routine(&st, v, 32, "fs_pick");
+	ck_assert_uint_eq(st.n, k + 1);
+	r1 = must(&st, "fs_pick");
+	ck_assert_str_eq(r1->names[0], "fs_pick");
+	ck_assert_str_eq(r1->display, "fs_pick");
+	ck_assert_uint_eq(r1->n_names, 2);
+	ck_assert(r1->flags & RT_IFUNC);
+	for (k = 1; k < st.n; k++)
+		ck_assert_uint_lt(st.r[k - 1].addr, st.r[k].addr);
+	symtab_free(&st);
+}
+END_TEST
+
+START_TEST(test_shlib_select_append)
+{
+	const char *mods[] = { "libfs.so.1", "/some/where/libfs.so", NULL };
+	struct symtab st, lib;
+	struct names nm, ex;
+	size_t n_own, first;
+	const struct routine *r;
+
+	load_ok(FIXTURE("libfs.so"), &lib);
+	ck_assert(lib.has_symtab);
+	/* The local routine is found through .symtab. */
+	must(&lib, "fs_local");
+
+	/* Qualified names match only in the library they name. */
+	parse_names("libfs:fs_local\nlibother:fs_lib_work\nfs_old\n", &nm);
+	parse_names("libfs.so*:fs_old\n", &ex);
+	ck_assert_uint_eq(symtab_select_module(&lib, &nm, &ex, mods), 1);
+	ck_assert(must(&lib, "fs_local")->flags & RT_SELECTED);
+	ck_assert(!(must(&lib, "fs_lib_work")->flags & RT_SELECTED));
+	ck_assert(!(must(&lib, "fs_old")->flags & RT_SELECTED));
+	ck_assert_uint_eq(nm.v[0].matched, 1);
+	ck_assert_uint_eq(nm.v[1].matched, 0);
+	ck_assert_uint_ge(nm.v[2].matched, 1);
+	ck_assert_uint_ge(ex.v[0].matched, 1);
+	names_free(&nm);
+	names_free(&ex);
+	/* Without names: everything but the runtime helpers. */
+	ck_assert_uint_eq(symtab_select_module(&lib, NULL, NULL, mods),
+			  lib.n - (by_name(&lib, "_init") != NULL) - (by_name(&lib, "_fini") != NULL) -
+			      (by_name(&lib, "frame_dummy") != NULL) -
+			      (by_name(&lib, "register_tm_clones") != NULL) -
+			      (by_name(&lib, "deregister_tm_clones") != NULL) -
+			      (by_name(&lib, "__do_global_dtors_aux") != NULL));
+
+	/* Appended after the program's routines, named after the library. */
+	load_ok(FIXTURE("c_pie"), &st);
+	n_own = st.n;
+	parse_names("fs_lib_work\n", &nm);
+	ck_assert_uint_eq(symtab_select_module(&lib, &nm, NULL, mods), 1);
+	names_free(&nm);
+	first = symtab_append(&st, &lib, "libfs.so.1");
+	ck_assert_uint_eq(first, n_own);
+	ck_assert_uint_eq(st.n, n_own + 1);
+	ck_assert_uint_eq(st.n_own, n_own);
+	r = &st.r[first];
+	ck_assert_str_eq(r->display, "libfs.so.1:fs_lib_work");
+	ck_assert_str_eq(r->names[0], "fs_lib_work");
+	ck_assert_str_eq(r->module, "libfs.so.1");
+	ck_assert(r->flags & RT_SELECTED);
+	/* symtab_find looks at the program's own routines only */
+	ck_assert(symtab_find(&st, r->addr) == NULL || symtab_find(&st, r->addr) < r);
+	ck_assert_ptr_null(st.r[0].module);
+	symtab_free(&st);
+}
+END_TEST
+
 static Suite *symtab_suite(void)
 {
 	Suite *s = suite_create("symtab");
@@ -605,6 +707,8 @@ static Suite *symtab_suite(void)
 
 	tcase_add_test(find, test_find);
 	tcase_add_test(find, test_plt);
+	tcase_add_test(find, test_shlib_dynsym);
+	tcase_add_test(find, test_shlib_select_append);
 	suite_add_tcase(s, find);
 	return s;
 }

@@ -67,6 +67,12 @@ struct acct *acct_new(size_t n_routines);
 void acct_free(struct acct *a);
 
 /*
+ * Make room for routines up to n_routines-1 (routines of a library loaded
+ * while the program runs); the new ones start at zero. Never shrinks.
+ */
+void acct_grow(struct acct *a, size_t n_routines);
+
+/*
  * A call of `routine` by thread `tid` at time t; `slot` is the address of
  * its return-address slot (RSP at entry) and `ret` the original return
  * address, kept for the tracer (acct_leave gives it back). The caller is the

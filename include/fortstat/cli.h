@@ -4,6 +4,7 @@
 #define FORTSTAT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "fortstat/report.h"
@@ -24,10 +25,14 @@ enum pin_mode {
 	PIN_NEVER,  /* leave CPU placement to the scheduler */
 };
 
+#define CLI_MAX_LIBS 32 /* -l patterns */
+
 struct options {
 	const char *names_file;	  /* -n */
 	const char *exclude_file; /* -x */
 	bool all;		  /* --all */
+	const char *libs[CLI_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
+	size_t n_libs;
 	const char *output;	  /* -o */
 	struct report_opts report; /* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
 	const char *svg;	  /* --svg: flame graph file, or NULL */

@@ -41,4 +41,22 @@ int find_gap(pid_t pid, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr);
  */
 int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret);
 
+/*
+ * The same, with the code written at `where` (scratch memory of fortstat's
+ * own, left as it is after) instead of at RIP when `where` is not 0, for a
+ * program that runs: a signal that arrives meanwhile is stored in *deferred
+ * (may be NULL: dropped) for the caller to deliver when the thread resumes.
+ */
+int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long args[6],
+		      long *ret, int *deferred);
+
+/*
+ * Call `fn(arg0)` in the stopped thread `pid` on its own stack (below the
+ * red zone) with return address `trap`, an int3 of fortstat's; restore
+ * every register after. Sets *ret to RAX. Signals as inject_syscall_at.
+ * Returns 0 or a negative errno (-EFAULT: it hit another breakpoint).
+ */
+int inject_call(pid_t pid, int memfd, uint64_t fn, uint64_t trap, uint64_t arg0, uint64_t *ret,
+		int *deferred);
+
 #endif

@@ -40,6 +40,20 @@ bool names_match(struct names *nm, const char *name);
 /* Like names_match but without counting. */
 bool names_test(const struct names *nm, const char *name);
 
+/*
+ * A pattern qualified by a library, `LIB:NAME` (not a C++ `::`): returns
+ * the offset of NAME in `pattern`, or 0 when it is not qualified.
+ */
+size_t names_qualifier(const char *pattern);
+
+/*
+ * Does library pattern `pattern` (its first `len` bytes) match library
+ * `name` (soname, file name or path)? Without glob characters, `libm`
+ * matches libm.so.6 and libm-2.36.so but not libmvec.so.1; with '/', the
+ * whole path is matched, else its last component.
+ */
+bool names_lib_match(const char *pattern, size_t len, const char *name);
+
 void names_free(struct names *nm);
 
 #endif

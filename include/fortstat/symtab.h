@@ -17,6 +17,7 @@ enum {
 	RT_RETURNS_TWICE = 1u << 3, /* setjmp family, vfork, getcontext: never selected */
 	RT_NORETURN = 1u << 4,	   /* exit, abort, __libc_start_main, ...: never rewrite return */
 	RT_SELECTED = 1u << 5,	   /* chosen for timing by symtab_select */
+	RT_IFUNC = 1u << 6,	   /* the target of an indirect function, named after it */
 };
 
 struct routine {
@@ -28,6 +29,13 @@ struct routine {
 	char *file;	  /* source file from DWARF, or NULL */
 	int line;	  /* source line from DWARF, or 0 */
 	unsigned flags;	  /* RT_* */
+	const char *module; /* shared library it came from (-l), NULL for the program's own */
+};
+
+/* A GNU indirect function (STT_GNU_IFUNC): its resolver picks the routine at run time. */
+struct ifunc_sym {
+	uint64_t resolver; /* link-time address of the resolver */
+	char *name;	   /* the symbol's name (owned) */
 };
 
 /* A PLT stub of the executable: `name@plt` jumps through the GOT slot `got`. */
@@ -50,6 +58,14 @@ struct symtab {
 	size_t n_skipped_default; /* routines the default selection left out (set by symtab_select) */
 	struct plt_stub *plt;	/* PLT stubs, from .plt/.plt.sec and .rela.plt */
 	size_t n_plt;
+	char *interp;		/* PT_INTERP: the dynamic linker's path, or NULL */
+	char *soname;		/* DT_SONAME, or NULL */
+	struct ifunc_sym *ifuncs; /* indirect functions (not routines until resolved) */
+	size_t n_ifuncs;
+	size_t n_own;		/* r[0..n_own) are the file's own, sorted by addr; the
+				 * rest were appended from libraries (symtab_append) */
+	char **modules;		/* names of the libraries appended (owned) */
+	size_t n_modules;
 };
 
 /* Errors returned by symtab_load besides negative errnos. */
@@ -84,7 +100,34 @@ const char *symtab_strerror(int err);
  */
 size_t symtab_select(struct symtab *st, struct names *names, struct names *exclude, bool all);
 
-/* The routine containing `addr` (link-time), or NULL. O(log n). */
+/*
+ * For a shared library's table: add `name` as a routine at link-time address
+ * `addr` (an indirect function's target), or as one more name of the routine
+ * already there. Keeps the table sorted.
+ */
+void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const char *name);
+
+/*
+ * Choose the routines of a shared library to time (RT_SELECTED): without
+ * names, every routine that is not a runtime helper; with names, those
+ * matched by a plain pattern or by a `LIB:NAME` pattern whose LIB matches one
+ * of `mod_names` (NULL-terminated: soname, file names). Exclusions apply the
+ * same way. Returns the number selected.
+ */
+size_t symtab_select_module(struct symtab *st, struct names *names, struct names *exclude,
+			    const char *const *mod_names);
+
+/*
+ * Move the RT_SELECTED routines of library table `lib` to the end of `st`,
+ * named `module` (their display becomes "module:name"); `lib` is freed.
+ * Returns the index in st of the first one moved.
+ */
+size_t symtab_append(struct symtab *st, struct symtab *lib, const char *module);
+
+/* Value of symbol `name` (.dynsym, then .symtab) of the ELF file at path: 0 or -errno/-ENOENT. */
+int symtab_symbol(const char *path, const char *name, uint64_t *value);
+
+/* The program's own routine containing `addr` (link-time), or NULL. O(log n). */
 const struct routine *symtab_find(const struct symtab *st, uint64_t addr);
 
 /* Index of the mainline routine, or -1. */

@@ -12,6 +12,7 @@
 struct symtab;
 struct acct;
 struct options;
+struct names;
 
 struct trace_result {
 	int exit_status;     /* what fortstat exits with: status, or 128+N */
@@ -29,11 +30,14 @@ struct trace_result {
  * time the RT_SELECTED routines of `st` (routine i of st is routine i of
  * acct) and feed `acct` (on the clock that options choose) and `acct2` (on
  * the other clock; may be NULL) until the program ends. Routines that cannot be
- * patched lose RT_SELECTED. Returns 0 when the program ran (res filled), or
- * a negative errno when it could not be started or traced (an error line
- * has been printed).
+ * patched lose RT_SELECTED. With -l (o->libs), routines of the matching
+ * shared libraries are chosen with `names`/`exclude` (may be NULL) as they
+ * load, appended to `st`, and both accounting states grow to match.
+ * Returns 0 when the program ran (res filled), or a negative errno when it
+ * could not be started or traced (an error line has been printed).
  */
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
-	      struct acct *acct2, const struct options *o, struct trace_result *res);
+	      struct acct *acct2, struct names *names, struct names *exclude,
+	      const struct options *o, struct trace_result *res);
 
 #endif

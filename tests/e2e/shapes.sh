@@ -25,6 +25,16 @@ for opt in O0 O2; do
 	traced -- "$p"
 	expect "$p" main 1 "thrower(int)" 30 "middle(int)" 30 "Guard::Guard(int)" 30 \
 		"Guard::~Guard()" 30 "at(std::vector<int, std::allocator<int> > const&, int)" 20
+	# thrown inside libstdc++ (bad_alloc from operator new, stoi): seen
+	# at libgcc_s's unwinder, found through the dynamic linker
+	p=$BIN/throwlib-$opt
+	traced -- "$p"
+	grep -q '^sum 33$' t.out || fail "$p: output $(cat t.out)"
+	expect "$p" main 1 "level1(unsigned long)" 6 "level2(unsigned long)" 6 \
+		"grab(unsigned long)" 6 "parse(char const*)" 3 "conv(char const*)" 3
+	for r in "level1(unsigned long)" "grab(unsigned long)" "conv(char const*)" main; do
+		[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE after a caught exception"
+	done
 done
 objdump -d --no-show-raw-insn "$BIN/riprel-O2" | grep -A1 '<get>:' | grep -q '(%rip)' ||
 	fail "riprel-O2: get does not start with a RIP-relative load"

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libs.sh - routines of shared libraries (-l): LAPACK/BLAS linked dynamically
+# (counts equal the static run's and callgrind's), libm's sin/cos (indirect
+# functions) and exp, a plugin loaded by dlopen, closed and loaded again,
+# -x on a hot library routine, LIB:NAME qualified names.
+. "$SRCDIR/tests/lib.sh"
+cat >names.txt <<'NAMES'
+dgesv_
+dgetrf_
+dgetrf2_
+dgetrs_
+dgemm_
+dtrsm_
+dlaswp_
+idamax_
+lsame_
+dscal_
+ilaenv_
+NAMES
+
+# The static LAPACK fixture: the reference counts.
+traced -n names.txt -- "$BIN/solve"
+for r in main dgesv_ dgetrf_ dgetrf2_ dgetrs_ dgemm_ dtrsm_ dlaswp_ idamax_ lsame_ dscal_ ilaenv_; do
+	eval "static_$r=\$(calls $r)"
+done
+
+p=$BIN/solve-dyn
+traced -n names.txt -l libblas -l liblapack -- "$p"
+grep -q "matches no routine" t.err && fail "$p: names of libraries said unmatched under -l"
+# Names say where each routine lives (liblapack carries its own lsame_,
+# and every call goes to it: it is first in the lookup order).
+for r in dgesv_ dgetrf_ dgetrf2_ dgetrs_ dlaswp_ ilaenv_ lsame_; do
+	eval "want=\$static_$r"
+	expect "$p" "liblapack.so.3:$r" "$want"
+done
+for r in dgemm_ dtrsm_ idamax_ dscal_; do
+	eval "want=\$static_$r"
+	expect "$p" "libblas.so.3:$r" "$want"
+done
+expect "$p" main 1
+callgrind_counts "$p"
+same_as_callgrind "$p" main liblapack.so.3:dgesv_=dgesv_ liblapack.so.3:dgetrf2_=dgetrf2_ \
+	libblas.so.3:dgemm_=dgemm_ libblas.so.3:dtrsm_=dtrsm_ liblapack.so.3:lsame_=lsame_ \
+	liblapack.so.3:dlaswp_=dlaswp_ libblas.so.3:idamax_=idamax_
+# JSON names the library of each routine.
+"$FORTSTAT" -n names.txt -l libblas -l liblapack --format=json -o r.json "$p" >/dev/null 2>&1 ||
+	fail "$p: JSON run failed"
+grep -q '"name": "libblas.so.3:dgemm_", .*"module": "libblas.so.3"' r.json ||
+	fail "$p: JSON lacks dgemm_'s module: $(grep dgemm_ r.json | head -1)"
+grep -q '"name": "main", .*"module": null' r.json || fail "$p: JSON: main has a module"
+
+# The hot routine excluded: gone from the report, every other count unchanged.
+echo lsame_ >x.txt
+traced -n names.txt -x x.txt -l libblas -l liblapack -- "$p"
+absent "$p" liblapack.so.3:lsame_ libblas.so.3:lsame_
+expect "$p" libblas.so.3:dgemm_ "$static_dgemm_" liblapack.so.3:dgetrf2_ "$static_dgetrf2_"
+
+# LIB:NAME picks one library's lsame_ where both define one (-z shows uncalled ones).
+printf 'liblapack:lsame_\nlibblas:dgemm_\n' >q.txt
+traced -z -n q.txt -l libblas -l liblapack -- "$p"
+expect "$p" liblapack.so.3:lsame_ "$static_lsame_" libblas.so.3:dgemm_ "$static_dgemm_" main 1
+absent "$p" libblas.so.3:lsame_ liblapack.so.3:dgesv_
+# ... and unqualified, both are timed (libblas's is never called: 0 with -z).
+echo lsame_ >u.txt
+traced -z -n u.txt -l libblas -l liblapack -- "$p"
+expect "$p" liblapack.so.3:lsame_ "$static_lsame_" libblas.so.3:lsame_ 0
+
+# A pattern that matches no library is said, and the run goes on.
+traced -n names.txt -l libnosuch -- "$p"
+grep -q "fortstat: warning: -l libnosuch: no library of the program matched" t.err ||
+	fail "$p: no warning for -l libnosuch: $(cat t.err)"
+grep -q "'dgemm_' matches no routine in .* or the libraries of -l" t.err ||
+	fail "$p: dgemm_ (in no library timed) not said unmatched: $(cat t.err)"
+
+for opt in O0 O2; do
+	# libm: sin and cos are indirect functions (resolved in the program), exp is not.
+	p=$BIN/mathcalls-$opt
+	traced -l libm -- "$p"
+	expect "$p" libm.so.6:sin 1000 libm.so.6:cos 1000 libm.so.6:exp 300 main 1
+	[ "$opt" = O0 ] && expect "$p" wave 1000
+	absent "$p" libmvec.so.1:sin
+	# -n applies to library routines
+	echo sin >s.txt
+	traced -n s.txt -l 'libm.so*' -- "$p"
+	expect "$p" libm.so.6:sin 1000 main 1
+	absent "$p" libm.so.6:cos libm.so.6:exp
+
+	# A plugin loaded by dlopen after main starts, closed, loaded again: counts add up.
+	p=$BIN/dlhost-$opt
+	traced -l 'libplug*' -- "$p" "$BIN/libplug-$opt.so"
+	expect "$p" "libplug-$opt.so:plug_work" 15 "libplug-$opt.so:plug_helper" 60 main 1
+	# without -l the plugin is not timed, and nothing else changes
+	traced -- "$p" "$BIN/libplug-$opt.so"
+	absent "$p" "libplug-$opt.so:plug_work"
+	expect "$p" main 1
+done
+
+# A static executable has no shared libraries: said, and timed as usual.
+traced -l libc -- "$BIN/chain-static-O2"
+grep -q "statically linked" t.err || fail "chain-static: -l on a static executable not said"
+expect chain-static main 1
+finish
