@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	run.exit_status = res.exit_status;
 	run.term_signal = res.term_signal;
 	run.clock = o.clock == CLOCK_KIND_WALL ? "wall" : "cpu";
-	run.count_only = o.count_only;
+	run.count_only = o.count_only || res.counted_only;
 	run.total_time_s = res.total_time_s;
 	run.correct = !o.no_correct;
 	run.f1_ns = cal.f1_ns;

@@ -182,6 +182,8 @@ struct tracer {
 	struct patch *patches;
 	size_t n_patches, cap_patches;
 	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
+	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
+	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
@@ -1200,7 +1202,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		}
 		goto resume;
 	}
-	if (tr->o->count_only) {
+	if (tr->o->count_only || tr->no_rewrite) {
 		ev_count(tr, th, p->routine);
 		goto resume;
 	}
@@ -1261,6 +1263,23 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 	set_rip(th->tid, ret);
 }
 
+/*
+ * A CET user shadow stack (enabled by the C library at start, for every
+ * thread) keeps its own copy of each return address: a rewritten one would
+ * end the program with a control-protection fault. Checked at the first
+ * stop, before any is rewritten; then calls are counted, never timed.
+ */
+static void check_shstk(struct tracer *tr, struct tthread *th)
+{
+	tr->shstk_checked = true;
+	if (precheck_thread_shstk(th->tid) == 1) {
+		tr->no_rewrite = true;
+		snprintf(tr->note, sizeof(tr->note),
+			 "the program runs with a CET shadow stack: calls counted, not timed");
+		fs_warn("%s (return addresses cannot be rewritten)", tr->note);
+	}
+}
+
 /* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
 static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 {
@@ -1287,6 +1306,8 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 	}
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
 		return 1; /* gone */
+	if (!tr->shstk_checked)
+		check_shstk(tr, th);
 	pc = regs.rip - 1;
 	/*
 	 * RIP-1 on one of our int3s is decisive: no instruction of the program
@@ -1686,6 +1707,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	for (size_t k = 0; tr.follow_dl && k < o->n_libs; k++)
 		if (!tr.lib_hit[k])
 			fs_warn("-l %s: no library of the program matched", o->libs[k]);
+	res->counted_only = tr.no_rewrite;
 	if (tr.note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr.note);
 	if (WIFSIGNALED(tr.status)) {

@@ -22,6 +22,7 @@ struct trace_result {
 	double total_time2_s; /* program time on the other clock */
 	size_t n_patched;    /* routines patched */
 	size_t n_refused;    /* selected routines left unpatched (see -v) */
+	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
 };
 
