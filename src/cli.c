@@ -31,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "exclude", required_argument, NULL, 'x' },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "lib", required_argument, NULL, 'l' },
+	{ "follow", no_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, OPT_SORT },
@@ -67,6 +68,10 @@ void cli_usage(FILE *out)
 	      "                       'libm.so*'), loaded at start or by dlopen;\n"
 	      "                       repeatable; -n/-x apply, LIB:NAME qualifies a name\n"
 	      "\n"
+	      "Processes:\n"
+	      "  -f, --follow         also time the processes the program forks and the\n"
+	      "                       programs they exec, one report each (see -o %p)\n"
+	      "\n"
 	      "Measuring:\n"
 	      "  -c, --count-only     count calls only, no clocks (fastest)\n"
 	      "      --clock=CLOCK    cpu (default: the thread's own CPU time) or wall\n"
@@ -77,7 +82,8 @@ void cli_usage(FILE *out)
 	      "                       per-stop overhead\n"
 	      "\n"
 	      "Reporting:\n"
-	      "  -o, --output=FILE    write the report to FILE (default: standard error)\n"
+	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
+	      "                       %p in FILE: one file per process, named by its pid\n"
 	      "      --format=FORMAT  table (default), csv, json, folded (stacks for flame\n"
 	      "                       graph tools) or callgrind (for KCachegrind)\n"
 	      "      --sort=KEY       time (default), calls or name\n"
@@ -119,7 +125,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:n:x:l:o:zcvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:x:l:o:fzcvhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->names_file = optarg;
@@ -129,6 +135,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_ALL:
 			o->all = true;
+			break;
+		case 'f':
+			o->follow = true;
 			break;
 		case 'l':
 			if (o->n_libs == CLI_MAX_LIBS)

@@ -37,6 +37,79 @@ static void warn_unmatched(const struct names *nm, const char *prog, bool libs)
 				nm->v[i].pattern, prog, libs ? " or the libraries of -l" : "");
 }
 
+/* Report files opened for -o FILE with %p (one a process). */
+struct outfiles {
+	FILE **f;
+	char **name;
+	size_t n;
+};
+
+/* FILE with each %p replaced by pid (and %% by %). */
+static char *expand_pid(const char *fmt, int pid)
+{
+	size_t cap = strlen(fmt) + 32, n = 0;
+	char *s = xmalloc(cap);
+
+	for (const char *p = fmt; *p; p++) {
+		if (n + 16 >= cap)
+			s = xrealloc(s, cap *= 2);
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(s + n, cap - n, "%d", pid);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			s[n++] = '%';
+			p++;
+		} else {
+			s[n++] = *p;
+		}
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/*
+ * Where the report of process pid goes: *out as it is, unless -o has %p:
+ * then the file named after pid (appended to when an earlier image of the
+ * same process wrote it). Returns 0, or -1 after saying why.
+ */
+static int out_for(const struct options *o, int pid, FILE **out, struct outfiles *outs)
+{
+	char *name;
+
+	if (!o->output || !strstr(o->output, "%p"))
+		return 0;
+	name = expand_pid(o->output, pid);
+	for (size_t i = 0; i < outs->n; i++) {
+		if (!strcmp(outs->name[i], name)) {
+			*out = outs->f[i];
+			free(name);
+			return 0;
+		}
+	}
+	*out = fopen(name, "we");
+	if (!*out) {
+		fs_error("%s: cannot write the report: %s", name, strerror(errno));
+		free(name);
+		*out = stderr;
+		return -1;
+	}
+	outs->f = xrealloc(outs->f, (outs->n + 1) * sizeof(*outs->f));
+	outs->name = xrealloc(outs->name, (outs->n + 1) * sizeof(*outs->name));
+	outs->f[outs->n] = *out;
+	outs->name[outs->n++] = name;
+	return 0;
+}
+
+static void report_one(FILE *out, const struct options *o, const struct symtab *st,
+		       const struct acct *acct, const struct report_run *run)
+{
+	int err = report_write(out, st, acct, run, &o->report);
+
+	if (err < 0)
+		fs_error("%s: cannot write the report: %s", o->output ? o->output : "stderr",
+			 strerror(-err));
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -49,6 +122,9 @@ int main(int argc, char **argv)
 	FILE *out = stderr, *svg = NULL;
 	char *path;
 	size_t n_sel;
+	struct outfiles outs = { 0 };
+	char *prog_label = NULL;
+	FILE *prev = NULL;
 	int rc, err;
 
 	rc = cli_parse(argc, argv, &o);
@@ -81,7 +157,7 @@ int main(int argc, char **argv)
 	if (o.exclude_file && !o.n_libs)
 		warn_unmatched(&exclude, path, o.n_libs > 0);
 	fs_info(1, "%s: %zu routines, %zu selected for timing", path, st.n, n_sel);
-	if (o.output) {
+	if (o.output && !strstr(o.output, "%p")) {
 		out = fopen(o.output, "we");
 		if (!out) {
 			fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
@@ -133,6 +209,8 @@ int main(int argc, char **argv)
 		fs_warn("%s", res.note);
 	memset(&run, 0, sizeof(run));
 	run.program = path;
+	if (o.follow)
+		run.program = prog_label = xasprintf("%s [pid %d]", path, res.pid);
 	run.argv = o.argv;
 	run.exit_status = res.exit_status;
 	run.term_signal = res.term_signal;
@@ -148,20 +226,64 @@ int main(int argc, char **argv)
 	run.alt_f2_ns = cal.alt_f2_ns;
 	run.note = res.note[0] ? res.note : NULL;
 	fflush(stdout);
-	err = report_write(out, &st, acct, &run, &o.report);
-	if (err < 0)
-		fs_error("%s: cannot write the report: %s", o.output ? o.output : "stderr",
-			 strerror(-err));
+	/* Libraries loaded in a followed child may have grown the shared table. */
+	acct_grow(acct, st.n);
+	if (acct2)
+		acct_grow(acct2, st.n);
+	if (out_for(&o, res.pid, &out, &outs) == 0)
+		report_one(out, &o, &st, acct, &run);
+	prev = out;
+	for (size_t i = 0; i < res.n_sections; i++) {
+		const struct trace_section *sec = &res.sections[i];
+		struct report_run r2 = run;
+		char *label;
+
+		/* Images without symbols were followed for their children only; a
+		 * forked copy that exec'ed before calling anything has nothing to say. */
+		if (!sec->st->n || (sec->execed && !acct_total_calls(sec->acct)))
+			continue;
+		label = xasprintf("%s [pid %d]", sec->path, sec->pid);
+		acct_grow(sec->acct, sec->st->n);
+		if (sec->acct2)
+			acct_grow(sec->acct2, sec->st->n);
+		r2.program = label;
+		r2.exit_status = sec->exit_status;
+		r2.term_signal = sec->term_signal;
+		r2.count_only = o.count_only || sec->counted_only;
+		r2.total_time_s = sec->total_time_s;
+		r2.alt = sec->acct2;
+		r2.note = sec->note[0] ? sec->note : NULL;
+		if (out_for(&o, sec->pid, &out, &outs) == 0) {
+			if (out == prev && (o.report.format == FMT_TABLE ||
+					    o.report.format == FMT_CSV))
+				fputc('\n', out);
+			prev = out;
+			report_one(out, &o, sec->st, sec->acct, &r2);
+		}
+		free(label);
+	}
 	err = svg ? report_write_svg(svg, &st, acct, &run, &o.report) : 0;
 	if (err < 0)
 		fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(-err));
 	rc = res.exit_status;
 done:
-	if (out != stderr && fclose(out) != 0) {
+	if (out != stderr && !outs.n && fclose(out) != 0) {
 		fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
 		if (rc == 0)
 			rc = EXIT_FS_ERROR;
 	}
+	for (size_t i = 0; i < outs.n; i++) {
+		if (fclose(outs.f[i]) != 0) {
+			fs_error("%s: cannot write the report: %s", outs.name[i], strerror(errno));
+			if (rc == 0)
+				rc = EXIT_FS_ERROR;
+		}
+		free(outs.name[i]);
+	}
+	free(outs.f);
+	free(outs.name);
+	free(prog_label);
+	trace_result_free(&res);
 	if (svg && fclose(svg) != 0) {
 		fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(errno));
 		if (rc == 0)

@@ -143,6 +143,7 @@ struct tthread {
 	bool unhooked;	 /* its return addresses were put back for an unwinder */
 	bool vfork_child; /* a vfork child sharing our memory */
 	int defer_sig;	  /* a signal that arrived during an injected call: deliver it next */
+	size_t proc;	  /* its process: index in tracer.procs */
 };
 
 /* A shared library of the program (-l). */
@@ -169,12 +170,12 @@ struct pending {
 	bool stopped;		/* its first stop was seen and it waits */
 };
 
-struct tracer {
-	const struct options *o;
+/* What fortstat knows of one traced process (one image of it). */
+struct pstate {
 	struct symtab *st;
 	struct acct *acct;  /* on the chosen clock */
 	struct acct *acct2; /* on the other clock (NULL with -c) */
-	pid_t leader;
+	pid_t leader;	    /* its process id */
 	int memfd;
 	uint64_t bias;
 	uint64_t scratch;  /* base of the scratch pages */
@@ -187,25 +188,42 @@ struct tracer {
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
-	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
-	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
 	struct u64map traps;   /* int3 address -> index into patches */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
 				* by stack pointer whose slot may still return
 				* (another stack: swapcontext); 0 = none */
+	double cpu_total_ns;   /* CPU time of threads that have ended */
+	uint64_t wall0;
+	char *path;	       /* the image's file (owned), NULL for the program's first */
+	bool own_st;	       /* st (and path) belong to this state: an image exec'ed (-f) */
+	bool ended;	       /* exited, exec'ed a new image, or let go */
+	bool execed;	       /* ended by exec'ing a new image */
+	int status;	       /* its wait status, when it exited */
+	uint64_t wall1;	       /* when it ended */
+};
+
+struct tracer {
+	const struct options *o;
+	struct pstate ps;      /* the process of the thread being handled */
+	struct pstate **procs; /* every process followed (-f); procs[i]->... saved copies */
+	size_t n_procs;
+	size_t cur;	       /* index in procs of the state loaded in ps */
+	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
+	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
 	struct tthread **thr;  /* threads, by open addressing on tid */
 	size_t thr_cap, thr_n;
 	struct pending *pend;
 	size_t n_pend;
 	int cpu;	       /* CPU clock (else wall) */
-	uint64_t wall0;
-	double cpu_total_ns;   /* CPU time of threads that have ended */
+	pid_t program;	       /* the program's process id */
 	bool done;
-	int status;	       /* leader's wait status */
+	bool program_done;     /* the program itself has ended (children may run on, -f) */
+	int status;	       /* the program's wait status */
 	bool pinned;	       /* fortstat and the program run on one CPU */
 	char note[160];	       /* how the run went, when it is worth a line */
 	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
+	struct trace_result *res;
 };
 
 static volatile sig_atomic_t forward_pid;
@@ -303,8 +321,9 @@ static struct tthread *thr_new(struct tracer *tr, pid_t tid)
 	struct tthread *th = xcalloc(1, sizeof(*th));
 
 	th->tid = tid;
-	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->leader, tid) < 0)
-		fs_clock_open(&th->clk, 0, tr->leader, tid); /* no clocks, gone or refused: wall */
+	th->proc = tr->cur;
+	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps.leader, tid) < 0)
+		fs_clock_open(&th->clk, 0, tr->ps.leader, tid); /* no clocks, gone or refused: wall */
 	th->c0 = th->clast = fs_clock_read(&th->clk);
 	thr_stamp(tr, th);
 	thr_insert(tr, th);
@@ -315,7 +334,7 @@ static struct tthread *thr_new(struct tracer *tr, pid_t tid)
 static void thr_end(struct tracer *tr, struct tthread *th)
 {
 	if (th->clk.src != FS_CLOCK_WALL)
-		tr->cpu_total_ns += (double)(th->clast - th->c0);
+		tr->ps.cpu_total_ns += (double)(th->clast - th->c0);
 }
 
 /* ---- CPU placement (--pin) ---- */
@@ -335,7 +354,7 @@ static void pin_start(struct tracer *tr)
 		return;
 	if (CPU_COUNT(&tr->orig_mask) < 2)
 		return;
-	if (mode == PIN_AUTO && tr->st->parallel_runtime) {
+	if (mode == PIN_AUTO && tr->ps.st->parallel_runtime) {
 		fs_info(1, "not pinning: the program uses OpenMP or TBB");
 		return;
 	}
@@ -441,11 +460,11 @@ static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, s
 	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
 	args[4] = -1;
 	args[5] = 0;
-	if (tr->scratch)
-		err = inject_syscall_at(tid, tr->memfd, tr->scratch + SCRATCH_SYSCALL, SYS_mmap, args,
+	if (tr->ps.scratch)
+		err = inject_syscall_at(tid, tr->ps.memfd, tr->ps.scratch + SCRATCH_SYSCALL, SYS_mmap, args,
 					&ret, deferred);
 	else
-		err = inject_syscall(tid, tr->memfd, SYS_mmap, args, &ret);
+		err = inject_syscall(tid, tr->ps.memfd, SYS_mmap, args, &ret);
 	if (err)
 		return err;
 	if ((uint64_t)ret != *base)
@@ -455,12 +474,12 @@ static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, s
 
 static struct patch *patch_new(struct tracer *tr)
 {
-	if (tr->n_patches == tr->cap_patches) {
-		tr->cap_patches = tr->cap_patches ? 2 * tr->cap_patches : 64;
-		tr->patches = xrealloc(tr->patches, tr->cap_patches * sizeof(*tr->patches));
+	if (tr->ps.n_patches == tr->ps.cap_patches) {
+		tr->ps.cap_patches = tr->ps.cap_patches ? 2 * tr->ps.cap_patches : 64;
+		tr->ps.patches = xrealloc(tr->ps.patches, tr->ps.cap_patches * sizeof(*tr->ps.patches));
 	}
-	memset(&tr->patches[tr->n_patches], 0, sizeof(*tr->patches));
-	return &tr->patches[tr->n_patches];
+	memset(&tr->ps.patches[tr->ps.n_patches], 0, sizeof(*tr->ps.patches));
+	return &tr->ps.patches[tr->ps.n_patches];
 }
 
 enum patch_mode {
@@ -496,7 +515,7 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 	bool own = mode == PATCH_OWN;
 	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
 	uint64_t lo = UINT64_MAX, hi = 0, base;
-	size_t n = 0, size, k = 0, hdr = own ? SCRATCH_HDR : 0, p0 = tr->n_patches;
+	size_t n = 0, size, k = 0, hdr = own ? SCRATCH_HDR : 0, p0 = tr->ps.n_patches;
 	uint8_t *buf;
 	int err;
 
@@ -511,7 +530,7 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		if (st->r[i].addr + st->r[i].size + bias > hi)
 			hi = st->r[i].addr + st->r[i].size + bias;
 	}
-	if (!n && !(own && tr->follow_dl))
+	if (!n && !(own && tr->ps.follow_dl))
 		return 0;
 	if (!n) { /* a page for the return trap and injected code only */
 		lo = st->e_entry + bias;
@@ -528,8 +547,8 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		return err;
 	}
 	if (own) {
-		tr->scratch = base;
-		tr->retrap = base;
+		tr->ps.scratch = base;
+		tr->ps.retrap = base;
 	}
 	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
 
@@ -548,7 +567,7 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 			continue;
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_SLOT_SIZE;
-		err = mem_read(tr->memfd, entry, code, len);
+		err = mem_read(tr->ps.memfd, entry, code, len);
 		if (!err)
 			insn_plan(code, len, entry, p->slot, &p->plan);
 		if (err || p->plan.kind == INSN_REFUSE) {
@@ -567,7 +586,7 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 			memcpy(buf + hdr + k * INSN_SLOT_SIZE, p->plan.slot, p->plan.slot_len);
 		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
-		tr->n_patches++;
+		tr->ps.n_patches++;
 		k++;
 	}
 	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
@@ -582,26 +601,26 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		p->unhook = is_unwinder_name(st->plt[j].name);
 		p->rehook = !p->unhook;
 		p->routine = ACCT_NONE;
-		if (mem_read(tr->memfd, p->trap, &p->orig, 1) < 0)
+		if (mem_read(tr->ps.memfd, p->trap, &p->orig, 1) < 0)
 			continue;
 		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
-		tr->n_patches++;
+		tr->ps.n_patches++;
 	}
-	err = mem_write(tr->memfd, base, buf, size);
+	err = mem_write(tr->ps.memfd, base, buf, size);
 	free(buf);
 	if (err) {
 		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
 		return err;
 	}
-	for (size_t j = p0; j < tr->n_patches; j++) {
+	for (size_t j = p0; j < tr->ps.n_patches; j++) {
 		static const uint8_t int3 = 0xcc;
-		err = mem_write(tr->memfd, tr->patches[j].trap, &int3, 1);
+		err = mem_write(tr->ps.memfd, tr->ps.patches[j].trap, &int3, 1);
 		if (err) {
-			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->patches[j].trap,
+			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->ps.patches[j].trap,
 				 strerror(-err));
 			return err;
 		}
-		u64map_put(&tr->traps, tr->patches[j].trap, (uint32_t)j);
+		u64map_put(&tr->ps.traps, tr->ps.patches[j].trap, (uint32_t)j);
 	}
 	return 0;
 }
@@ -614,17 +633,17 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
  */
 static void setup_rdebug(struct tracer *tr)
 {
-	struct symtab *st = tr->st;
+	struct symtab *st = tr->ps.st;
 	uint64_t base, dbg, rdebug;
 	uint8_t code[8];
 	struct patch *p;
 	size_t off = 0;
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa }, int3 = 0xcc;
 
-	if (auxv_get(tr->leader, AT_BASE, &base) < 0 || !base ||
+	if (auxv_get(tr->ps.leader, AT_BASE, &base) < 0 || !base ||
 	    symtab_symbol(st->interp, "_dl_debug_state", &dbg) < 0 ||
 	    symtab_symbol(st->interp, "_r_debug", &rdebug) < 0 ||
-	    mem_read(tr->memfd, dbg + base, code, sizeof(code)) < 0) {
+	    mem_read(tr->ps.memfd, dbg + base, code, sizeof(code)) < 0) {
 		if (tr->o->n_libs)
 			fs_warn("-l: cannot follow the dynamic linker %s: no library will be timed",
 				st->interp);
@@ -646,33 +665,33 @@ static void setup_rdebug(struct tracer *tr)
 	p->orig = 0xc3;
 	p->routine = ACCT_NONE;
 	p->rdebug = true;
-	if (mem_write(tr->memfd, p->trap, &int3, 1) < 0)
+	if (mem_write(tr->ps.memfd, p->trap, &int3, 1) < 0)
 		return;
-	u64map_put(&tr->traps, p->trap, (uint32_t)tr->n_patches);
-	tr->n_patches++;
-	tr->rdebug = rdebug + base;
+	u64map_put(&tr->ps.traps, p->trap, (uint32_t)tr->ps.n_patches);
+	tr->ps.n_patches++;
+	tr->ps.rdebug = rdebug + base;
 	fs_info(2, "following the dynamic linker: r_debug at 0x%" PRIx64 ", breakpoint at 0x%" PRIx64,
-		tr->rdebug, dbg + base + off);
+		tr->ps.rdebug, dbg + base + off);
 }
 
 static int setup_image(struct tracer *tr)
 {
-	struct symtab *st = tr->st;
+	struct symtab *st = tr->ps.st;
 	size_t n = 0;
 	int err;
 
 	if (st->pie) {
 		uint64_t entry;
-		err = auxv_get(tr->leader, AT_ENTRY, &entry);
+		err = auxv_get(tr->ps.leader, AT_ENTRY, &entry);
 		if (err) {
 			fs_error("%s: cannot read the load address: %s", st->path, strerror(-err));
 			return err;
 		}
-		tr->bias = entry - st->e_entry;
+		tr->ps.bias = entry - st->e_entry;
 	}
 	for (size_t i = 0; i < st->n; i++)
 		n += (st->r[i].flags & RT_SELECTED) != 0;
-	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->bias, n);
+	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->ps.bias, n);
 	if (tr->o->n_libs && (st->is_static || !st->interp))
 		fs_warn("-l: %s is statically linked: its library routines are its own (see --all)",
 			st->path);
@@ -682,11 +701,11 @@ static int setup_image(struct tracer *tr)
 	 * libstdc++, backtrace(), pthread_exit): it must read the original
 	 * return addresses. Count-only rewrites none.
 	 */
-	tr->follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
-	err = patch_routines(tr, tr->leader, st, 0, st->n, tr->bias, PATCH_OWN, NULL);
+	tr->ps.follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
+	err = patch_routines(tr, tr->ps.leader, st, 0, st->n, tr->ps.bias, PATCH_OWN, NULL);
 	if (err)
 		return err;
-	if (tr->follow_dl)
+	if (tr->ps.follow_dl)
 		setup_rdebug(tr);
 	return 0;
 }
@@ -758,11 +777,11 @@ static void resolve_ifuncs(struct tracer *tr, struct tthread *th, struct symtab 
 {
 	uint64_t hwcap = 0;
 
-	auxv_get(tr->leader, AT_HWCAP, &hwcap);
+	auxv_get(tr->ps.leader, AT_HWCAP, &hwcap);
 	for (size_t i = 0; i < lib->n_ifuncs; i++) {
 		uint64_t target;
-		int err = inject_call(th->tid, tr->memfd, lib->ifuncs[i].resolver + bias,
-				      tr->scratch + SCRATCH_CALLRET, hwcap, &target, &th->defer_sig);
+		int err = inject_call(th->tid, tr->ps.memfd, lib->ifuncs[i].resolver + bias,
+				      tr->ps.scratch + SCRATCH_CALLRET, hwcap, &target, &th->defer_sig);
 
 		if (err || target < bias) {
 			fs_info(1, "not timing %s: its resolver %s", lib->ifuncs[i].name,
@@ -798,19 +817,19 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 		mod_names[3] = NULL;
 		resolve_ifuncs(tr, th, &lib, m->bias);
 		n_sel = symtab_select_module(&lib, tr->names, tr->exclude, mod_names);
-		m->first = symtab_append(tr->st, &lib, m->name);
-		m->n = tr->st->n - m->first;
+		m->first = symtab_append(tr->ps.st, &lib, m->name);
+		m->n = tr->ps.st->n - m->first;
 		m->have_routines = true;
-		acct_grow(tr->acct, tr->st->n);
-		if (tr->acct2)
-			acct_grow(tr->acct2, tr->st->n);
+		acct_grow(tr->ps.acct, tr->ps.st->n);
+		if (tr->ps.acct2)
+			acct_grow(tr->ps.acct2, tr->ps.st->n);
 		fs_info(1, "%s: %zu routines to time", m->name, n_sel);
 	}
-	m->p0 = tr->n_patches;
+	m->p0 = tr->ps.n_patches;
 	if (m->n)
-		patch_routines(tr, th->tid, tr->st, m->first, m->first + m->n, m->bias, PATCH_LIB,
+		patch_routines(tr, th->tid, tr->ps.st, m->first, m->first + m->n, m->bias, PATCH_LIB,
 			       &th->defer_sig);
-	m->np = tr->n_patches - m->p0;
+	m->np = tr->ps.n_patches - m->p0;
 	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu routines patched", m->name, m->bias, m->np);
 }
 
@@ -823,13 +842,13 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 {
 	struct symtab lib;
 
-	m->p0 = tr->n_patches;
+	m->p0 = tr->ps.n_patches;
 	m->np = 0;
 	if (tr->o->count_only || symtab_load(m->real, &lib) != 0)
 		return;
 	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
 	symtab_free(&lib);
-	m->np = tr->n_patches - m->p0;
+	m->np = tr->ps.n_patches - m->p0;
 	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu unwinder entries hooked", m->path, m->bias,
 		m->np);
 }
@@ -838,11 +857,11 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 static void module_unload(struct tracer *tr, struct tmodule *m)
 {
 	for (size_t j = m->p0; j < m->p0 + m->np; j++)
-		tr->patches[j].dead = true;
+		tr->ps.patches[j].dead = true;
 	m->np = 0;
 	m->loaded = false;
 	/* Return sites cached in its code may become another library's. */
-	u64map_free(&tr->retsite);
+	u64map_free(&tr->ps.retsite);
 	if (m->matched)
 		fs_info(1, "%s unloaded", m->name);
 }
@@ -855,20 +874,20 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 	const char *mod_names[4];
 	struct tmodule *m = NULL;
 
-	for (size_t i = 0; i < tr->n_mods; i++) {
-		if (tr->mods[i].loaded && tr->mods[i].lm == lm && tr->mods[i].bias == bias) {
-			tr->mods[i].seen = true;
+	for (size_t i = 0; i < tr->ps.n_mods; i++) {
+		if (tr->ps.mods[i].loaded && tr->ps.mods[i].lm == lm && tr->ps.mods[i].bias == bias) {
+			tr->ps.mods[i].seen = true;
 			return;
 		}
 	}
 	if (!realpath(path, real))
 		snprintf(real, sizeof(real), "%s", path);
-	for (size_t i = 0; i < tr->n_mods && !m; i++)
-		if (!tr->mods[i].loaded && !strcmp(tr->mods[i].real, real))
-			m = &tr->mods[i];
+	for (size_t i = 0; i < tr->ps.n_mods && !m; i++)
+		if (!tr->ps.mods[i].loaded && !strcmp(tr->ps.mods[i].real, real))
+			m = &tr->ps.mods[i];
 	if (!m) {
-		tr->mods = xrealloc(tr->mods, (tr->n_mods + 1) * sizeof(*tr->mods));
-		m = &tr->mods[tr->n_mods++];
+		tr->ps.mods = xrealloc(tr->ps.mods, (tr->ps.n_mods + 1) * sizeof(*tr->ps.mods));
+		m = &tr->ps.mods[tr->ps.n_mods++];
 		memset(m, 0, sizeof(*m));
 		m->path = xstrdup(path);
 		m->real = xstrdup(real);
@@ -883,7 +902,7 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 		 */
 		m->unwinder = !strncmp(base_name(real), "libgcc_s", 8) ||
 			      !strncmp(base_name(real), "libunwind", 9);
-		m->matched = strcmp(base_name(real), base_name(tr->st->interp)) != 0 &&
+		m->matched = strcmp(base_name(real), base_name(tr->ps.st->interp)) != 0 &&
 			     strncmp(base_name(real), "ld-linux", 8) != 0 && !m->unwinder &&
 			     lib_wanted(tr, mod_names);
 	}
@@ -902,24 +921,24 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 	uint64_t lm = 0;
 	size_t guard = 0;
 
-	for (size_t i = 0; i < tr->n_mods; i++)
-		tr->mods[i].seen = false;
-	mem_read(tr->memfd, tr->rdebug + RDEBUG_MAP, &lm, sizeof(lm));
+	for (size_t i = 0; i < tr->ps.n_mods; i++)
+		tr->ps.mods[i].seen = false;
+	mem_read(tr->ps.memfd, tr->ps.rdebug + RDEBUG_MAP, &lm, sizeof(lm));
 	for (; lm && guard < 100000; guard++) {
 		struct lm_entry e;
 		char path[PATH_MAX];
 
-		if (mem_read(tr->memfd, lm, &e, sizeof(e)) < 0)
+		if (mem_read(tr->ps.memfd, lm, &e, sizeof(e)) < 0)
 			break;
 		/* The program itself and the vDSO have no file of their own here. */
-		if (e.l_name && read_cstr(tr->memfd, e.l_name, path, sizeof(path)) == 0 &&
+		if (e.l_name && read_cstr(tr->ps.memfd, e.l_name, path, sizeof(path)) == 0 &&
 		    path[0] == '/')
 			module_seen(tr, th, lm, e.l_addr, path);
 		lm = e.l_next;
 	}
-	for (size_t i = 0; i < tr->n_mods; i++)
-		if (tr->mods[i].loaded && !tr->mods[i].seen)
-			module_unload(tr, &tr->mods[i]);
+	for (size_t i = 0; i < tr->ps.n_mods; i++)
+		if (tr->ps.mods[i].loaded && !tr->ps.mods[i].seen)
+			module_unload(tr, &tr->ps.mods[i]);
 }
 
 /* The thread stopped on _dl_debug_state: look at the libraries, then return. */
@@ -929,12 +948,12 @@ static void handle_rdebug(struct tracer *tr, struct tthread *th)
 	int32_t state = -1;
 	uint64_t ra;
 
-	if (mem_read(tr->memfd, tr->rdebug + RDEBUG_STATE, &state, sizeof(state)) == 0 &&
+	if (mem_read(tr->ps.memfd, tr->ps.rdebug + RDEBUG_STATE, &state, sizeof(state)) == 0 &&
 	    state == RT_CONSISTENT)
 		modules_sync(tr, th);
 	/* Emulate its `ret` (injected calls above restored every register). */
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0 ||
-	    mem_read(tr->memfd, regs.rsp, &ra, sizeof(ra)) < 0)
+	    mem_read(tr->ps.memfd, regs.rsp, &ra, sizeof(ra)) < 0)
 		return;
 	regs.rip = ra;
 	regs.rsp += 8;
@@ -963,16 +982,16 @@ static void undo_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
 
 static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 {
-	struct undo_ctx u = { .retrap = tr->retrap };
+	struct undo_ctx u = { .retrap = tr->ps.retrap };
 	int fd = mem_open(pid);
 
 	if (fd >= 0) {
-		for (size_t j = 0; j < tr->n_patches; j++)
-			if (!tr->patches[j].dead)
-				mem_write(fd, tr->patches[j].trap, &tr->patches[j].orig, 1);
+		for (size_t j = 0; j < tr->ps.n_patches; j++)
+			if (!tr->ps.patches[j].dead)
+				mem_write(fd, tr->ps.patches[j].trap, &tr->ps.patches[j].orig, 1);
 		u.fd = fd;
 		if (parent)
-			acct_frames(tr->acct, parent, undo_frame, &u);
+			acct_frames(tr->ps.acct, parent, undo_frame, &u);
 		close(fd);
 	}
 	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
@@ -987,13 +1006,13 @@ static int return_site_ok(struct tracer *tr, uint64_t ret)
 	uint8_t before[16];
 	uint64_t v;
 
-	if (u64map_get(&tr->retsite, ret, &v))
+	if (u64map_get(&tr->ps.retsite, ret, &v))
 		return (int)v;
 	v = 0;
-	if (ret >= sizeof(before) && mem_read(tr->memfd, ret - sizeof(before), before,
+	if (ret >= sizeof(before) && mem_read(tr->ps.memfd, ret - sizeof(before), before,
 					      sizeof(before)) == 0)
 		v = (uint64_t)insn_is_return_site(before, sizeof(before));
-	u64map_put(&tr->retsite, ret, v);
+	u64map_put(&tr->ps.retsite, ret, v);
 	return (int)v;
 }
 
@@ -1050,37 +1069,37 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 static void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
 		     uint64_t ret, uint64_t t)
 {
-	acct_enter(tr->acct, th->tid, r, slot, ret, t);
-	if (tr->acct2)
-		acct_enter(tr->acct2, th->tid, r, slot, ret, th->tlast2);
+	acct_enter(tr->ps.acct, th->tid, r, slot, ret, t);
+	if (tr->ps.acct2)
+		acct_enter(tr->ps.acct2, th->tid, r, slot, ret, th->tlast2);
 }
 
 static void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
 {
-	acct_count(tr->acct, th->tid, r);
-	if (tr->acct2)
-		acct_count(tr->acct2, th->tid, r);
+	acct_count(tr->ps.acct, th->tid, r);
+	if (tr->ps.acct2)
+		acct_count(tr->ps.acct2, th->tid, r);
 }
 
 static void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
 {
-	acct_chain(tr->acct, th->tid, r, t);
-	if (tr->acct2)
-		acct_chain(tr->acct2, th->tid, r, th->tlast2);
+	acct_chain(tr->ps.acct, th->tid, r, t);
+	if (tr->ps.acct2)
+		acct_chain(tr->ps.acct2, th->tid, r, th->tlast2);
 }
 
 static int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
 {
-	if (tr->acct2)
-		acct_leave(tr->acct2, th->tid, th->tlast2, NULL);
-	return acct_leave(tr->acct, th->tid, t, ret);
+	if (tr->ps.acct2)
+		acct_leave(tr->ps.acct2, th->tid, th->tlast2, NULL);
+	return acct_leave(tr->ps.acct, th->tid, t, ret);
 }
 
 static void ev_thread_exit(struct tracer *tr, struct tthread *th)
 {
-	acct_thread_exit(tr->acct, th->tid, th->tlast);
-	if (tr->acct2)
-		acct_thread_exit(tr->acct2, th->tid, th->tlast2);
+	acct_thread_exit(tr->ps.acct, th->tid, th->tlast);
+	if (tr->ps.acct2)
+		acct_thread_exit(tr->ps.acct2, th->tid, th->tlast2);
 }
 
 /*
@@ -1093,9 +1112,9 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp, uin
 	uint32_t routine;
 	uint64_t slot, ret;
 
-	while (acct_top(tr->acct, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
+	while (acct_top(tr->ps.acct, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
 		ev_leave(tr, th, t, &ret);
-		u64map_put(&tr->orphans, slot, ret);
+		u64map_put(&tr->ps.orphans, slot, ret);
 	}
 }
 
@@ -1140,10 +1159,10 @@ static void collect_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *a
  */
 static void unhook_thread(struct tracer *tr, struct tthread *th)
 {
-	struct hook_ctx h = { .fd = tr->memfd, .from = tr->retrap, .back = true };
+	struct hook_ctx h = { .fd = tr->ps.memfd, .from = tr->ps.retrap, .back = true };
 	struct frame_list l = { 0 };
 
-	acct_frames(tr->acct, th->tid, collect_frame, &l);
+	acct_frames(tr->ps.acct, th->tid, collect_frame, &l);
 	for (size_t i = l.n; i-- > 0;)
 		swap_frame(0, l.slot[i], l.ret[i], &h);
 	free(l.slot);
@@ -1154,9 +1173,9 @@ static void unhook_thread(struct tracer *tr, struct tthread *th)
 /* Rewrite the return addresses of the frames that survived the unwinder. */
 static void rehook_thread(struct tracer *tr, struct tthread *th)
 {
-	struct hook_ctx h = { .fd = tr->memfd, .to = tr->retrap, .back = false };
+	struct hook_ctx h = { .fd = tr->ps.memfd, .to = tr->ps.retrap, .back = false };
 
-	acct_frames(tr->acct, th->tid, swap_frame, &h);
+	acct_frames(tr->ps.acct, th->tid, swap_frame, &h);
 	th->unhooked = false;
 }
 
@@ -1202,7 +1221,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		}
 		goto resume;
 	}
-	if (tr->o->count_only || tr->no_rewrite) {
+	if (tr->o->count_only || tr->ps.no_rewrite) {
 		ev_count(tr, th, p->routine);
 		goto resume;
 	}
@@ -1210,9 +1229,9 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	ret = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, slot, 0);
 	if (errno)
 		return;
-	if (ret == tr->retrap) {
+	if (ret == tr->ps.retrap) {
 		/* Tail call: entered by a jump with our trap as return address. */
-		if (acct_top(tr->acct, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+		if (acct_top(tr->ps.acct, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
 			ev_chain(tr, th, p->routine, t);
 		else
 			ev_count(tr, th, p->routine);
@@ -1223,12 +1242,12 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		 * its return address back). Close it.
 		 */
 		unwind_below(tr, th, slot + 1, t);
-		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->retrap) < 0)
+		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->ps.retrap) < 0)
 			return;
-		if (tr->orphans.n) {
+		if (tr->ps.orphans.n) {
 			uint64_t old;
-			if (u64map_get(&tr->orphans, slot, &old) && old)
-				u64map_put(&tr->orphans, slot, 0); /* overwritten */
+			if (u64map_get(&tr->ps.orphans, slot, &old) && old)
+				u64map_put(&tr->ps.orphans, slot, 0); /* overwritten */
 		}
 		ev_enter(tr, th, p->routine, slot, ret, t);
 	} else {
@@ -1248,16 +1267,16 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 
 	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
 	unwind_below(tr, th, slot, t);
-	if (acct_top(tr->acct, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
+	if (acct_top(tr->ps.acct, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
 		ev_leave(tr, th, t, &ret);
-	} else if (u64map_get(&tr->orphans, slot, &ret) && ret) {
+	} else if (u64map_get(&tr->ps.orphans, slot, &ret) && ret) {
 		/* a frame closed earlier, returning on another stack */
-		u64map_put(&tr->orphans, slot, 0);
+		u64map_put(&tr->ps.orphans, slot, 0);
 	} else {
 		fs_error("thread %d returned through fortstat's trap from 0x%" PRIx64
 			 " with no frame to return to",
 			 (int)th->tid, slot);
-		kill(tr->leader, SIGKILL);
+		kill(tr->ps.leader, SIGKILL);
 		return;
 	}
 	set_rip(th->tid, ret);
@@ -1271,9 +1290,9 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
  */
 static void check_shstk(struct tracer *tr, struct tthread *th)
 {
-	tr->shstk_checked = true;
+	tr->ps.shstk_checked = true;
 	if (precheck_thread_shstk(th->tid) == 1) {
-		tr->no_rewrite = true;
+		tr->ps.no_rewrite = true;
 		snprintf(tr->note, sizeof(tr->note),
 			 "the program runs with a CET shadow stack: calls counted, not timed");
 		fs_warn("%s (return addresses cannot be rewritten)", tr->note);
@@ -1294,19 +1313,19 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 					    offsetof(struct user_regs_struct, rip), 0);
 		if (errno)
 			return 1; /* gone */
-		if (!u64map_get(&tr->traps, regs.rip - 1, &idx) || tr->patches[idx].dead)
+		if (!u64map_get(&tr->ps.traps, regs.rip - 1, &idx) || tr->ps.patches[idx].dead)
 			return 0;
-		if (tr->patches[idx].rdebug) {
+		if (tr->ps.patches[idx].rdebug) {
 			handle_rdebug(tr, th);
 			return 1;
 		}
-		ev_count(tr, th, tr->patches[idx].routine);
-		resume_patched(tr, th->tid, &regs, &tr->patches[idx], true);
+		ev_count(tr, th, tr->ps.patches[idx].routine);
+		resume_patched(tr, th->tid, &regs, &tr->ps.patches[idx], true);
 		return 1;
 	}
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
 		return 1; /* gone */
-	if (!tr->shstk_checked)
+	if (!tr->ps.shstk_checked)
 		check_shstk(tr, th);
 	pc = regs.rip - 1;
 	/*
@@ -1314,18 +1333,212 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 	 * starts at RIP there (we overwrote the first byte of one), so only our
 	 * breakpoint can have left RIP at that address.
 	 */
-	if (pc == tr->retrap) {
+	if (pc == tr->ps.retrap) {
 		handle_return(tr, th, &regs, t);
 		return 1;
 	}
-	if (!u64map_get(&tr->traps, pc, &idx) || tr->patches[idx].dead)
+	if (!u64map_get(&tr->ps.traps, pc, &idx) || tr->ps.patches[idx].dead)
 		return 0;
-	if (tr->patches[idx].rdebug) {
+	if (tr->ps.patches[idx].rdebug) {
 		handle_rdebug(tr, th);
 		return 1;
 	}
-	handle_entry(tr, th, &regs, &tr->patches[idx], t);
+	handle_entry(tr, th, &regs, &tr->ps.patches[idx], t);
 	return 1;
+}
+
+/* ---- processes (-f) ---- */
+
+/* Process state i: the loaded copy when it is the current one. */
+static struct pstate *ps_get(struct tracer *tr, size_t i)
+{
+	return i == tr->cur ? &tr->ps : tr->procs[i];
+}
+
+/* Make process state i the current one (tr->ps). */
+static void ps_switch(struct tracer *tr, size_t i)
+{
+	if (i == tr->cur)
+		return;
+	*tr->procs[tr->cur] = tr->ps;
+	tr->ps = *tr->procs[i];
+	tr->cur = i;
+}
+
+static size_t ps_add(struct tracer *tr, const struct pstate *init)
+{
+	tr->procs = xrealloc(tr->procs, (tr->n_procs + 1) * sizeof(*tr->procs));
+	tr->procs[tr->n_procs] = xmalloc(sizeof(**tr->procs));
+	*tr->procs[tr->n_procs] = *init;
+	return tr->n_procs++;
+}
+
+/* Any live process state, or -1. */
+static long ps_find_any(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->n_procs; i++)
+		if (!ps_get(tr, i)->ended)
+			return (long)i;
+	return -1;
+}
+
+/* The live (not ended) process state of process pid, or -1. */
+static long ps_find(struct tracer *tr, pid_t pid)
+{
+	for (size_t i = 0; i < tr->n_procs; i++)
+		if (!ps_get(tr, i)->ended && ps_get(tr, i)->leader == pid)
+			return (long)i;
+	return -1;
+}
+
+static void u64map_dup(struct u64map *dst, const struct u64map *src)
+{
+	*dst = *src;
+	if (!src->cap)
+		return;
+	dst->keys = xmalloc(src->cap * sizeof(*dst->keys));
+	dst->vals = xmalloc(src->cap * sizeof(*dst->vals));
+	memcpy(dst->keys, src->keys, src->cap * sizeof(*dst->keys));
+	memcpy(dst->vals, src->vals, src->cap * sizeof(*dst->vals));
+}
+
+/* A process state ended now (exit, exec, let go). */
+static void ps_end(struct pstate *ps, int status)
+{
+	if (ps->ended)
+		return;
+	ps->ended = true;
+	ps->status = status;
+	ps->wall1 = wall_now();
+}
+
+/*
+ * -f: a forked child carries the patches of its parent's image: time it as
+ * a process of its own. The return addresses rewritten in the parent's
+ * frames are put back in the child (those calls are not timed there).
+ */
+static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
+{
+	struct tthread *pth = thr_find(tr, parent);
+	struct undo_ctx u;
+	struct pstate ns;
+	int fd;
+
+	if (pth)
+		ps_switch(tr, pth->proc);
+	fd = mem_open(pid);
+	if (fd < 0) {
+		release_fork_child(tr, pid, parent);
+		return;
+	}
+	u.fd = fd;
+	u.retrap = tr->ps.retrap;
+	if (parent)
+		acct_frames(tr->ps.acct, parent, undo_frame, &u);
+	ns = tr->ps;
+	ns.leader = pid;
+	ns.memfd = fd;
+	ns.acct = acct_new(ns.st->n);
+	ns.acct2 = tr->ps.acct2 ? acct_new(ns.st->n) : NULL;
+	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
+	memcpy(ns.patches, tr->ps.patches, ns.n_patches * sizeof(*ns.patches));
+	u64map_dup(&ns.traps, &tr->ps.traps);
+	memset(&ns.retsite, 0, sizeof(ns.retsite));
+	memset(&ns.orphans, 0, sizeof(ns.orphans));
+	ns.mods = xmalloc((ns.n_mods ? ns.n_mods : 1) * sizeof(*ns.mods));
+	for (size_t i = 0; i < ns.n_mods; i++) {
+		ns.mods[i] = tr->ps.mods[i];
+		ns.mods[i].path = xstrdup(tr->ps.mods[i].path);
+		ns.mods[i].real = xstrdup(tr->ps.mods[i].real);
+		ns.mods[i].name = xstrdup(tr->ps.mods[i].name);
+	}
+	ns.cpu_total_ns = 0;
+	ns.wall0 = wall_now();
+	ns.path = NULL;
+	ns.own_st = false;
+	ns.ended = false;
+	ps_switch(tr, ps_add(tr, &ns));
+	thr_new(tr, pid);
+	if (tr->o->pin == PIN_AUTO)
+		unpin_all(tr, pid);
+	fs_info(1, "forked child %d: followed", (int)pid);
+	ptrace(PTRACE_CONT, pid, 0, 0);
+}
+
+/*
+ * -f: thread th (now its process's only thread, with the process id)
+ * exec'ed a new image. Close the old image's clocks and time the new one,
+ * patched at this exec stop like the program at its start.
+ */
+static void follow_exec(struct tracer *tr, struct tthread *th)
+{
+	char link[64], path[PATH_MAX];
+	struct symtab *st = xcalloc(1, sizeof(*st));
+	struct pstate ns;
+	ssize_t len;
+	pid_t pid = th->tid;
+	int err;
+
+	if (th->vfork_child) {
+		/* It ran in its parent's memory until now: not a process of its own yet. */
+		ev_thread_exit(tr, th);
+		th->vfork_child = false;
+	} else {
+		for (size_t i = 0; i < tr->thr_cap; i++) {
+			struct tthread *o = tr->thr[i];
+
+			if (o && o->proc == tr->cur) {
+				ev_thread_exit(tr, o);
+				thr_end(tr, o);
+			}
+		}
+		ps_end(&tr->ps, 0);
+		tr->ps.execed = true;
+	}
+	th->c0 = th->clast = fs_clock_read(&th->clk);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	path[len > 0 ? len : 0] = '\0';
+	err = len > 0 ? symtab_load(path, st) : -errno;
+	if (err == SYMTAB_ENOSYMS) {
+		/* Stripped (a shell, a system tool): followed untimed, for its children. */
+		memset(st, 0, sizeof(*st));
+		st->path = xstrdup(path);
+		err = 0;
+	}
+	if (err) {
+		fs_warn("process %d exec'ed %s: %s: not followed", (int)pid, path[0] ? path : "?",
+			symtab_strerror(err));
+		free(st);
+		unpin_task(tr, pid);
+		thr_remove(tr, pid);
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		return;
+	}
+	symtab_select(st, tr->names, tr->exclude, tr->o->all);
+	memset(&ns, 0, sizeof(ns));
+	ns.st = st;
+	ns.own_st = true;
+	ns.path = xstrdup(path);
+	ns.acct = acct_new(st->n);
+	ns.acct2 = tr->o->count_only ? NULL : acct_new(st->n);
+	ns.leader = pid;
+	ns.memfd = mem_open(pid);
+	ns.wall0 = wall_now();
+	ps_switch(tr, ps_add(tr, &ns));
+	th->proc = tr->cur;
+	if (!st->n) {
+		fs_info(1, "process %d exec'ed %s: no symbols, followed untimed", (int)pid, path);
+		return;
+	}
+	if (setup_image(tr) < 0) {
+		fs_warn("process %d exec'ed %s: cannot patch it: not followed", (int)pid, path);
+		ps_end(&tr->ps, 0);
+		thr_remove(tr, pid);
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		return;
+	}
+	fs_info(1, "process %d exec'ed %s: followed", (int)pid, path);
 }
 
 /* ---- processes and events ---- */
@@ -1361,11 +1574,17 @@ static void pend_settle(struct tracer *tr, struct pending *p)
 {
 	if (!p->stopped || p->kind == CHILD_UNKNOWN)
 		return;
-	if (p->kind == CHILD_FORK) {
+	if (p->kind == CHILD_FORK && tr->o->follow) {
+		follow_fork_child(tr, p->pid, p->parent);
+	} else if (p->kind == CHILD_FORK) {
 		release_fork_child(tr, p->pid, p->parent);
 	} else {
 		/* vfork: it runs in our memory until it execs or exits. */
-		struct tthread *th = thr_new(tr, p->pid);
+		struct tthread *pth = thr_find(tr, p->parent), *th;
+
+		if (pth)
+			ps_switch(tr, pth->proc);
+		th = thr_new(tr, p->pid);
 		th->vfork_child = true;
 		ptrace(PTRACE_CONT, p->pid, 0, 0);
 	}
@@ -1415,7 +1634,7 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
 		if (event == PTRACE_EVENT_CLONE && tr->o->pin == PIN_AUTO)
 			unpin_all(tr, (pid_t)msg);
-		if (event != PTRACE_EVENT_CLONE || tgid_of((pid_t)msg) != tr->leader) {
+		if (event != PTRACE_EVENT_CLONE || tgid_of((pid_t)msg) != tr->ps.leader) {
 			struct pending *p = pend_add(tr, (pid_t)msg);
 			p->parent = tid;
 			p->kind = event == PTRACE_EVENT_VFORK ? CHILD_VFORK : CHILD_FORK;
@@ -1430,7 +1649,11 @@ static void handle_event(struct tracer *tr, struct tthread *th, int event, uint6
 		}
 		break;
 	case PTRACE_EVENT_EXEC:
-		if (th->vfork_child || tid != tr->leader) {
+		if (tr->o->follow) {
+			follow_exec(tr, th);
+			break;
+		}
+		if (th->vfork_child || tid != tr->ps.leader) {
 			/* A vfork child (or a thread) replaced its image: it no
 			 * longer shares our patches. Let it go. */
 			ev_thread_exit(tr, th);
@@ -1470,13 +1693,13 @@ static void program_exec(struct tracer *tr)
 		ev_thread_exit(tr, th);
 		thr_end(tr, th);
 	}
-	u64map_free(&tr->traps);
-	tr->n_patches = 0;
+	u64map_free(&tr->ps.traps);
+	tr->ps.n_patches = 0;
 	snprintf(tr->note, sizeof(tr->note),
 		 "the program exec'ed a new image: timed up to the exec, not followed");
 	fs_info(1, "%s", tr->note);
-	unpin_task(tr, tr->leader);
-	ptrace(PTRACE_DETACH, tr->leader, 0, 0);
+	unpin_task(tr, tr->ps.leader);
+	ptrace(PTRACE_DETACH, tr->ps.leader, 0, 0);
 	for (size_t i = 0; i < tr->thr_cap; i++) {
 		if (tr->thr[i]) {
 			fs_clock_close(&tr->thr[i]->clk);
@@ -1493,8 +1716,20 @@ static struct tthread *first_stop(struct tracer *tr, pid_t tid, int status)
 	pid_t tgid = tgid_of(tid);
 	struct pending *p;
 
-	if (tgid == tr->leader || (p = pend_find(tr, tid), p && p->kind == CHILD_VFORK))
+	long idx = ps_find(tr, tgid);
+
+	if (idx >= 0) {
+		ps_switch(tr, (size_t)idx);
 		return thr_new(tr, tid);
+	}
+	p = pend_find(tr, tid);
+	if (p && p->kind == CHILD_VFORK) {
+		struct tthread *pth = thr_find(tr, p->parent);
+
+		if (pth)
+			ps_switch(tr, pth->proc);
+		return thr_new(tr, tid);
+	}
 	/* A new process whose parent's event may not have arrived yet. */
 	p = pend_add(tr, tid);
 	p->stopped = true;
@@ -1510,17 +1745,25 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 	int sig, event;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		long idx;
+
 		if (th) {
+			ps_switch(tr, th->proc);
 			if (!th->exiting) {
 				ev_thread_exit(tr, th);
 				thr_end(tr, th);
 			}
 			thr_remove(tr, tid);
 		}
-		if (tid == tr->leader) {
+		idx = ps_find(tr, tid);
+		if (idx >= 0)
+			ps_end(ps_get(tr, (size_t)idx), status);
+		if (tid == tr->program) {
 			tr->status = status;
-			tr->done = true;
+			tr->program_done = true;
 		}
+		/* With -f, followed processes may outlive the program. */
+		tr->done = tr->program_done && ps_find_any(tr) < 0;
 		return;
 	}
 	if (!WIFSTOPPED(status))
@@ -1530,6 +1773,7 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 		if (!th)
 			return;
 	}
+	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
 	t = th->tlast;
 	sig = WSTOPSIG(status);
@@ -1575,7 +1819,7 @@ static pid_t launch(const char *path, char *const argv[])
 /* Wait until the child has exec'ed PROGRAM. Returns 0, or the child's end. */
 static int wait_exec(struct tracer *tr, int *status)
 {
-	pid_t pid = tr->leader;
+	pid_t pid = tr->ps.leader;
 
 	for (;;) {
 		if (waitpid(pid, status, __WALL) < 0)
@@ -1601,26 +1845,67 @@ static void tracer_free(struct tracer *tr)
 		}
 	}
 	free(tr->thr);
-	free(tr->patches);
 	free(tr->pend);
-	for (size_t i = 0; i < tr->n_mods; i++) {
-		free(tr->mods[i].path);
-		free(tr->mods[i].real);
-		free(tr->mods[i].name);
+	if (tr->n_procs)
+		*tr->procs[tr->cur] = tr->ps;
+	for (size_t k = 0; k < tr->n_procs; k++) {
+		struct pstate *ps = tr->procs[k];
+
+		free(ps->patches);
+		for (size_t i = 0; i < ps->n_mods; i++) {
+			free(ps->mods[i].path);
+			free(ps->mods[i].real);
+			free(ps->mods[i].name);
+		}
+		free(ps->mods);
+		u64map_free(&ps->traps);
+		u64map_free(&ps->retsite);
+		u64map_free(&ps->orphans);
+		if (ps->memfd >= 0)
+			close(ps->memfd);
+		free(ps);
 	}
-	free(tr->mods);
-	u64map_free(&tr->traps);
-	u64map_free(&tr->retsite);
-	u64map_free(&tr->orphans);
-	if (tr->memfd >= 0)
-		close(tr->memfd);
+	free(tr->procs);
+}
+
+/* Close the accounting of process state ps and say how it went in *sec. */
+static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
+		      struct trace_section *sec)
+{
+	double cpu_s, wall_s;
+
+	if (ps->ended)
+		wall1 = ps->wall1;
+	cpu_s = ps->cpu_total_ns / 1e9;
+	wall_s = (double)(wall1 - ps->wall0) / 1e9;
+	acct_finish(ps->acct, wall1, !tr->cpu);
+	if (ps->acct2)
+		acct_finish(ps->acct2, wall1, tr->cpu);
+	sec->pid = ps->leader;
+	sec->total_time_s = tr->cpu ? cpu_s : wall_s;
+	sec->total_time2_s = tr->cpu ? wall_s : cpu_s;
+	sec->counted_only = ps->no_rewrite;
+	sec->execed = ps->execed;
+	if (ps->execed)
+		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
+	if (WIFSIGNALED(ps->status)) {
+		int sig = WTERMSIG(ps->status);
+
+		sec->term_signal = sig;
+		sec->exit_status = 128 + sig;
+		snprintf(sec->note, sizeof(sec->note), "killed by signal %d (SIG%s)", sig,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	} else if (WIFEXITED(ps->status)) {
+		sec->exit_status = WEXITSTATUS(ps->status);
+	}
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
 	      struct acct *acct2, struct names *names, struct names *exclude,
 	      const struct options *o, struct trace_result *res)
 {
-	struct tracer tr = { .o = o, .st = st, .acct = acct, .acct2 = acct2, .memfd = -1,
+	struct tracer tr = { .o = o,
+			     .ps = { .st = st, .acct = acct, .acct2 = acct2, .memfd = -1 },
 			     .names = names, .exclude = exclude };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
@@ -1639,7 +1924,10 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		fs_error("cannot fork: %s", strerror((int)-pid));
 		return (int)pid;
 	}
-	tr.leader = pid;
+	tr.ps.leader = pid;
+	tr.program = pid;
+	res->pid = pid;
+	ps_add(&tr, &tr.ps);
 	if (waitpid(pid, &status, WSTOPPED) < 0 || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
 		int e = errno ? errno : ESRCH;
@@ -1670,19 +1958,19 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		goto out;
 	}
 	res->started = true;
-	tr.memfd = mem_open(pid);
-	if (tr.memfd < 0) {
-		fs_error("cannot open the memory of %s: %s", path, strerror(-tr.memfd));
-		err = tr.memfd;
+	tr.ps.memfd = mem_open(pid);
+	if (tr.ps.memfd < 0) {
+		fs_error("cannot open the memory of %s: %s", path, strerror(-tr.ps.memfd));
+		err = tr.ps.memfd;
 		goto kill_out;
 	}
 	err = setup_image(&tr);
 	if (err)
 		goto kill_out;
-	res->n_patched = tr.n_patches;
+	res->n_patched = tr.ps.n_patches;
 	th = thr_new(&tr, pid);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
-	tr.wall0 = wall_now();
+	tr.ps.wall0 = wall_now();
 	ptrace(PTRACE_CONT, pid, 0, 0);
 
 	while (!tr.done) {
@@ -1696,18 +1984,33 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	}
 	{
 		uint64_t wall1 = wall_now();
-		double cpu_s = tr.cpu_total_ns / 1e9, wall_s = (double)(wall1 - tr.wall0) / 1e9;
+		struct trace_section main_sec;
 
-		acct_finish(acct, wall1, !tr.cpu);
-		if (acct2)
-			acct_finish(acct2, wall1, tr.cpu);
-		res->total_time_s = tr.cpu ? cpu_s : wall_s;
-		res->total_time2_s = tr.cpu ? wall_s : cpu_s;
+		*tr.procs[tr.cur] = tr.ps;
+		memset(&main_sec, 0, sizeof(main_sec));
+		ps_result(&tr, tr.procs[0], wall1, &main_sec);
+		res->total_time_s = main_sec.total_time_s;
+		res->total_time2_s = main_sec.total_time2_s;
+		res->counted_only = main_sec.counted_only;
+		/* -f: every other process and image, in order of appearance. */
+		if (tr.n_procs > 1)
+			res->sections = xcalloc(tr.n_procs - 1, sizeof(*res->sections));
+		for (size_t i = 1; i < tr.n_procs; i++) {
+			struct pstate *ps = tr.procs[i];
+			struct trace_section *sec = &res->sections[res->n_sections++];
+
+			ps_result(&tr, ps, wall1, sec);
+			sec->st = ps->st;
+			sec->own_st = ps->own_st;
+			sec->path = xstrdup(ps->path ? ps->path : path);
+			sec->acct = ps->acct;
+			sec->acct2 = ps->acct2;
+		}
+		tr.ps = *tr.procs[tr.cur];
 	}
-	for (size_t k = 0; tr.follow_dl && k < o->n_libs; k++)
+	for (size_t k = 0; tr.procs[0]->follow_dl && k < o->n_libs; k++)
 		if (!tr.lib_hit[k])
 			fs_warn("-l %s: no library of the program matched", o->libs[k]);
-	res->counted_only = tr.no_rewrite;
 	if (tr.note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr.note);
 	if (WIFSIGNALED(tr.status)) {
@@ -1747,4 +2050,22 @@ out:
 		;
 	tracer_free(&tr);
 	return err;
+}
+
+void trace_result_free(struct trace_result *res)
+{
+	for (size_t i = 0; i < res->n_sections; i++) {
+		struct trace_section *sec = &res->sections[i];
+
+		free(sec->path);
+		acct_free(sec->acct);
+		acct_free(sec->acct2);
+		if (sec->own_st) {
+			symtab_free(sec->st);
+			free(sec->st);
+		}
+	}
+	free(res->sections);
+	res->sections = NULL;
+	res->n_sections = 0;
 }

@@ -33,6 +33,7 @@ struct options {
 	bool all;		  /* --all */
 	const char *libs[CLI_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
+	bool follow;		  /* -f: time forked children and exec'ed images too */
 	const char *output;	  /* -o */
 	struct report_opts report; /* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
 	const char *svg;	  /* --svg: flame graph file, or NULL */

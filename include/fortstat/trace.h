@@ -14,6 +14,22 @@ struct acct;
 struct options;
 struct names;
 
+/* With -f: a process other than the program, or an image exec'ed. */
+struct trace_section {
+	int pid;
+	char *path;	     /* its program (owned) */
+	struct symtab *st;   /* its routines (owned when own_st; else the program's) */
+	bool own_st;
+	struct acct *acct;   /* owned */
+	struct acct *acct2;  /* owned, may be NULL */
+	int exit_status;     /* status, or 128+N; 0 when it exec'ed on */
+	int term_signal;
+	double total_time_s, total_time2_s;
+	bool counted_only;
+	bool execed;	     /* it ended by exec'ing a new image (a section follows) */
+	char note[160];
+};
+
 struct trace_result {
 	int exit_status;     /* what fortstat exits with: status, or 128+N */
 	int term_signal;     /* N when the program was killed by signal N */
@@ -24,7 +40,13 @@ struct trace_result {
 	size_t n_refused;    /* selected routines left unpatched (see -v) */
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
+	int pid;	     /* the program's process id */
+	struct trace_section *sections; /* -f: the other processes and images */
+	size_t n_sections;
 };
+
+/* Free what res owns (sections). */
+void trace_result_free(struct trace_result *res);
 
 /*
  * Run PROGRAM (`path`, with `argv` as its argv and fortstat's environment),

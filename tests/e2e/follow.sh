@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# follow.sh - -f: forked children and the programs they exec are timed too,
+# one report per process (sections in one file, or one file each with %p):
+# fork + exec, a fork that only calls, posix_spawn (vfork + exec), and the
+# program's own exec; exact counts in each, same output and exit status.
+. "$SRCDIR/tests/lib.sh"
+chain_ok() { # FILE WHAT: the call chain fixture's exact counts in CSV FILE
+	for kv in main=1 work=1000 leaf=3500 twice=500; do
+		got=$(awk -v want="${kv%=*}" -v col=2 -f "$SRCDIR/tests/csvfield.awk" "$1")
+		[ "$got" = "${kv#*=}" ] || fail "$2: ${kv%=*} called ${got:-never} times, expected ${kv#*=}"
+	done
+}
+for opt in O0 O2; do
+	p=$BIN/spawner-$opt
+	c=$BIN/chain-$opt
+	# Without -f: the program alone, its children run untimed.
+	traced -- "$p" "$c"
+	expect "$p" main 1 ticks 1 tick 5 wait_for 3
+	[ "$(grep -c '^routine,' r.csv)" = 1 ] || fail "$p: more than one report without -f"
+
+	# -f, one file: a CSV block per process, in the order they appeared.
+	traced -f -- "$p" "$c"
+	awk 'BEGIN { RS = ""; n = 0 } { n++; f = "b" n ".csv"; print > f; close(f) } END { print n > "nblocks" }' r.csv
+	[ "$(cat nblocks)" = 5 ] || fail "$p -f: $(cat nblocks) reports, expected 5"
+	cp b1.csv r.csv
+	expect "$p -f (program)" main 1 ticks 1 tick 5 wait_for 3
+	chain_ok b2.csv "$p -f (fork + exec)"
+	cp b3.csv r.csv
+	expect "$p -f (fork)" ticks 1 tick 20
+	absent "$p -f (fork)" main wait_for
+	chain_ok b4.csv "$p -f (posix_spawn)"
+	chain_ok b5.csv "$p -f (the program's own exec)"
+
+	# -f -o FILE.%p: one file per process; the program's pid has its two images.
+	rm -f r.[0-9]*
+	"$FORTSTAT" -f --format=csv -o 'r.%p' "$p" "$c" >/dev/null 2>t.err </dev/null ||
+		fail "$p -f -o r.%p: exit status $?"
+	n=0
+	for f in r.[0-9]*; do
+		n=$((n + 1))
+	done
+	[ "$n" = 4 ] || fail "$p -f -o r.%p: $n files, expected 4: $(ls)"
+	two=$(grep -l '^ticks,1,' r.[0-9]* | while read -r f; do
+		[ "$(grep -c '^routine,' "$f")" = 2 ] && echo "$f"
+	done)
+	[ -n "$two" ] || fail "$p -f -o r.%p: no file with the program and its exec'ed image"
+
+	# Table: each report is headed by its program and pid.
+	"$FORTSTAT" -f "$p" "$c" >/dev/null 2>t.err </dev/null
+	[ "$(grep -c "^fortstat: $c \[pid [0-9]*\] (exit status 0)" t.err)" = 3 ] ||
+		fail "$p -f: table headers: $(grep '^fortstat: /' t.err)"
+
+	# fork without exec, system() and posix_spawn of stripped programs: the
+	# child's own calls are timed in its own report.
+	p=$BIN/forks-$opt
+	traced -f -- "$p"
+	awk 'BEGIN { RS = ""; n = 0 } { n++; f = "b" n ".csv"; print > f; close(f) } END { print n > "nblocks" }' r.csv
+	[ "$(cat nblocks)" = 2 ] || fail "$p -f: $(cat nblocks) reports, expected 2"
+	cp b1.csv r.csv
+	expect "$p -f (program)" main 1 spawn 1 work 2 leaf 20
+	cp b2.csv r.csv
+	expect "$p -f (child)" work 1 leaf 100
+	absent "$p -f (child)" main spawn
+done
+finish
