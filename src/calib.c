@@ -31,7 +31,12 @@
 #define CALIB_MAX_BATCHES 9
 #define CALIB_BUDGET_S 0.14 /* stop adding batches past this */
 
-/* Exported so that the routines have symbols; noipa keeps the calls real. */
+/*
+ * Exported so that the routines have symbols; noipa keeps the calls real.
+ * Each starts with a 5-byte nop so that it gets the same entry patch as
+ * most routines of programs (the jmp to a stub, see insn.h).
+ */
+#define CALIB_PROLOGUE __asm__ volatile(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00")
 void fortstat_calib_empty(void);
 void fortstat_calib_driver(int n);
 void fortstat_calib_empty_raw(void);
@@ -39,11 +44,12 @@ void fortstat_calib_driver_raw(int n);
 
 __attribute__((noinline, noipa)) void fortstat_calib_empty(void)
 {
-	__asm__ volatile("");
+	CALIB_PROLOGUE;
 }
 
 __attribute__((noinline, noipa)) void fortstat_calib_driver(int n)
 {
+	CALIB_PROLOGUE;
 	for (int i = 0; i < n; i++)
 		fortstat_calib_empty();
 }
@@ -51,11 +57,12 @@ __attribute__((noinline, noipa)) void fortstat_calib_driver(int n)
 /* The same code, never patched: what the driver costs without fortstat. */
 __attribute__((noinline, noipa)) void fortstat_calib_empty_raw(void)
 {
-	__asm__ volatile("");
+	CALIB_PROLOGUE;
 }
 
 __attribute__((noinline, noipa)) void fortstat_calib_driver_raw(int n)
 {
+	CALIB_PROLOGUE;
 	for (int i = 0; i < n; i++)
 		fortstat_calib_empty_raw();
 }

@@ -287,6 +287,179 @@ out:
 }
 
 /*
+ * Copy instruction `in` (bytes at `bytes`, originally at in->address) to
+ * `out`, where it will run at `dst`, re-encoding a RIP-relative
+ * displacement. Returns 0, or -1 when it cannot be moved.
+ */
+static int relocate(const cs_insn *in, const uint8_t *bytes, uint64_t dst, uint8_t *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	memcpy(out, bytes, in->size);
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		uint64_t abs;
+		int64_t disp;
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		if (op->mem.base == X86_REG_EIP)
+			return -1;
+		if (op->mem.base != X86_REG_RIP)
+			continue;
+		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
+		    x->encoding.disp_offset + 4u > in->size)
+			return -1;
+		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
+		disp = (int64_t)(abs - (dst + in->size));
+		if (!fits32(disp))
+			return -1;
+		put_le32(out + x->encoding.disp_offset, (int32_t)disp);
+		break;
+	}
+	return 0;
+}
+
+/* Is this instruction one that transfers control (or traps)? */
+static int is_control(const cs_insn *in)
+{
+	return has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
+	       has_group(in, X86_GRP_RET) || has_group(in, X86_GRP_IRET) ||
+	       has_group(in, X86_GRP_INT) || has_group(in, X86_GRP_BRANCH_RELATIVE) ||
+	       in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER ||
+	       in->id == X86_INS_UD2 || in->id == X86_INS_HLT;
+}
+
+static int stub_refuse(struct insn_stub *stub, const char *why)
+{
+	stub->reason = why;
+	return 1;
+}
+
+int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
+		   uint64_t retrap, struct insn_stub *stub)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t head[] = {
+		0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
+		0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
+		0xcc,			      /* int3 */
+	};
+	static const uint8_t hook_store[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
+	static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
+	size_t off = 0, n, pos;
+	uint64_t back_from;
+	int64_t d;
+	cs_insn *in = NULL;
+	csh h;
+	int rc = 1;
+
+	if (!fn || !stub)
+		return -1;
+	memset(stub, 0, sizeof(*stub));
+	if (cs_get(&h) < 0)
+		return -1;
+	if (fn_len >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
+		off = sizeof(endbr64);
+	stub->addr = entry + off;
+
+	/* Whole instructions covering 5 bytes, none of them a branch. */
+	n = cs_disasm(h, fn + off, fn_len - off, stub->addr, 0, &in);
+	if (n == 0)
+		return stub_refuse(stub, "undecodable code");
+	{
+		size_t k = 0;
+
+		while (stub->len < 5 && k < n) {
+			if (is_control(&in[k])) {
+				rc = stub_refuse(stub, "a branch among the first 5 bytes");
+				goto out;
+			}
+			stub->len += in[k].size;
+			k++;
+		}
+		if (stub->len < 5) {
+			rc = stub_refuse(stub, "routine shorter than a jmp");
+			goto out;
+		}
+	}
+	/* No branch of the routine may land inside the covered bytes. */
+	for (size_t k = 0; k < n; k++) {
+		const cs_x86 *x = &in[k].detail->x86;
+		uint64_t t;
+
+		if (!has_group(&in[k], X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
+		    x->operands[0].type != X86_OP_IMM)
+			continue;
+		t = (uint64_t)x->operands[0].imm;
+		if (t > stub->addr && t < stub->addr + stub->len) {
+			rc = stub_refuse(stub, "a branch lands inside the first 5 bytes");
+			goto out;
+		}
+	}
+	/* If capstone stopped early, the rest of the routine was not checked. */
+	if (in[n - 1].address + in[n - 1].size < entry + fn_len) {
+		rc = stub_refuse(stub, "routine not fully decodable");
+		goto out;
+	}
+
+	/* The stub. */
+	memcpy(stub->code, head, sizeof(head));
+	pos = sizeof(head);
+	stub->trap_off = sizeof(head) - 1;
+	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
+	stub->code[pos++] = 0x8d;
+	stub->code[pos++] = 0x1d;
+	d = (int64_t)(retrap - (stub_addr + pos + 4));
+	if (!fits32(d)) {
+		rc = stub_refuse(stub, "return trap out of range");
+		goto out;
+	}
+	put_le32(stub->code + pos, (int32_t)d);
+	pos += 4;
+	memcpy(stub->code + pos, hook_store, sizeof(hook_store));
+	pos += sizeof(hook_store);
+	stub->plain_off = (unsigned)pos;
+	memcpy(stub->code + pos, restore, sizeof(restore));
+	pos += sizeof(restore);
+	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
+		if (pos + in[k].size + 5 > INSN_STUB_SIZE) {
+			rc = stub_refuse(stub, "instructions too long for the stub");
+			goto out;
+		}
+		if (relocate(&in[k], fn + off + moved, stub_addr + pos, stub->code + pos) < 0) {
+			rc = stub_refuse(stub, "an instruction that cannot be moved");
+			goto out;
+		}
+		pos += in[k].size;
+		moved += in[k].size;
+	}
+	back_from = stub_addr + pos + 5;
+	d = (int64_t)(stub->addr + stub->len - back_from);
+	if (!fits32(d)) {
+		rc = stub_refuse(stub, "jump back out of range");
+		goto out;
+	}
+	stub->code[pos] = 0xe9;
+	put_le32(stub->code + pos + 1, (int32_t)d);
+	stub->code_len = (unsigned)(pos + 5);
+
+	/* The jmp to the stub, the rest of the covered bytes int3. */
+	d = (int64_t)(stub_addr - (stub->addr + 5));
+	if (!fits32(d) || stub->len > sizeof(stub->jmp)) {
+		rc = stub_refuse(stub, "stub out of range");
+		goto out;
+	}
+	memset(stub->jmp, 0xcc, sizeof(stub->jmp));
+	stub->jmp[0] = 0xe9;
+	put_le32(stub->jmp + 1, (int32_t)d);
+	rc = 0;
+out:
+	cs_free(in, n);
+	return rc;
+}
+
+/*
  * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
  * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
  * taken, 0 if not (and 0 for an unknown cond).

@@ -124,6 +124,11 @@ struct patch {
 	uint32_t routine; /* ACCT_NONE for an unwinder hook that is not timed */
 	bool unhook;	 /* an unwinder entry: put the original return addresses back */
 	bool rehook;	 /* a catch handler's start: hook the surviving frames again */
+	bool stub;	 /* a jmp to a stub (trap is the stub's int3), not an int3 at entry */
+	unsigned plain_off; /* stub: where to resume without hooking the return */
+	uint64_t jmp_addr;  /* stub: where the jmp was written */
+	unsigned orig_len;  /* stub: bytes the jmp covers */
+	uint8_t orig_bytes[16], jmp[16];
 	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
 	uint8_t orig;	 /* the byte the int3 replaced */
 	bool rdebug;	 /* the dynamic linker's _dl_debug_state: libraries changed */
@@ -482,6 +487,51 @@ static struct patch *patch_new(struct tracer *tr)
 	return &tr->ps.patches[tr->ps.n_patches];
 }
 
+/*
+ * The fast entry patch (insn_plan_stub): a jmp to a stub that swaps the
+ * return address itself. Fills p and the stub's bytes at `slot_buf`;
+ * returns false when the routine must get the plain int3 instead.
+ * FORTSTAT_NO_STUBS=1 turns it off (bench/overhead compares both).
+ */
+static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
+		     struct patch *p, uint8_t *slot_buf)
+{
+	static int off = -1;
+	struct insn_stub stub;
+	uint8_t *code;
+	size_t len = (size_t)r->size;
+
+	if (off < 0)
+		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
+	/* Counting needs no return address; a routine of unknown size (an
+	 * indirect function's target) cannot be checked for branches. */
+	if (off || tr->o->count_only || (r->flags & (RT_NORETURN | RT_IFUNC)) ||
+	    !(r->flags & RT_SELECTED) || len < 5 || len > 65536)
+		return false;
+	code = xmalloc(len);
+	if (mem_read(tr->ps.memfd, entry, code, len) < 0 ||
+	    insn_plan_stub(code, len, entry, p->slot, tr->ps.retrap, &stub) != 0) {
+		if (stub.reason)
+			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
+				stub.reason);
+		free(code);
+		return false;
+	}
+	p->stub = true;
+	p->jmp_addr = stub.addr;
+	p->orig_len = stub.len;
+	memcpy(p->orig_bytes, code + (stub.addr - entry), stub.len);
+	memcpy(p->jmp, stub.jmp, stub.len);
+	p->plain_off = stub.plain_off;
+	p->trap = p->slot + stub.trap_off;
+	p->routine = (uint32_t)(r - tr->ps.st->r);
+	p->noreturn = false;
+	p->orig = 0xcc;
+	memcpy(slot_buf, stub.code, stub.code_len);
+	free(code);
+	return true;
+}
+
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
 	PATCH_LIB,   /* routines of a library appended to the table (-l) */
@@ -536,7 +586,7 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		lo = st->e_entry + bias;
 		hi = lo + 1;
 	}
-	size = (hdr + n * INSN_SLOT_SIZE + 4095) & ~(size_t)4095;
+	size = (hdr + n * INSN_STUB_SIZE + 4095) & ~(size_t)4095;
 	err = map_scratch(tr, tid, lo, hi, size, &base, deferred);
 	if (err) {
 		if (err == -ENOSPC)
@@ -566,7 +616,14 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		if (!patch_wanted(tr, r, mode, &hook))
 			continue;
 		p = patch_new(tr);
-		p->slot = base + hdr + k * INSN_SLOT_SIZE;
+		p->slot = base + hdr + k * INSN_STUB_SIZE;
+		if (!hook && try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE)) {
+			fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved)", name,
+				p->jmp_addr, p->orig_len);
+			tr->ps.n_patches++;
+			k++;
+			continue;
+		}
 		err = mem_read(tr->ps.memfd, entry, code, len);
 		if (!err)
 			insn_plan(code, len, entry, p->slot, &p->plan);
@@ -583,7 +640,7 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		p->noreturn = (r->flags & RT_NORETURN) != 0;
 		p->orig = code[p->plan.addr - entry];
 		if (p->plan.kind == INSN_XOL)
-			memcpy(buf + hdr + k * INSN_SLOT_SIZE, p->plan.slot, p->plan.slot_len);
+			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
 		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
 		tr->ps.n_patches++;
@@ -614,7 +671,12 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 	}
 	for (size_t j = p0; j < tr->ps.n_patches; j++) {
 		static const uint8_t int3 = 0xcc;
-		err = mem_write(tr->ps.memfd, tr->ps.patches[j].trap, &int3, 1);
+		const struct patch *p = &tr->ps.patches[j];
+
+		if (p->stub)
+			err = mem_write(tr->ps.memfd, p->jmp_addr, p->jmp, p->orig_len);
+		else
+			err = mem_write(tr->ps.memfd, p->trap, &int3, 1);
 		if (err) {
 			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->ps.patches[j].trap,
 				 strerror(-err));
@@ -986,9 +1048,16 @@ static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	int fd = mem_open(pid);
 
 	if (fd >= 0) {
-		for (size_t j = 0; j < tr->ps.n_patches; j++)
-			if (!tr->ps.patches[j].dead)
-				mem_write(fd, tr->ps.patches[j].trap, &tr->ps.patches[j].orig, 1);
+		for (size_t j = 0; j < tr->ps.n_patches; j++) {
+			const struct patch *p = &tr->ps.patches[j];
+
+			if (p->dead)
+				continue;
+			if (p->stub)
+				mem_write(fd, p->jmp_addr, p->orig_bytes, p->orig_len);
+			else
+				mem_write(fd, p->trap, &p->orig, 1);
+		}
 		u.fd = fd;
 		if (parent)
 			acct_frames(tr->ps.acct, parent, undo_frame, &u);
@@ -1035,6 +1104,8 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 	const struct insn_plan *pl = &p->plan;
 	uint64_t next = pl->addr + pl->len;
 
+	if (p->stub)
+		return set_rip(tid, p->slot + p->plain_off);
 	if (pl->kind == INSN_XOL)
 		return set_rip(tid, p->slot);
 	if (pl->kind == INSN_JMP)
@@ -1222,6 +1293,30 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		goto resume;
 	}
 	if (tr->o->count_only || tr->ps.no_rewrite) {
+		ev_count(tr, th, p->routine);
+		goto resume;
+	}
+	if (p->stub) {
+		/* The stub read the return address into r11 and will hook it. */
+		ret = regs->r11;
+		if (ret == tr->ps.retrap) {
+			if (acct_top(tr->ps.acct, tid, &top, &top_slot, &top_ret) == 0 &&
+			    top_slot == slot)
+				ev_chain(tr, th, p->routine, t);
+			else
+				ev_count(tr, th, p->routine);
+			return; /* the stub writes the trap where it already is */
+		}
+		if (return_site_ok(tr, ret)) {
+			unwind_below(tr, th, slot + 1, t);
+			if (tr->ps.orphans.n) {
+				uint64_t old;
+				if (u64map_get(&tr->ps.orphans, slot, &old) && old)
+					u64map_put(&tr->ps.orphans, slot, 0);
+			}
+			ev_enter(tr, th, p->routine, slot, ret, t);
+			return; /* resumes after the int3: the stub hooks the return */
+		}
 		ev_count(tr, th, p->routine);
 		goto resume;
 	}

@@ -3,6 +3,7 @@
 #include "fortstat/insn.h"
 
 #include <check.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,6 +673,153 @@ START_TEST(run_xol)
 }
 END_TEST
 
+/* ---- the fast entry patch (jmp to a stub) ---- */
+
+static const uint8_t frame42[] = {
+	0x55,			      /* push %rbp */
+	0x48, 0x89, 0xe5,	      /* mov %rsp,%rbp */
+	0xb8, 0x2a, 0x00, 0x00, 0x00, /* mov $42,%eax */
+	0x5d,			      /* pop %rbp */
+	0xc3,			      /* ret */
+};
+
+START_TEST(stub_layout)
+{
+	const uint64_t entry = 0x401000, stub_addr = 0x400000, retrap = 0x3ff000;
+	struct insn_stub st;
+	uint8_t fn[sizeof(frame42) + 4];
+
+	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), entry, stub_addr, retrap, &st), 0);
+	ck_assert_uint_eq(st.addr, entry);
+	ck_assert_uint_eq(st.len, 9); /* push, mov, mov $42: whole instructions */
+	ck_assert_uint_eq(st.jmp[0], 0xe9);
+	ck_assert_int_eq(rd32(st.jmp + 1), (int32_t)(stub_addr - (entry + 5)));
+	for (unsigned i = 5; i < st.len; i++)
+		ck_assert_uint_eq(st.jmp[i], 0xcc);
+	ck_assert_uint_eq(st.trap_off, 9);
+	ck_assert_uint_eq(st.code[st.trap_off], 0xcc);
+	/* lea retrap(%rip),%r11 right after the int3 */
+	ck_assert_uint_eq(st.code[10], 0x4c);
+	ck_assert_uint_eq(st.code[12], 0x1d);
+	ck_assert_int_eq(rd32(st.code + 13), (int32_t)(retrap - (stub_addr + 17)));
+	ck_assert_uint_eq(st.plain_off, 21);
+	/* the moved instructions, then jmp back to entry + 9 */
+	ck_assert_mem_eq(st.code + 26, frame42, 9);
+	ck_assert_uint_eq(st.code[35], 0xe9);
+	ck_assert_int_eq(rd32(st.code + 36), (int32_t)(entry + 9 - (stub_addr + 40)));
+	ck_assert_uint_eq(st.code_len, 40);
+
+	/* endbr64 stays at the entry: the jmp goes after it */
+	memcpy(fn, (const uint8_t[]){ 0xf3, 0x0f, 0x1e, 0xfa }, 4);
+	memcpy(fn + 4, frame42, sizeof(frame42));
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, &st), 0);
+	ck_assert_uint_eq(st.addr, entry + 4);
+	ck_assert_uint_eq(st.len, 9);
+}
+END_TEST
+
+START_TEST(stub_refusals)
+{
+	const uint64_t entry = 0x401000, stub_addr = 0x400000, retrap = 0x3ff000;
+	struct insn_stub st;
+	/* test %edi,%edi; jle +2; ... : a branch among the first 5 bytes */
+	static const uint8_t early_branch[] = { 0x85, 0xff, 0x7e, 0x02, 0x31, 0xc0, 0xc3, 0x90 };
+	/* xor %eax,%eax; ret: shorter than a jmp */
+	static const uint8_t tiny[] = { 0x31, 0xc0, 0xc3 };
+	/* push %rbp; xor %eax,%eax; inc %eax; ... ; jne entry+1 (into the covered bytes) */
+	static const uint8_t loop_in[] = {
+		0x55, 0x31, 0xc0, 0xff, 0xc0, 0x83, 0xf8, 0x0a, 0x75, 0xf7, 0x5d, 0xc3,
+	};
+	/* a far RIP-relative operand cannot be moved 2 GiB away */
+	static const uint8_t far[] = { 0x48, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x70, 0xc3 };
+
+	ck_assert_int_eq(insn_plan_stub(early_branch, sizeof(early_branch), entry, stub_addr,
+					retrap, &st), 1);
+	ck_assert_str_eq(st.reason, "a branch among the first 5 bytes");
+	ck_assert_int_eq(insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, &st), 1);
+	ck_assert_ptr_nonnull(st.reason);
+	ck_assert_int_eq(insn_plan_stub(loop_in, sizeof(loop_in), entry, stub_addr, retrap, &st),
+			 1);
+	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes");
+	ck_assert_int_eq(insn_plan_stub(far, sizeof(far), 0x7fff00000000ull, 0x1000, 0x1000,
+					&st),
+			 1);
+	/* the stub itself out of reach of the jmp */
+	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7fff00000000ull, 0x1000,
+					0x7fff00000000ull, &st),
+			 1);
+}
+END_TEST
+
+static jmp_buf stub_env;
+static uint64_t stub_got;
+
+static void stub_back(uint64_t v)
+{
+	stub_got = v;
+	longjmp(stub_env, 1);
+}
+
+START_TEST(stub_run)
+{
+	uint8_t *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t base, magic = 0x1122334455667788ULL, (*fn)(void);
+	volatile int hooked_once = 0;
+	struct insn_stub st;
+	uint8_t *tramp;
+
+	if (pg == MAP_FAILED)
+		return; /* W^X enforced here: nothing to run */
+	base = (uint64_t)(uintptr_t)pg;
+	memset(pg, 0xcc, 4096);
+	/* The return trap stand-in: hand RAX to stub_back (which longjmps home). */
+	tramp = pg + 0xf00;
+	memcpy(tramp, (const uint8_t[]){ 0x48, 0x89, 0xc7, 0x48, 0x83, 0xe4, 0xf0, 0x48, 0xb9 },
+	       9);
+	{
+		uint64_t a = (uint64_t)(uintptr_t)stub_back;
+		memcpy(tramp + 9, &a, 8);
+	}
+	tramp[17] = 0xff; /* call *%rcx */
+	tramp[18] = 0xd1;
+
+	/* 1: the routine patched with its jmp; the stub's int3 made a nop (the
+	 * tracer would resume right after it): the return lands on the trap. */
+	memcpy(pg, frame42, sizeof(frame42));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, &st),
+			 0);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg + st.addr - base, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90;
+	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	if (!setjmp(stub_env)) {
+		hooked_once = 1;
+		fn();
+		ck_abort_msg("the hooked return did not reach the trap");
+	}
+	ck_assert_int_eq(hooked_once, 1);
+	ck_assert_uint_eq(stub_got & 0xffffffff, 42);
+
+	/* 2: the plain continuation returns normally. */
+	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x800 + st.plain_off);
+	ck_assert_uint_eq(fn() & 0xffffffff, 42);
+
+	/* 3: a RIP-relative load among the moved bytes still reads its word. */
+	memcpy(pg + 0x100, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
+	wr32(pg + 0x103, 0x400 - 0x107);
+	memcpy(pg + 0x400, &magic, sizeof(magic));
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, 8, base + 0x100, base + 0x880, base + 0xf00,
+					&st),
+			 0);
+	memcpy(pg + 0x880, st.code, st.code_len);
+	memcpy(pg + 0x100, st.jmp, st.len);
+	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x880 + st.plain_off);
+	ck_assert_uint_eq(fn(), magic);
+	munmap(pg, 4096);
+}
+END_TEST
+
 static Suite *insn_suite(void)
 {
 	Suite *s = suite_create("insn");
@@ -686,6 +834,9 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, out_of_range);
 	tcase_add_test(tc, text_fits);
 	tcase_add_test(tc, run_xol);
+	tcase_add_test(tc, stub_layout);
+	tcase_add_test(tc, stub_refusals);
+	tcase_add_test(tc, stub_run);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

@@ -41,6 +41,44 @@ struct insn_plan {
 int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_addr,
 	      struct insn_plan *plan);
 
+/*
+ * The fast entry patch: a 5-byte `jmp` over the routine's first
+ * instructions to a stub in scratch memory that does the return-address
+ * swap itself, so that the entry stop costs the tracer no memory access and
+ * no register write in the common case:
+ *
+ *   stub:  mov %r11,-8(%rsp)        (the red zone is the callee's at entry)
+ *          mov (%rsp),%r11          (the return address, for the tracer)
+ *          int3                     <- the entry stop (trap_off)
+ *   hook:  lea RETRAP(%rip),%r11    the tracer resumes here: return hooked
+ *          mov %r11,(%rsp)
+ *   plain: mov -8(%rsp),%r11        ... or here (plain_off): not hooked
+ *          <the displaced instructions, relocated>
+ *          jmp back
+ */
+#define INSN_STUB_SIZE 64 /* bytes of scratch per stub */
+
+struct insn_stub {
+	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
+	unsigned len;	   /* bytes of whole instructions it covers (>= 5) */
+	uint8_t jmp[16];   /* bytes to write at addr (jmp, then int3 filler) */
+	uint8_t code[INSN_STUB_SIZE]; /* the stub, for stub_addr */
+	unsigned code_len;
+	unsigned trap_off;  /* offset of the int3 in the stub */
+	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
+	const char *reason; /* why not (when insn_plan_stub returns 1) */
+};
+
+/*
+ * Plan the fast entry patch of the routine at `entry` whose code is
+ * fn[0..fn_len) (the whole routine: no branch of it may land inside the
+ * bytes the jmp covers). `stub_addr` is where the stub will live, `retrap`
+ * the return trap. Returns 0 (planned), 1 (not possible: stub->reason; use
+ * insn_plan) or -1 when capstone fails to start.
+ */
+int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
+		   uint64_t retrap, struct insn_stub *stub);
+
 /* Evaluate a JCC condition (0..15 as in the opcode's low nibble; 16: jrcxz). */
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx);
 

@@ -12,8 +12,16 @@ for opt in O0 O2; do
 		# count-only: the same counts with one stop per call
 		traced -c -- "$p"
 		expect "$p -c" main 1 work 1000 leaf 3500 twice 500
+		# the plain int3 entry patch everywhere (no jmp to a stub)
+		export FORTSTAT_NO_STUBS=1
+		traced -- "$p"
+		unset FORTSTAT_NO_STUBS
+		expect "$p (int3 patches)" main 1 work 1000 leaf 3500 twice 500
 	done
 done
+# The fast entry patch is what routines get by default.
+traced -vv -- "$BIN/chain-O0"
+grep -q "patch leaf at .*: jmp to a stub" t.err || fail "chain-O0: leaf not patched with a jmp"
 # Routines whose first instruction cannot be handled are left alone, and -v
 # says which and why; the program runs as without fortstat.
 for opt in O0 O2; do
