@@ -337,12 +337,27 @@ static int stub_refuse(struct insn_stub *stub, const char *why)
 }
 
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
-		   uint64_t retrap, struct insn_stub *stub)
+		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	static const uint8_t head[] = {
 		0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
 		0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
+		0xcc,			      /* int3 */
+	};
+	static const uint8_t page_head[] = {
+		0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
+		0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
+		0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
+		0x49, 0xba,		      /* movabs $page,%r10 (8 bytes follow) */
+	};
+	static const uint8_t page_tail[] = {
+		0x4d, 0x89, 0x1a,	      /* mov %r11,(%r10): the return address */
+		0x49, 0x89, 0x62, 0x08,	      /* mov %rsp,0x8(%r10): the slot */
+		0x41, 0xc7, 0x42, 0x10,	      /* movl $ev,0x10(%r10) (4 bytes follow) */
+	};
+	static const uint8_t page_end[] = {
+		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 		0xcc,			      /* int3 */
 	};
 	static const uint8_t hook_store[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
@@ -404,9 +419,24 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	}
 
 	/* The stub. */
-	memcpy(stub->code, head, sizeof(head));
-	pos = sizeof(head);
-	stub->trap_off = sizeof(head) - 1;
+	if (page) {
+		/* The entry written to the event page for the tracer, then the stop. */
+		pos = 0;
+		memcpy(stub->code + pos, page_head, sizeof(page_head));
+		pos += sizeof(page_head);
+		memcpy(stub->code + pos, &page, 8);
+		pos += 8;
+		memcpy(stub->code + pos, page_tail, sizeof(page_tail));
+		pos += sizeof(page_tail);
+		memcpy(stub->code + pos, &ev, 4);
+		pos += 4;
+		memcpy(stub->code + pos, page_end, sizeof(page_end));
+		pos += sizeof(page_end);
+	} else {
+		memcpy(stub->code, head, sizeof(head));
+		pos = sizeof(head);
+	}
+	stub->trap_off = (unsigned)pos - 1;
 	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
 	stub->code[pos++] = 0x8d;
 	stub->code[pos++] = 0x1d;
@@ -464,6 +494,25 @@ out:
  * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
  * taken, 0 if not (and 0 for an unknown cond).
  */
+size_t insn_return_trap(uint64_t page, uint8_t *code)
+{
+	static const uint8_t tail[] = {
+		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
+		0x41, 0xc7, 0x43, 0x10, 0xff, 0xff, 0xff, 0xff, /* movl $-1,0x10(%r11) */
+		0xcc,						/* int3 */
+	};
+
+	if (!page) {
+		code[0] = 0xcc;
+		return 1;
+	}
+	code[0] = 0x49; /* movabs $page,%r11 (r11 is free at a return) */
+	code[1] = 0xbb;
+	memcpy(code + 2, &page, 8);
+	memcpy(code + 10, tail, sizeof(tail));
+	return 10 + sizeof(tail);
+}
+
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
 {
 	int cf = (eflags >> 0) & 1, pf = (eflags >> 2) & 1, zf = (eflags >> 6) & 1;

@@ -40,12 +40,13 @@
 
 /*
  * The program's first scratch page starts with a header: byte 0 is the
- * return trap, SCRATCH_SYSCALL holds injected system calls, SCRATCH_CALLRET
- * is the int3 that injected calls return to; slots follow.
+ * return trap (insn_return_trap: its int3 is retrap_trap), SCRATCH_SYSCALL
+ * holds injected system calls, SCRATCH_CALLRET is the int3 that injected
+ * calls return to; slots follow.
  */
-#define SCRATCH_HDR 32
-#define SCRATCH_SYSCALL 8
-#define SCRATCH_CALLRET 24
+#define SCRATCH_HDR 64
+#define SCRATCH_SYSCALL 32
+#define SCRATCH_CALLRET 48
 
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
 
@@ -184,7 +185,9 @@ struct pstate {
 	int memfd;
 	uint64_t bias;
 	uint64_t scratch;  /* base of the scratch pages */
-	uint64_t retrap;   /* address of the return-trap int3 */
+	uint64_t retrap;   /* address of the return trap (written over return addresses) */
+	uint64_t retrap_trap; /* address of its int3 */
+	uint64_t page_addr;   /* the event page in the program (0: none) */
 	struct patch *patches;
 	size_t n_patches, cap_patches;
 	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
@@ -229,6 +232,9 @@ struct tracer {
 	char note[160];	       /* how the run went, when it is worth a line */
 	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
 	struct trace_result *res;
+	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */
+	int page_fd;	       /* its memfd, inherited by the program until the exec stop */
+	bool fast_off;	       /* the page can no longer be trusted (threads, processes) */
 };
 
 static volatile sig_atomic_t forward_pid;
@@ -510,7 +516,8 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 		return false;
 	code = xmalloc(len);
 	if (mem_read(tr->ps.memfd, entry, code, len) < 0 ||
-	    insn_plan_stub(code, len, entry, p->slot, tr->ps.retrap, &stub) != 0) {
+	    insn_plan_stub(code, len, entry, p->slot, tr->ps.retrap, tr->ps.page_addr,
+			   (uint32_t)(p - tr->ps.patches) + 1, &stub) != 0) {
 		if (stub.reason)
 			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
 				stub.reason);
@@ -596,14 +603,15 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 				 strerror(-err));
 		return err;
 	}
+	buf = xmalloc(size);
+	memset(buf, 0xcc, size);
 	if (own) {
 		tr->ps.scratch = base;
 		tr->ps.retrap = base;
+		tr->ps.retrap_trap = base + insn_return_trap(tr->ps.page_addr, buf) - 1;
 	}
 	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
 
-	buf = xmalloc(size);
-	memset(buf, 0xcc, size);
 	for (size_t i = from; i < to; i++) {
 		struct routine *r = &st->r[i];
 		struct patch *p;
@@ -736,11 +744,32 @@ static void setup_rdebug(struct tracer *tr)
 		tr->ps.rdebug, dbg + base + off);
 }
 
+/*
+ * Map the event page (the memfd the program inherited from fortstat) into
+ * the program at its first exec stop, and close that descriptor there, before
+ * any of the program's code runs.
+ */
+static void map_event_page(struct tracer *tr)
+{
+	long args[6] = { 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
+	long cargs[6] = { tr->page_fd, 0, 0, 0, 0, 0 };
+
+	if (tr->page_fd < 0)
+		return;
+	if (inject_syscall(tr->ps.leader, tr->ps.memfd, SYS_mmap, args, &ret) == 0 && ret > 0)
+		tr->ps.page_addr = (uint64_t)ret;
+	inject_syscall(tr->ps.leader, tr->ps.memfd, SYS_close, cargs, &ret);
+	tr->page_fd = -1; /* the program's first image only */
+	fs_info(2, "event page at 0x%" PRIx64, tr->ps.page_addr);
+}
+
 static int setup_image(struct tracer *tr)
 {
 	struct symtab *st = tr->ps.st;
 	size_t n = 0;
 	int err;
+
+	map_event_page(tr);
 
 	if (st->pie) {
 		uint64_t entry;
@@ -1394,13 +1423,46 @@ static void check_shstk(struct tracer *tr, struct tthread *th)
 	}
 }
 
+/*
+ * May the stop's facts be taken from the event page? Only while the
+ * program has had a single thread and a single process: with two, their
+ * writes could cross (the page is shared by all of them).
+ */
+static bool fast_ok(struct tracer *tr)
+{
+	if (!tr->page || !tr->ps.page_addr || tr->fast_off)
+		return false;
+	if (tr->thr_n > 1 || tr->n_procs > 1) {
+		tr->fast_off = true;
+		return false;
+	}
+	return true;
+}
+
 /* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
-static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
+static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32_t ev)
 {
 	struct user_regs_struct regs;
 	uint64_t idx;
 	uint64_t pc;
 
+	if (ev && fast_ok(tr)) {
+		/* The stub or the return trap said what this stop is: no registers read. */
+		memset(&regs, 0, sizeof(regs));
+		regs.rsp = tr->page->rsp;
+		if (!tr->ps.shstk_checked)
+			check_shstk(tr, th);
+		if (ev == INSN_EV_RETURN) {
+			handle_return(tr, th, &regs, t);
+			return 1;
+		}
+		if (ev - 1 < tr->ps.n_patches && tr->ps.patches[ev - 1].stub &&
+		    !tr->ps.patches[ev - 1].dead) {
+			regs.r11 = tr->page->ret;
+			handle_entry(tr, th, &regs, &tr->ps.patches[ev - 1], t);
+			return 1;
+		}
+	}
 	if (tr->o->count_only) {
 		/* Count-only needs RIP alone (no frames, no return address). */
 		errno = 0;
@@ -1428,7 +1490,7 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t)
 	 * starts at RIP there (we overwrote the first byte of one), so only our
 	 * breakpoint can have left RIP at that address.
 	 */
-	if (pc == tr->ps.retrap) {
+	if (pc == tr->ps.retrap_trap) {
 		handle_return(tr, th, &regs, t);
 		return 1;
 	}
@@ -1837,6 +1899,7 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 {
 	struct tthread *th = thr_find(tr, tid);
 	uint64_t t;
+	uint32_t ev;
 	int sig, event;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -1873,8 +1936,14 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 	t = th->tlast;
 	sig = WSTOPSIG(status);
 	event = status >> 16;
+	/* Every stop consumes what the event page says (it only holds for this one). */
+	ev = 0;
+	if (tr->page && tr->page->ev) {
+		ev = tr->page->ev;
+		tr->page->ev = 0;
+	}
 	if (sig == SIGTRAP && event == 0) {
-		if (handle_trap(tr, th, t)) {
+		if (handle_trap(tr, th, t, ev)) {
 			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
 			th->defer_sig = 0;
 			return;
@@ -1961,6 +2030,8 @@ static void tracer_free(struct tracer *tr)
 		free(ps);
 	}
 	free(tr->procs);
+	if (tr->page)
+		munmap(tr->page, 4096);
 }
 
 /* Close the accounting of process state ps and say how it went in *sec. */
@@ -2013,8 +2084,28 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	memset(res, 0, sizeof(*res));
 	tr.cpu = o->clock == CLOCK_KIND_CPU && !o->count_only;
 	pin_start(&tr);
+	/*
+	 * The event page: a memfd the program inherits (no CLOEXEC) and maps
+	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
+	 */
+	tr.page_fd = -1;
+	if (!o->count_only && !(getenv("FORTSTAT_NO_SHARED") && *getenv("FORTSTAT_NO_SHARED") != '0')) {
+		int fd = memfd_create("fortstat-events", 0);
+		void *m = MAP_FAILED;
+
+		if (fd >= 0 && ftruncate(fd, 4096) == 0)
+			m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED) {
+			tr.page = m;
+			tr.page_fd = fd;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
 	fflush(NULL);
 	pid = launch(path, argv);
+	if (tr.page_fd >= 0)
+		close(tr.page_fd); /* the program holds its copy (same number) until its exec stop */
 	if (pid < 0) {
 		fs_error("cannot fork: %s", strerror((int)-pid));
 		return (int)pid;

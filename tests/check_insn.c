@@ -689,7 +689,7 @@ START_TEST(stub_layout)
 	struct insn_stub st;
 	uint8_t fn[sizeof(frame42) + 4];
 
-	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), entry, stub_addr, retrap, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), entry, stub_addr, retrap, 0, 0, &st), 0);
 	ck_assert_uint_eq(st.addr, entry);
 	ck_assert_uint_eq(st.len, 9); /* push, mov, mov $42: whole instructions */
 	ck_assert_uint_eq(st.jmp[0], 0xe9);
@@ -712,7 +712,7 @@ START_TEST(stub_layout)
 	/* endbr64 stays at the entry: the jmp goes after it */
 	memcpy(fn, (const uint8_t[]){ 0xf3, 0x0f, 0x1e, 0xfa }, 4);
 	memcpy(fn + 4, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, 0, 0, &st), 0);
 	ck_assert_uint_eq(st.addr, entry + 4);
 	ck_assert_uint_eq(st.len, 9);
 }
@@ -734,19 +734,19 @@ START_TEST(stub_refusals)
 	static const uint8_t far[] = { 0x48, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x70, 0xc3 };
 
 	ck_assert_int_eq(insn_plan_stub(early_branch, sizeof(early_branch), entry, stub_addr,
-					retrap, &st), 1);
+					retrap, 0, 0, &st), 1);
 	ck_assert_str_eq(st.reason, "a branch among the first 5 bytes");
-	ck_assert_int_eq(insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, &st), 1);
+	ck_assert_int_eq(insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, 0, 0, &st), 1);
 	ck_assert_ptr_nonnull(st.reason);
-	ck_assert_int_eq(insn_plan_stub(loop_in, sizeof(loop_in), entry, stub_addr, retrap, &st),
+	ck_assert_int_eq(insn_plan_stub(loop_in, sizeof(loop_in), entry, stub_addr, retrap, 0, 0, &st),
 			 1);
 	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes");
-	ck_assert_int_eq(insn_plan_stub(far, sizeof(far), 0x7fff00000000ull, 0x1000, 0x1000,
-					&st),
+	ck_assert_int_eq(insn_plan_stub(far, sizeof(far), 0x7fff00000000ull, 0x1000, 0x1000, 0,
+					0, &st),
 			 1);
 	/* the stub itself out of reach of the jmp */
 	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7fff00000000ull, 0x1000,
-					0x7fff00000000ull, &st),
+					0x7fff00000000ull, 0, 0, &st),
 			 1);
 }
 END_TEST
@@ -787,7 +787,7 @@ START_TEST(stub_run)
 	/* 1: the routine patched with its jmp; the stub's int3 made a nop (the
 	 * tracer would resume right after it): the return lands on the trap. */
 	memcpy(pg, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, &st),
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, 0, 0, &st),
 			 0);
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg + st.addr - base, st.jmp, st.len);
@@ -809,8 +809,8 @@ START_TEST(stub_run)
 	memcpy(pg + 0x100, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
 	wr32(pg + 0x103, 0x400 - 0x107);
 	memcpy(pg + 0x400, &magic, sizeof(magic));
-	ck_assert_int_eq(insn_plan_stub(pg + 0x100, 8, base + 0x100, base + 0x880, base + 0xf00,
-					&st),
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, 8, base + 0x100, base + 0x880, base + 0xf00, 0,
+					0, &st),
 			 0);
 	memcpy(pg + 0x880, st.code, st.code_len);
 	memcpy(pg + 0x100, st.jmp, st.len);

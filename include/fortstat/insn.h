@@ -56,7 +56,21 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  *          <the displaced instructions, relocated>
  *          jmp back
  */
-#define INSN_STUB_SIZE 64 /* bytes of scratch per stub */
+#define INSN_STUB_SIZE 128 /* bytes of scratch per stub */
+
+/*
+ * The event page: memory shared by the tracer and the program. With one
+ * (`page` not 0), the stub writes {return address, slot, ev} there before
+ * its int3 and the return trap writes {-, rsp, INSN_EV_RETURN}: a tracer that
+ * knows the program has a single thread reads the stop's facts from its own
+ * mapping instead of the registers. It clears `ev` at every stop.
+ */
+struct insn_event_page {
+	uint64_t ret;	 /* entry: the return address */
+	uint64_t rsp;	 /* entry: RSP (the slot); return: RSP after the ret */
+	uint32_t ev;	 /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN */
+};
+#define INSN_EV_RETURN 0xffffffffu
 
 struct insn_stub {
 	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
@@ -73,11 +87,19 @@ struct insn_stub {
  * Plan the fast entry patch of the routine at `entry` whose code is
  * fn[0..fn_len) (the whole routine: no branch of it may land inside the
  * bytes the jmp covers). `stub_addr` is where the stub will live, `retrap`
- * the return trap. Returns 0 (planned), 1 (not possible: stub->reason; use
- * insn_plan) or -1 when capstone fails to start.
+ * the return trap; with an event page at `page` (0: none) the stub reports
+ * itself there as event `ev`. Returns 0 (planned), 1 (not possible:
+ * stub->reason; use insn_plan) or -1 when capstone fails to start.
  */
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
-		   uint64_t retrap, struct insn_stub *stub);
+		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub);
+
+/*
+ * The return trap's code (at most 32 bytes into `code`): a bare int3, or
+ * with an event page at `page`, RSP and INSN_EV_RETURN written there first.
+ * Returns its length; the int3 is its last byte.
+ */
+size_t insn_return_trap(uint64_t page, uint8_t *code);
 
 /* Evaluate a JCC condition (0..15 as in the opcode's low nibble; 16: jrcxz). */
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx);
