@@ -361,6 +361,25 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		0xcc,			      /* int3 */
 	};
 	static const uint8_t hook_store[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
+	/*
+	 * With the event page, the hook path writes the tracer's hook_val when
+	 * the return address is hook_key (value read first: a signal handler
+	 * between the two reads changes the key too), else the return trap.
+	 */
+	static const uint8_t page_hook1[] = {
+		0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
+		0x49, 0xba,		      /* movabs $page,%r10 (8 bytes follow) */
+	};
+	static const uint8_t page_hook2[] = {
+		0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
+		0x4d, 0x8b, 0x52, 0x20,	      /* mov 0x20(%r10),%r10: hook_key */
+		0x4c, 0x3b, 0x14, 0x24,	      /* cmp (%rsp),%r10 */
+		0x74, 0x07,		      /* je store */
+	};
+	static const uint8_t page_hook3[] = {
+		0x4c, 0x89, 0x1c, 0x24,	      /* store: mov %r11,(%rsp) */
+		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+	};
 	static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
 	size_t off = 0, n, pos;
 	uint64_t back_from;
@@ -437,6 +456,14 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		pos = sizeof(head);
 	}
 	stub->trap_off = (unsigned)pos - 1;
+	if (page) {
+		memcpy(stub->code + pos, page_hook1, sizeof(page_hook1));
+		pos += sizeof(page_hook1);
+		memcpy(stub->code + pos, &page, 8);
+		pos += 8;
+		memcpy(stub->code + pos, page_hook2, sizeof(page_hook2));
+		pos += sizeof(page_hook2);
+	}
 	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
 	stub->code[pos++] = 0x8d;
 	stub->code[pos++] = 0x1d;
@@ -447,8 +474,13 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	}
 	put_le32(stub->code + pos, (int32_t)d);
 	pos += 4;
-	memcpy(stub->code + pos, hook_store, sizeof(hook_store));
-	pos += sizeof(hook_store);
+	if (page) {
+		memcpy(stub->code + pos, page_hook3, sizeof(page_hook3));
+		pos += sizeof(page_hook3);
+	} else {
+		memcpy(stub->code + pos, hook_store, sizeof(hook_store));
+		pos += sizeof(hook_store);
+	}
 	stub->plain_off = (unsigned)pos;
 	memcpy(stub->code + pos, restore, sizeof(restore));
 	pos += sizeof(restore);
@@ -511,6 +543,23 @@ size_t insn_return_trap(uint64_t page, uint8_t *code)
 	memcpy(code + 2, &page, 8);
 	memcpy(code + 10, tail, sizeof(tail));
 	return 10 + sizeof(tail);
+}
+
+void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
+{
+	static const uint8_t mid[] = {
+		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
+		0x41, 0xc7, 0x43, 0x10, 0xfe, 0xff, 0xff, 0xff, /* movl $EV_RETURN_SITE,0x10(%r11) */
+		0xcc,						/* int3 */
+		0xff, 0x25, 0x00, 0x00, 0x00, 0x00,		/* jmp *0(%rip) */
+	};
+
+	memset(code, 0xcc, INSN_RSITE_SIZE);
+	code[0] = 0x49; /* movabs $page,%r11 */
+	code[1] = 0xbb;
+	memcpy(code + 2, &page, 8);
+	memcpy(code + 10, mid, sizeof(mid));
+	memcpy(code + 10 + sizeof(mid), &ret, 8);
 }
 
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)

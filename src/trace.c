@@ -45,6 +45,7 @@
  * calls return to; slots follow.
  */
 #define SCRATCH_HDR 64
+#define RSITE_MAX 1024 /* return sites with a trap of their own, a process */
 #define SCRATCH_SYSCALL 32
 #define SCRATCH_CALLRET 48
 
@@ -188,6 +189,9 @@ struct pstate {
 	uint64_t retrap;   /* address of the return trap (written over return addresses) */
 	uint64_t retrap_trap; /* address of its int3 */
 	uint64_t page_addr;   /* the event page in the program (0: none) */
+	uint64_t rsites;      /* the return sites' traps (insn_rsite_code), with the page */
+	size_t rsite_n;	      /* traps made */
+	struct u64map rsite_map; /* return address -> its trap */
 	struct patch *patches;
 	size_t n_patches, cap_patches;
 	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
@@ -594,6 +598,8 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		hi = lo + 1;
 	}
 	size = (hdr + n * INSN_STUB_SIZE + 4095) & ~(size_t)4095;
+	if (own && tr->ps.page_addr)
+		size += RSITE_MAX * INSN_RSITE_SIZE;
 	err = map_scratch(tr, tid, lo, hi, size, &base, deferred);
 	if (err) {
 		if (err == -ENOSPC)
@@ -609,6 +615,8 @@ static int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size
 		tr->ps.scratch = base;
 		tr->ps.retrap = base;
 		tr->ps.retrap_trap = base + insn_return_trap(tr->ps.page_addr, buf) - 1;
+		if (tr->ps.page_addr)
+			tr->ps.rsites = base + size - RSITE_MAX * INSN_RSITE_SIZE;
 	}
 	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
 
@@ -1055,9 +1063,13 @@ static void handle_rdebug(struct tracer *tr, struct tthread *th)
  * Undo every patch and every rewritten return address in the memory of
  * `pid`, a forked copy of thread `parent`'s process, before letting it go.
  */
+static bool is_hooked(const struct pstate *ps, uint64_t v);
+static bool fast_ok(struct tracer *tr);
+static uint64_t rsite_for(struct tracer *tr, uint64_t ret);
+
 struct undo_ctx {
 	int fd;
-	uint64_t retrap;
+	const struct pstate *ps;
 };
 
 static void undo_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
@@ -1067,13 +1079,13 @@ static void undo_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
 
 	(void)routine;
 	/* Only where the slot still holds our trap (chained frames share one). */
-	if (mem_read(u->fd, slot, &cur, sizeof(cur)) == 0 && cur == u->retrap)
+	if (mem_read(u->fd, slot, &cur, sizeof(cur)) == 0 && is_hooked(u->ps, cur))
 		mem_write(u->fd, slot, &ret, sizeof(ret));
 }
 
 static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 {
-	struct undo_ctx u = { .retrap = tr->ps.retrap };
+	struct undo_ctx u = { .ps = &tr->ps };
 	int fd = mem_open(pid);
 
 	if (fd >= 0) {
@@ -1220,17 +1232,19 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp, uin
 
 struct hook_ctx {
 	int fd;
-	uint64_t from, to; /* write `to` where a slot holds `from` (0: the frame's ret) */
+	const struct pstate *ps;
+	uint64_t to;	   /* rehook: the trap to write where a slot holds its frame's ret */
 	bool back;	   /* true: trap -> ret (unhook); false: ret -> trap (rehook) */
 };
 
 static void swap_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
 {
 	struct hook_ctx *h = arg;
-	uint64_t cur, want = h->back ? h->from : ret, put = h->back ? ret : h->to;
+	uint64_t cur, put = h->back ? ret : h->to;
 
 	(void)routine;
-	if (mem_read(h->fd, slot, &cur, sizeof(cur)) == 0 && cur == want)
+	if (mem_read(h->fd, slot, &cur, sizeof(cur)) == 0 &&
+	    (h->back ? is_hooked(h->ps, cur) : cur == ret))
 		mem_write(h->fd, slot, &put, sizeof(put));
 }
 
@@ -1259,7 +1273,7 @@ static void collect_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *a
  */
 static void unhook_thread(struct tracer *tr, struct tthread *th)
 {
-	struct hook_ctx h = { .fd = tr->ps.memfd, .from = tr->ps.retrap, .back = true };
+	struct hook_ctx h = { .fd = tr->ps.memfd, .ps = &tr->ps, .back = true };
 	struct frame_list l = { 0 };
 
 	acct_frames(tr->ps.acct, th->tid, collect_frame, &l);
@@ -1273,7 +1287,7 @@ static void unhook_thread(struct tracer *tr, struct tthread *th)
 /* Rewrite the return addresses of the frames that survived the unwinder. */
 static void rehook_thread(struct tracer *tr, struct tthread *th)
 {
-	struct hook_ctx h = { .fd = tr->ps.memfd, .to = tr->ps.retrap, .back = false };
+	struct hook_ctx h = { .fd = tr->ps.memfd, .ps = &tr->ps, .to = tr->ps.retrap, .back = false };
 
 	acct_frames(tr->ps.acct, th->tid, swap_frame, &h);
 	th->unhooked = false;
@@ -1328,13 +1342,17 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	if (p->stub) {
 		/* The stub read the return address into r11 and will hook it. */
 		ret = regs->r11;
-		if (ret == tr->ps.retrap) {
+		if (is_hooked(&tr->ps, ret)) {
 			if (acct_top(tr->ps.acct, tid, &top, &top_slot, &top_ret) == 0 &&
 			    top_slot == slot)
 				ev_chain(tr, th, p->routine, t);
 			else
 				ev_count(tr, th, p->routine);
-			return; /* the stub writes the trap where it already is */
+			if (fast_ok(tr)) { /* keep the trap that is there */
+				tr->page->hook_val = ret;
+				tr->page->hook_key = ret;
+			}
+			return; /* the stub writes a trap where one already is */
 		}
 		if (return_site_ok(tr, ret)) {
 			unwind_below(tr, th, slot + 1, t);
@@ -1344,6 +1362,16 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 					u64map_put(&tr->ps.orphans, slot, 0);
 			}
 			ev_enter(tr, th, p->routine, slot, ret, t);
+			/*
+			 * Single-threaded: tell the stub this return site's own trap
+			 * (the return then costs no register write). With more
+			 * threads the pair stays as it is: a stub whose return
+			 * address is not its key writes the common trap.
+			 */
+			if (tr->ps.rsites && fast_ok(tr)) {
+				tr->page->hook_val = rsite_for(tr, ret);
+				tr->page->hook_key = ret;
+			}
 			return; /* resumes after the int3: the stub hooks the return */
 		}
 		ev_count(tr, th, p->routine);
@@ -1353,7 +1381,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	ret = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, slot, 0);
 	if (errno)
 		return;
-	if (ret == tr->ps.retrap) {
+	if (is_hooked(&tr->ps, ret)) {
 		/* Tail call: entered by a jump with our trap as return address. */
 		if (acct_top(tr->ps.acct, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
 			ev_chain(tr, th, p->routine, t);
@@ -1382,7 +1410,7 @@ resume:
 }
 
 static void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			  uint64_t t)
+			  uint64_t t, bool site)
 {
 	uint64_t ret;
 
@@ -1396,6 +1424,8 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 	} else if (u64map_get(&tr->ps.orphans, slot, &ret) && ret) {
 		/* a frame closed earlier, returning on another stack */
 		u64map_put(&tr->ps.orphans, slot, 0);
+	} else if (site) {
+		return; /* a return site's trap knows where to go: nothing to account */
 	} else {
 		fs_error("thread %d returned through fortstat's trap from 0x%" PRIx64
 			 " with no frame to return to",
@@ -1403,7 +1433,46 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 		kill(tr->ps.leader, SIGKILL);
 		return;
 	}
-	set_rip(th->tid, ret);
+	if (!site)
+		set_rip(th->tid, ret);
+}
+
+/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
+static bool is_hooked(const struct pstate *ps, uint64_t v)
+{
+	return v == ps->retrap ||
+	       (ps->rsites && v >= ps->rsites && v < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
+		(v - ps->rsites) % INSN_RSITE_SIZE == 0);
+}
+
+/* Is pc the int3 of a return site's trap? */
+static bool is_rsite_trap(const struct pstate *ps, uint64_t pc)
+{
+	return ps->rsites && pc >= ps->rsites &&
+	       pc < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
+	       (pc - ps->rsites) % INSN_RSITE_SIZE == INSN_RSITE_TRAP;
+}
+
+/*
+ * The trap of return site ret, made on first use (one write to the
+ * program); the common return trap when RSITE_MAX are made.
+ */
+static uint64_t rsite_for(struct tracer *tr, uint64_t ret)
+{
+	uint8_t code[INSN_RSITE_SIZE];
+	uint64_t t;
+
+	if (u64map_get(&tr->ps.rsite_map, ret, &t))
+		return t;
+	if (tr->ps.rsite_n == RSITE_MAX)
+		return tr->ps.retrap;
+	t = tr->ps.rsites + tr->ps.rsite_n * INSN_RSITE_SIZE;
+	insn_rsite_code(tr->ps.page_addr, ret, code);
+	if (mem_write(tr->ps.memfd, t, code, sizeof(code)) < 0)
+		return tr->ps.retrap;
+	tr->ps.rsite_n++;
+	u64map_put(&tr->ps.rsite_map, ret, t);
+	return t;
 }
 
 /*
@@ -1452,8 +1521,8 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32
 		regs.rsp = tr->page->rsp;
 		if (!tr->ps.shstk_checked)
 			check_shstk(tr, th);
-		if (ev == INSN_EV_RETURN) {
-			handle_return(tr, th, &regs, t);
+		if (ev == INSN_EV_RETURN || ev == INSN_EV_RETURN_SITE) {
+			handle_return(tr, th, &regs, t, ev == INSN_EV_RETURN_SITE);
 			return 1;
 		}
 		if (ev - 1 < tr->ps.n_patches && tr->ps.patches[ev - 1].stub &&
@@ -1490,8 +1559,8 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32
 	 * starts at RIP there (we overwrote the first byte of one), so only our
 	 * breakpoint can have left RIP at that address.
 	 */
-	if (pc == tr->ps.retrap_trap) {
-		handle_return(tr, th, &regs, t);
+	if (pc == tr->ps.retrap_trap || is_rsite_trap(&tr->ps, pc)) {
+		handle_return(tr, th, &regs, t, pc != tr->ps.retrap_trap);
 		return 1;
 	}
 	if (!u64map_get(&tr->ps.traps, pc, &idx) || tr->ps.patches[idx].dead)
@@ -1589,7 +1658,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 		return;
 	}
 	u.fd = fd;
-	u.retrap = tr->ps.retrap;
+	u.ps = &tr->ps;
 	if (parent)
 		acct_frames(tr->ps.acct, parent, undo_frame, &u);
 	ns = tr->ps;
@@ -1600,6 +1669,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps.patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps.traps);
+	u64map_dup(&ns.rsite_map, &tr->ps.rsite_map);
 	memset(&ns.retsite, 0, sizeof(ns.retsite));
 	memset(&ns.orphans, 0, sizeof(ns.orphans));
 	ns.mods = xmalloc((ns.n_mods ? ns.n_mods : 1) * sizeof(*ns.mods));
@@ -2025,6 +2095,7 @@ static void tracer_free(struct tracer *tr)
 		u64map_free(&ps->traps);
 		u64map_free(&ps->retsite);
 		u64map_free(&ps->orphans);
+		u64map_free(&ps->rsite_map);
 		if (ps->memfd >= 0)
 			close(ps->memfd);
 		free(ps);

@@ -820,6 +820,123 @@ START_TEST(stub_run)
 }
 END_TEST
 
+static jmp_buf page_env;
+static uint64_t page_got, page_which;
+
+static void page_back1(uint64_t v)
+{
+	page_got = v;
+	page_which = 1;
+	longjmp(page_env, 1);
+}
+
+static void page_back2(uint64_t v)
+{
+	page_got = v;
+	page_which = 2;
+	longjmp(page_env, 1);
+}
+
+/* Call f from one call site (one return address), not as a tail call. */
+__attribute__((noinline)) static uint64_t call_once_site(uint64_t (*f)(void))
+{
+	volatile uint64_t v = f();
+
+	return v;
+}
+
+/* At `at`: mov %rax,%rdi; and $-16,%rsp; movabs $fn,%rcx; call *%rcx. */
+static void put_tramp(uint8_t *at, void (*fn)(uint64_t))
+{
+	uint64_t a = (uint64_t)(uintptr_t)fn;
+
+	memcpy(at, (const uint8_t[]){ 0x48, 0x89, 0xc7, 0x48, 0x83, 0xe4, 0xf0, 0x48, 0xb9 }, 9);
+	memcpy(at + 9, &a, 8);
+	at[17] = 0xff;
+	at[18] = 0xd1;
+}
+
+START_TEST(stub_event_page)
+{
+	uint8_t *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct insn_event_page *ep;
+	uint64_t base, first_ret, (*fn)(void);
+	volatile int step = 0;
+	struct insn_stub st;
+	uint8_t site[INSN_RSITE_SIZE];
+
+	if (pg == MAP_FAILED)
+		return;
+	base = (uint64_t)(uintptr_t)pg;
+	memset(pg, 0xcc, 8192);
+	ep = (struct insn_event_page *)(pg + 0x1000);
+	memset(ep, 0, sizeof(*ep));
+	put_tramp(pg + 0xf00, page_back1); /* the common return trap stand-in */
+	put_tramp(pg + 0xe00, page_back2); /* a return site's trap stand-in */
+	memcpy(pg, frame42, sizeof(frame42));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00,
+					base + 0x1000, 7, &st),
+			 0);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* as if the tracer resumed after the int3 */
+	fn = (uint64_t (*)(void))(uintptr_t)pg;
+
+	/* 1: the key is not the return address: the common trap, and the page
+	 * says which entry, the return address and the slot. */
+	ep->hook_key = 1;
+	ep->hook_val = base + 0xe00;
+	if (!setjmp(page_env)) {
+		step = 1;
+		call_once_site(fn);
+		ck_abort_msg("no return trap");
+	}
+	ck_assert_int_eq(step, 1);
+	ck_assert_uint_eq(page_which, 1);
+	ck_assert_uint_eq(page_got & 0xffffffff, 42);
+	ck_assert_uint_eq(ep->ev, 7);
+	ck_assert_uint_ne(ep->ret, 0);
+	ck_assert_uint_ne(ep->rsp, 0);
+	first_ret = ep->ret;
+
+	/* 2: the key is this call's return address: the tracer's value is written. */
+	ep->hook_key = first_ret;
+	ep->ev = 0;
+	if (!setjmp(page_env)) {
+		step = 2;
+		call_once_site(fn);
+		ck_abort_msg("no return trap");
+	}
+	ck_assert_int_eq(step, 2);
+	ck_assert_uint_eq(page_which, 2);
+	ck_assert_uint_eq(page_got & 0xffffffff, 42);
+	ck_assert_uint_eq(ep->ret, first_ret);
+
+	/* A return site's trap: page writes, int3, jmp to its return address. */
+	insn_rsite_code(0x1122334455667788ull, 0x0102030405060708ull, site);
+	ck_assert_uint_eq(site[0], 0x49);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP], 0xcc);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 1], 0xff);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 2], 0x25);
+	ck_assert_uint_eq(rd32(site + INSN_RSITE_TRAP + 3), 0);
+	{
+		uint64_t r, pa;
+
+		memcpy(&r, site + INSN_RSITE_TRAP + 7, 8);
+		memcpy(&pa, site + 2, 8);
+		ck_assert_uint_eq(r, 0x0102030405060708ull);
+		ck_assert_uint_eq(pa, 0x1122334455667788ull);
+	}
+	/* the common return trap without a page is a bare int3 */
+	ck_assert_uint_eq(insn_return_trap(0, site), 1);
+	ck_assert_uint_eq(site[0], 0xcc);
+	ck_assert_uint_eq(insn_return_trap(base, site), 23);
+	ck_assert_uint_eq(site[22], 0xcc);
+	munmap(pg, 8192);
+}
+END_TEST
+
 static Suite *insn_suite(void)
 {
 	Suite *s = suite_create("insn");
@@ -837,6 +954,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_layout);
 	tcase_add_test(tc, stub_refusals);
 	tcase_add_test(tc, stub_run);
+	tcase_add_test(tc, stub_event_page);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

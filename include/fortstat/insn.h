@@ -56,7 +56,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  *          <the displaced instructions, relocated>
  *          jmp back
  */
-#define INSN_STUB_SIZE 128 /* bytes of scratch per stub */
+#define INSN_STUB_SIZE 160 /* bytes of scratch per stub */
 
 /*
  * The event page: memory shared by the tracer and the program. With one
@@ -68,9 +68,15 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 struct insn_event_page {
 	uint64_t ret;	 /* entry: the return address */
 	uint64_t rsp;	 /* entry: RSP (the slot); return: RSP after the ret */
-	uint32_t ev;	 /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN */
+	uint32_t ev;	 /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN* */
+	uint32_t pad;
+	uint64_t hook_val; /* written by the tracer: the stub writes hook_val over */
+	uint64_t hook_key; /* the return address when it equals hook_key, else the trap */
 };
-#define INSN_EV_RETURN 0xffffffffu
+#define INSN_EV_RETURN 0xffffffffu	/* the common return trap (the tracer sets RIP) */
+#define INSN_EV_RETURN_SITE 0xfffffffeu /* a return site's own trap (it jumps back itself) */
+#define INSN_RSITE_SIZE 48		/* bytes of a return site's trap */
+#define INSN_RSITE_TRAP 22		/* offset of its int3 */
 
 struct insn_stub {
 	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
@@ -100,6 +106,13 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
  * Returns its length; the int3 is its last byte.
  */
 size_t insn_return_trap(uint64_t page, uint8_t *code);
+
+/*
+ * The trap of return site `ret` (INSN_RSITE_SIZE bytes into `code`): it
+ * writes RSP and INSN_EV_RETURN_SITE to the event page at `page`, stops on
+ * its int3 (at INSN_RSITE_TRAP), then jumps to `ret` by itself.
+ */
+void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code);
 
 /* Evaluate a JCC condition (0..15 as in the opcode's low nibble; 16: jrcxz). */
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx);
