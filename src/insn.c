@@ -398,7 +398,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	stub->addr = entry + off;
 
 	/* Whole instructions covering 5 bytes, none of them a branch. */
-	n = cs_disasm(h, fn + off, fn_len - off, stub->addr, 0, &in);
+	/* The first few instructions, kept for moving (a dozen at most). */
+	n = cs_disasm(h, fn + off, fn_len - off < 64 ? fn_len - off : 64, stub->addr, 12, &in);
 	if (n == 0)
 		return stub_refuse(stub, "undecodable code");
 	{
@@ -417,24 +418,43 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 			goto out;
 		}
 	}
-	/* No branch of the routine may land inside the covered bytes. */
-	for (size_t k = 0; k < n; k++) {
-		const cs_x86 *x = &in[k].detail->x86;
-		uint64_t t;
+	/*
+	 * No branch of the routine may land inside the covered bytes: walk the
+	 * whole routine one instruction at a time (constant memory, whatever
+	 * its size).
+	 */
+	{
+		cs_insn *it = cs_malloc(h);
+		const uint8_t *code = fn + off;
+		size_t left = fn_len - off;
+		uint64_t a = stub->addr;
+		const char *why = NULL;
 
-		if (!has_group(&in[k], X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
-		    x->operands[0].type != X86_OP_IMM)
-			continue;
-		t = (uint64_t)x->operands[0].imm;
-		if (t > stub->addr && t < stub->addr + stub->len) {
-			rc = stub_refuse(stub, "a branch lands inside the first 5 bytes");
+		if (!it) {
+			rc = -1;
 			goto out;
 		}
-	}
-	/* If capstone stopped early, the rest of the routine was not checked. */
-	if (in[n - 1].address + in[n - 1].size < entry + fn_len) {
-		rc = stub_refuse(stub, "routine not fully decodable");
-		goto out;
+		while (left && !why) {
+			const cs_x86 *x;
+			uint64_t t;
+
+			if (!cs_disasm_iter(h, &code, &left, &a, it)) {
+				why = "routine not fully decodable";
+				break;
+			}
+			x = &it->detail->x86;
+			if (!has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
+			    x->operands[0].type != X86_OP_IMM)
+				continue;
+			t = (uint64_t)x->operands[0].imm;
+			if (t > stub->addr && t < stub->addr + stub->len)
+				why = "a branch lands inside the first 5 bytes";
+		}
+		cs_free(it, 1);
+		if (why) {
+			rc = stub_refuse(stub, why);
+			goto out;
+		}
 	}
 
 	/* The stub. */
