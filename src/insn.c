@@ -174,6 +174,40 @@ static void plan_branch(const cs_insn *in, struct insn_plan *plan)
 }
 
 /*
+ * Copy instruction `in` (bytes at `bytes`, originally at in->address) to
+ * `out`, where it will run at `dst`, re-encoding a RIP-relative
+ * displacement. Returns NULL, or why it cannot be moved.
+ */
+static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t dst, uint8_t *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	memcpy(out, bytes, in->size);
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		uint64_t abs;
+		int64_t disp;
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		if (op->mem.base == X86_REG_EIP)
+			return "EIP-relative operand";
+		if (op->mem.base != X86_REG_RIP)
+			continue;
+		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
+		    x->encoding.disp_offset + 4u > in->size)
+			return "RIP-relative operand with an unexpected encoding";
+		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
+		disp = (int64_t)(abs - (dst + in->size));
+		if (!fits32(disp))
+			return "RIP-relative displacement out of range for the slot";
+		put_le32(out + x->encoding.disp_offset, (int32_t)disp);
+		break; /* an instruction has at most one memory displacement */
+	}
+	return NULL;
+}
+
+/*
  * Plan the patch of a routine at `entry` whose first bytes are code[0..len).
  * An endbr64 at entry is skipped (plan->addr = entry + 4). Branches with a
  * relative target are emulated, other branches refused; anything else is
@@ -186,7 +220,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 	      struct insn_plan *plan)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	const cs_x86 *x;
+	const char *why;
 	cs_insn *in = NULL;
 	size_t off = 0, n;
 	uint64_t next;
@@ -218,7 +252,6 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 
 	plan->len = in->size;
 	set_text(plan, in);
-	x = &in->detail->x86;
 	next = plan->addr + plan->len;
 
 	if (in->id == X86_INS_INT3) {
@@ -240,34 +273,10 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 		refuse(plan, "instruction too long for the slot");
 		goto out;
 	}
-	memcpy(plan->slot, code + off, plan->len);
-
-	for (unsigned i = 0; i < x->op_count; i++) {
-		const cs_x86_op *op = &x->operands[i];
-		uint64_t abs;
-		int64_t disp;
-
-		if (op->type != X86_OP_MEM)
-			continue;
-		if (op->mem.base == X86_REG_EIP) {
-			refuse(plan, "EIP-relative operand");
-			goto out;
-		}
-		if (op->mem.base != X86_REG_RIP)
-			continue;
-		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
-		    x->encoding.disp_offset + 4u > plan->len) {
-			refuse(plan, "RIP-relative operand with an unexpected encoding");
-			goto out;
-		}
-		abs = next + (int64_t)get_le32(plan->slot + x->encoding.disp_offset);
-		disp = (int64_t)(abs - (slot_addr + plan->len));
-		if (!fits32(disp)) {
-			refuse(plan, "RIP-relative displacement out of range for the slot");
-			goto out;
-		}
-		put_le32(plan->slot + x->encoding.disp_offset, (int32_t)disp);
-		break; /* an instruction has at most one memory displacement */
+	why = relocate(in, code + off, slot_addr, plan->slot);
+	if (why) {
+		refuse(plan, why);
+		goto out;
 	}
 
 	back = (int64_t)(next - (slot_addr + plan->len + 5));
@@ -283,40 +292,6 @@ out:
 	if (plan->kind == INSN_REFUSE)
 		memset(plan->slot, 0, sizeof(plan->slot));
 	cs_free(in, n);
-	return 0;
-}
-
-/*
- * Copy instruction `in` (bytes at `bytes`, originally at in->address) to
- * `out`, where it will run at `dst`, re-encoding a RIP-relative
- * displacement. Returns 0, or -1 when it cannot be moved.
- */
-static int relocate(const cs_insn *in, const uint8_t *bytes, uint64_t dst, uint8_t *out)
-{
-	const cs_x86 *x = &in->detail->x86;
-
-	memcpy(out, bytes, in->size);
-	for (unsigned i = 0; i < x->op_count; i++) {
-		const cs_x86_op *op = &x->operands[i];
-		uint64_t abs;
-		int64_t disp;
-
-		if (op->type != X86_OP_MEM)
-			continue;
-		if (op->mem.base == X86_REG_EIP)
-			return -1;
-		if (op->mem.base != X86_REG_RIP)
-			continue;
-		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
-		    x->encoding.disp_offset + 4u > in->size)
-			return -1;
-		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
-		disp = (int64_t)(abs - (dst + in->size));
-		if (!fits32(disp))
-			return -1;
-		put_le32(out + x->encoding.disp_offset, (int32_t)disp);
-		break;
-	}
 	return 0;
 }
 
@@ -509,7 +484,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 			rc = stub_refuse(stub, "instructions too long for the stub");
 			goto out;
 		}
-		if (relocate(&in[k], fn + off + moved, stub_addr + pos, stub->code + pos) < 0) {
+		if (relocate(&in[k], fn + off + moved, stub_addr + pos, stub->code + pos)) {
 			rc = stub_refuse(stub, "an instruction that cannot be moved");
 			goto out;
 		}

@@ -1302,28 +1302,18 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	uint64_t top_slot, top_ret;
 
 	unwind_below(tr, th, slot, t);
-	if (p->unhook) {
-		/* Entering the unwinder: it must read the real return addresses. */
+	/* Entering the unwinder: it must read the real return addresses. */
+	if (p->unhook)
 		unhook_thread(tr, th);
-		if (p->routine != ACCT_NONE)
-			ev_count(tr, th, p->routine);
-		if (p->got) {
-			errno = 0;
-			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
-			if (!errno)
-				ptrace(PTRACE_SETREGS, tid, 0, regs);
-			return;
-		}
-		goto resume;
-	}
-	if (th->unhooked)
+	else if (th->unhooked)
 		rehook_thread(tr, th);
-	if (p->rehook) {
-		/*
-		 * A catch handler begins (__cxa_begin_catch): the unwinding is
-		 * over, the frames thrown through were popped by stack pointer
-		 * above and the survivors are hooked again.
-		 */
+	/*
+	 * The unwinder's entries, and a catch handler's start (__cxa_begin_catch:
+	 * the unwinding is over, the frames thrown through were popped by stack
+	 * pointer above and the survivors hooked again), are passed through; a
+	 * PLT stub goes on at its GOT slot's target.
+	 */
+	if (p->unhook || p->rehook) {
 		if (p->routine != ACCT_NONE)
 			ev_count(tr, th, p->routine);
 		if (p->got) {

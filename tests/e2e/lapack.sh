@@ -4,20 +4,7 @@
 # LAPACK/BLAS (static archives), timed with -n; every count equals callgrind's.
 . "$SRCDIR/tests/lib.sh"
 p=$BIN/solve
-cat >names.txt <<'NAMES'
-# what DGESV reaches
-dgesv_
-dgetrf_
-dgetrf2_
-dgetrs_
-dgemm_
-dtrsm_
-dlaswp_
-idamax_
-lsame_
-dscal_
-ilaenv_
-NAMES
+cp "$SRCDIR/fixtures/dgesv.names" names.txt
 traced -n names.txt -- "$p"
 callgrind_counts "$p"
 same_as_callgrind "$p" main dgesv_ dgetrf_ dgetrf2_ dgetrs_ dgemm_ dtrsm_ dlaswp_ idamax_ lsame_ dscal_ ilaenv_

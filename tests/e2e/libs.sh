@@ -5,19 +5,7 @@
 # functions) and exp, a plugin loaded by dlopen, closed and loaded again,
 # -x on a hot library routine, LIB:NAME qualified names.
 . "$SRCDIR/tests/lib.sh"
-cat >names.txt <<'NAMES'
-dgesv_
-dgetrf_
-dgetrf2_
-dgetrs_
-dgemm_
-dtrsm_
-dlaswp_
-idamax_
-lsame_
-dscal_
-ilaenv_
-NAMES
+cp "$SRCDIR/fixtures/dgesv.names" names.txt
 
 # The static LAPACK fixture: the reference counts.
 traced -n names.txt -- "$BIN/solve"
