@@ -210,6 +210,9 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 			break;
 	}
 	fs_verbose = verbose;
+	for (size_t i = 0; i < b; i++)
+		fs_info(3, "calibration batch %zu: f1 %.3f f2 %.3f us (other clock %.3f %.3f)", i,
+			f[0][i] / 1e3, f[1][i] / 1e3, f[2][i] / 1e3, f[3][i] / 1e3);
 	symtab_free(&st);
 	if (b < CALIB_MIN_BATCHES)
 		return err ? err : -EIO;
