@@ -1002,8 +1002,13 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 		m->unwinder = !strncmp(base_name(real), "libgcc_s", 8) ||
 			      !strncmp(base_name(real), "libunwind", 9);
 		m->matched = strcmp(base_name(real), base_name(tr->ps.st->interp)) != 0 &&
-			     strncmp(base_name(real), "ld-linux", 8) != 0 && !m->unwinder &&
+			     strncmp(base_name(real), "ld-linux", 8) != 0 &&
 			     lib_wanted(tr, mod_names);
+		if (m->matched && m->unwinder) {
+			fs_warn("-l: %s is the unwinder's library: its entries are hooked, not timed",
+				base_name(real));
+			m->matched = false;
+		}
 	}
 	m->lm = lm;
 	m->bias = bias;
@@ -1302,10 +1307,18 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 	uint64_t top_slot, top_ret;
 
 	unwind_below(tr, th, slot, t);
-	/* Entering the unwinder: it must read the real return addresses. */
+	/*
+	 * Entering the unwinder: it must read the real return addresses. They
+	 * are hooked again at the next entry into the program's own code (a
+	 * destructor, the code after a backtrace) or at a catch's start, not
+	 * at an entry into a library routine: with -l, those are what the
+	 * unwinder calls (the personality routine) while it still walks the
+	 * stack.
+	 */
 	if (p->unhook)
 		unhook_thread(tr, th);
-	else if (th->unhooked)
+	else if (th->unhooked &&
+		 (p->rehook || p->routine == ACCT_NONE || !tr->ps.st->r[p->routine].module))
 		rehook_thread(tr, th);
 	/*
 	 * The unwinder's entries, and a catch handler's start (__cxa_begin_catch:

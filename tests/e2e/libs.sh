@@ -84,6 +84,20 @@ for opt in O0 O2; do
 	expect "$p" main 1
 done
 
+# C++ exceptions with libstdc++ and libc timed too: the unwinder calls timed
+# library routines (the personality routine) while it walks the stack, and
+# must still find the real return addresses there.
+for opt in O0 O2; do
+	p=$BIN/throwlib-$opt
+	traced -l 'libstdc++' -l libc -l libgcc_s -- "$p"
+	expect "$p" main 1 "level1(unsigned long)" 6 "level2(unsigned long)" 6 \
+		"grab(unsigned long)" 6 "parse(char const*)" 3 "conv(char const*)" 3
+	[ "$(calls 'libstdc++.so.6:__gxx_personality_v0')" -gt 0 ] ||
+		fail "$p: the personality routine was not timed"
+	grep -q "libgcc_s.so.1 is the unwinder's library" t.err ||
+		fail "$p: -l libgcc_s not said to be left untimed: $(cat t.err)"
+done
+
 # A static executable has no shared libraries: said, and timed as usual.
 traced -l libc -- "$BIN/chain-static-O2"
 grep -q "statically linked" t.err || fail "chain-static: -l on a static executable not said"
