@@ -451,6 +451,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		pos = sizeof(head);
 	}
 	stub->trap_off = (unsigned)pos - 1;
+	if (!retrap) /* counting: nothing to hook, the plain path follows the stop */
+		goto plain;
 	if (page) {
 		memcpy(stub->code + pos, page_hook1, sizeof(page_hook1));
 		pos += sizeof(page_hook1);
@@ -476,6 +478,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		memcpy(stub->code + pos, hook_store, sizeof(hook_store));
 		pos += sizeof(hook_store);
 	}
+plain:
 	stub->plain_off = (unsigned)pos;
 	memcpy(stub->code + pos, restore, sizeof(restore));
 	pos += sizeof(restore);

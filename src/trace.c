@@ -513,14 +513,15 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 
 	if (off < 0)
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
-	/* Counting needs no return address; a routine of unknown size (an
-	 * indirect function's target) cannot be checked for branches. */
-	if (off || tr->o->count_only || (r->flags & (RT_NORETURN | RT_IFUNC)) ||
+	/* A routine of unknown size (an indirect function's target) cannot be
+	 * checked for branches; one that never returns is never hooked. */
+	if (off || (r->flags & RT_IFUNC) || (!tr->o->count_only && (r->flags & RT_NORETURN)) ||
 	    !(r->flags & RT_SELECTED) || len < 5 || len > 65536)
 		return false;
 	code = xmalloc(len);
 	if (mem_read(tr->ps.memfd, entry, code, len) < 0 ||
-	    insn_plan_stub(code, len, entry, p->slot, tr->ps.retrap, tr->ps.page_addr,
+	    insn_plan_stub(code, len, entry, p->slot, tr->o->count_only ? 0 : tr->ps.retrap,
+			   tr->ps.page_addr,
 			   (uint32_t)(p - tr->ps.patches) + 1, &stub) != 0) {
 		if (stub.reason)
 			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
@@ -1536,6 +1537,13 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32
 		}
 	}
 	if (tr->o->count_only) {
+		/* The stub said which routine: nothing to read, nothing to set. */
+		if (ev && ev != INSN_EV_RETURN && ev != INSN_EV_RETURN_SITE && fast_ok(tr) &&
+		    ev - 1 < tr->ps.n_patches && tr->ps.patches[ev - 1].stub &&
+		    !tr->ps.patches[ev - 1].dead) {
+			ev_count(tr, th, tr->ps.patches[ev - 1].routine);
+			return 1;
+		}
 		/* Count-only needs RIP alone (no frames, no return address). */
 		errno = 0;
 		regs.rip = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid,
@@ -1549,7 +1557,8 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32
 			return 1;
 		}
 		ev_count(tr, th, tr->ps.patches[idx].routine);
-		resume_patched(tr, th->tid, &regs, &tr->ps.patches[idx], true);
+		if (!tr->ps.patches[idx].stub) /* a stub goes on by itself */
+			resume_patched(tr, th->tid, &regs, &tr->ps.patches[idx], true);
 		return 1;
 	}
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
@@ -2163,7 +2172,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
 	 */
 	tr.page_fd = -1;
-	if (!o->count_only && !(getenv("FORTSTAT_NO_SHARED") && *getenv("FORTSTAT_NO_SHARED") != '0')) {
+	if (!(getenv("FORTSTAT_NO_SHARED") && *getenv("FORTSTAT_NO_SHARED") != '0')) {
 		int fd = memfd_create("fortstat-events", 0);
 		void *m = MAP_FAILED;
 

@@ -937,6 +937,37 @@ START_TEST(stub_event_page)
 }
 END_TEST
 
+START_TEST(stub_count)
+{
+	uint8_t *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(void);
+
+	if (pg == MAP_FAILED)
+		return;
+	base = (uint64_t)(uintptr_t)pg;
+	memset(pg, 0xcc, 8192);
+	ep = (struct insn_event_page *)(pg + 0x1000);
+	memset(ep, 0, sizeof(*ep));
+	memcpy(pg, frame42, sizeof(frame42));
+	/* Counting (no return trap): the plain path follows the stop at once. */
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, 0, base + 0x1000, 5,
+					&st),
+			 0);
+	ck_assert_uint_eq(st.plain_off, st.trap_off + 1);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90;
+	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	/* the routine returns normally, and the page says which entry */
+	ck_assert_uint_eq(call_once_site(fn) & 0xffffffff, 42);
+	ck_assert_uint_eq(ep->ev, 5);
+	munmap(pg, 8192);
+}
+END_TEST
+
 static Suite *insn_suite(void)
 {
 	Suite *s = suite_create("insn");
@@ -955,6 +986,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_refusals);
 	tcase_add_test(tc, stub_run);
 	tcase_add_test(tc, stub_event_page);
+	tcase_add_test(tc, stub_count);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

@@ -93,7 +93,8 @@ struct insn_stub {
  * Plan the fast entry patch of the routine at `entry` whose code is
  * fn[0..fn_len) (the whole routine: no branch of it may land inside the
  * bytes the jmp covers). `stub_addr` is where the stub will live, `retrap`
- * the return trap; with an event page at `page` (0: none) the stub reports
+ * the return trap (0: counting only, no hook path: the stub goes on to its
+ * plain continuation after the stop); with an event page at `page` (0: none) the stub reports
  * itself there as event `ev`. Returns 0 (planned), 1 (not possible:
  * stub->reason; use insn_plan) or -1 when capstone fails to start.
  */
