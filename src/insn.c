@@ -311,6 +311,13 @@ static int stub_refuse(struct insn_stub *stub, const char *why)
 	return 1;
 }
 
+/* Append n bytes to the stub's code at *pos (the fixed parts fit: see INSN_STUB_SIZE). */
+static void emit(struct insn_stub *stub, size_t *pos, const void *b, size_t n)
+{
+	memcpy(stub->code + *pos, b, n);
+	*pos += n;
+}
+
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub)
 {
@@ -433,33 +440,24 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	}
 
 	/* The stub. */
+	pos = 0;
 	if (page) {
 		/* The entry written to the event page for the tracer, then the stop. */
-		pos = 0;
-		memcpy(stub->code + pos, page_head, sizeof(page_head));
-		pos += sizeof(page_head);
-		memcpy(stub->code + pos, &page, 8);
-		pos += 8;
-		memcpy(stub->code + pos, page_tail, sizeof(page_tail));
-		pos += sizeof(page_tail);
-		memcpy(stub->code + pos, &ev, 4);
-		pos += 4;
-		memcpy(stub->code + pos, page_end, sizeof(page_end));
-		pos += sizeof(page_end);
+		emit(stub, &pos, page_head, sizeof(page_head));
+		emit(stub, &pos, &page, 8);
+		emit(stub, &pos, page_tail, sizeof(page_tail));
+		emit(stub, &pos, &ev, 4);
+		emit(stub, &pos, page_end, sizeof(page_end));
 	} else {
-		memcpy(stub->code, head, sizeof(head));
-		pos = sizeof(head);
+		emit(stub, &pos, head, sizeof(head));
 	}
 	stub->trap_off = (unsigned)pos - 1;
 	if (!retrap) /* counting: nothing to hook, the plain path follows the stop */
 		goto plain;
 	if (page) {
-		memcpy(stub->code + pos, page_hook1, sizeof(page_hook1));
-		pos += sizeof(page_hook1);
-		memcpy(stub->code + pos, &page, 8);
-		pos += 8;
-		memcpy(stub->code + pos, page_hook2, sizeof(page_hook2));
-		pos += sizeof(page_hook2);
+		emit(stub, &pos, page_hook1, sizeof(page_hook1));
+		emit(stub, &pos, &page, 8);
+		emit(stub, &pos, page_hook2, sizeof(page_hook2));
 	}
 	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
 	stub->code[pos++] = 0x8d;
@@ -471,17 +469,13 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	}
 	put_le32(stub->code + pos, (int32_t)d);
 	pos += 4;
-	if (page) {
-		memcpy(stub->code + pos, page_hook3, sizeof(page_hook3));
-		pos += sizeof(page_hook3);
-	} else {
-		memcpy(stub->code + pos, hook_store, sizeof(hook_store));
-		pos += sizeof(hook_store);
-	}
+	if (page)
+		emit(stub, &pos, page_hook3, sizeof(page_hook3));
+	else
+		emit(stub, &pos, hook_store, sizeof(hook_store));
 plain:
 	stub->plain_off = (unsigned)pos;
-	memcpy(stub->code + pos, restore, sizeof(restore));
-	pos += sizeof(restore);
+	emit(stub, &pos, restore, sizeof(restore));
 	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
 		if (pos + in[k].size + 5 > INSN_STUB_SIZE) {
 			rc = stub_refuse(stub, "instructions too long for the stub");
