@@ -338,6 +338,25 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		0x49, 0x89, 0x62, 0x08,	      /* mov %rsp,0x8(%r10): the slot */
 		0x41, 0xc7, 0x42, 0x10,	      /* movl $ev,0x10(%r10) (4 bytes follow) */
 	};
+	/* The TSC into t_trap (page+0x28) / t_go (page+0x30); RAX, RDX kept, flags untouched. */
+	static const uint8_t tsc_trap[] = {
+		0x48, 0x89, 0x44, 0x24, 0xe8, /* mov %rax,-0x18(%rsp) */
+		0x48, 0x89, 0x54, 0x24, 0xe0, /* mov %rdx,-0x20(%rsp) */
+		0x0f, 0x31,		      /* rdtsc */
+		0x41, 0x89, 0x42, 0x28,	      /* mov %eax,0x28(%r10) */
+		0x41, 0x89, 0x52, 0x2c,	      /* mov %edx,0x2c(%r10) */
+		0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
+		0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
+	};
+	static const uint8_t tsc_go[] = {
+		0x48, 0x89, 0x44, 0x24, 0xe8, /* mov %rax,-0x18(%rsp) */
+		0x48, 0x89, 0x54, 0x24, 0xe0, /* mov %rdx,-0x20(%rsp) */
+		0x0f, 0x31,		      /* rdtsc */
+		0x41, 0x89, 0x42, 0x30,	      /* mov %eax,0x30(%r10) */
+		0x41, 0x89, 0x52, 0x34,	      /* mov %edx,0x34(%r10) */
+		0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
+		0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
+	};
 	static const uint8_t page_end[] = {
 		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 		0xcc,			      /* int3 */
@@ -447,6 +466,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		emit(stub, &pos, &page, 8);
 		emit(stub, &pos, page_tail, sizeof(page_tail));
 		emit(stub, &pos, &ev, 4);
+		if (retrap) /* timed: the TSC too (counting needs no times) */
+			emit(stub, &pos, tsc_trap, sizeof(tsc_trap));
 		emit(stub, &pos, page_end, sizeof(page_end));
 	} else {
 		emit(stub, &pos, head, sizeof(head));
@@ -457,6 +478,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	if (page) {
 		emit(stub, &pos, page_hook1, sizeof(page_hook1));
 		emit(stub, &pos, &page, 8);
+		emit(stub, &pos, tsc_go, sizeof(tsc_go));
 		emit(stub, &pos, page_hook2, sizeof(page_hook2));
 	}
 	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
@@ -542,16 +564,43 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	static const uint8_t mid[] = {
 		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
 		0x41, 0xc7, 0x43, 0x10, 0xfe, 0xff, 0xff, 0xff, /* movl $EV_RETURN_SITE,0x10(%r11) */
-		0xcc,						/* int3 */
-		0xff, 0x25, 0x00, 0x00, 0x00, 0x00,		/* jmp *0(%rip) */
 	};
+	/* The TSC into t_trap, RAX and RDX (the return value) kept below RSP (dead there). */
+	static const uint8_t tsc1[] = {
+		0x48, 0x89, 0x44, 0x24, 0xf8, /* mov %rax,-0x8(%rsp) */
+		0x48, 0x89, 0x54, 0x24, 0xf0, /* mov %rdx,-0x10(%rsp) */
+		0x0f, 0x31,		      /* rdtsc */
+		0x41, 0x89, 0x43, 0x28,	      /* mov %eax,0x28(%r11) */
+		0x41, 0x89, 0x53, 0x2c,	      /* mov %edx,0x2c(%r11) */
+		0x48, 0x8b, 0x44, 0x24, 0xf8, /* mov -0x8(%rsp),%rax */
+		0x48, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%rdx */
+		0xcc,			      /* int3 */
+	};
+	/* ... and into t_go once resumed, then back to the call site. */
+	static const uint8_t tsc2[] = {
+		0x48, 0x89, 0x44, 0x24, 0xf8, /* mov %rax,-0x8(%rsp) */
+		0x48, 0x89, 0x54, 0x24, 0xf0, /* mov %rdx,-0x10(%rsp) */
+		0x0f, 0x31,		      /* rdtsc */
+		0x41, 0x89, 0x43, 0x30,	      /* mov %eax,0x30(%r11) */
+		0x41, 0x89, 0x53, 0x34,	      /* mov %edx,0x34(%r11) */
+		0x48, 0x8b, 0x44, 0x24, 0xf8, /* mov -0x8(%rsp),%rax */
+		0x48, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%rdx */
+		0xff, 0x25, 0x00, 0x00, 0x00, 0x00, /* jmp *0(%rip) */
+	};
+	size_t pos = 0;
 
 	memset(code, 0xcc, INSN_RSITE_SIZE);
-	code[0] = 0x49; /* movabs $page,%r11 */
-	code[1] = 0xbb;
-	memcpy(code + 2, &page, 8);
-	memcpy(code + 10, mid, sizeof(mid));
-	memcpy(code + 10 + sizeof(mid), &ret, 8);
+	code[pos++] = 0x49; /* movabs $page,%r11 */
+	code[pos++] = 0xbb;
+	memcpy(code + pos, &page, 8);
+	pos += 8;
+	memcpy(code + pos, mid, sizeof(mid));
+	pos += sizeof(mid);
+	memcpy(code + pos, tsc1, sizeof(tsc1));
+	pos += sizeof(tsc1); /* the int3 is at INSN_RSITE_TRAP */
+	memcpy(code + pos, tsc2, sizeof(tsc2));
+	pos += sizeof(tsc2);
+	memcpy(code + pos, &ret, 8);
 }
 
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)

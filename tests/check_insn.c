@@ -898,6 +898,9 @@ START_TEST(stub_event_page)
 	ck_assert_uint_eq(ep->ev, 7);
 	ck_assert_uint_ne(ep->ret, 0);
 	ck_assert_uint_ne(ep->rsp, 0);
+	/* the TSC before the stop and after it (the int3 made a nop here) */
+	ck_assert_uint_ne(ep->t_trap, 0);
+	ck_assert_uint_ge(ep->t_go, ep->t_trap);
 	first_ret = ep->ret;
 
 	/* 2: the key is this call's return address: the tracer's value is written. */
@@ -917,13 +920,13 @@ START_TEST(stub_event_page)
 	insn_rsite_code(0x1122334455667788ull, 0x0102030405060708ull, site);
 	ck_assert_uint_eq(site[0], 0x49);
 	ck_assert_uint_eq(site[INSN_RSITE_TRAP], 0xcc);
-	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 1], 0xff);
-	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 2], 0x25);
-	ck_assert_uint_eq(rd32(site + INSN_RSITE_TRAP + 3), 0);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 31], 0xff);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 32], 0x25);
+	ck_assert_uint_eq(rd32(site + INSN_RSITE_TRAP + 33), 0);
 	{
 		uint64_t r, pa;
 
-		memcpy(&r, site + INSN_RSITE_TRAP + 7, 8);
+		memcpy(&r, site + INSN_RSITE_TRAP + 37, 8);
 		memcpy(&pa, site + 2, 8);
 		ck_assert_uint_eq(r, 0x0102030405060708ull);
 		ck_assert_uint_eq(pa, 0x1122334455667788ull);
@@ -933,6 +936,56 @@ START_TEST(stub_event_page)
 	ck_assert_uint_eq(site[0], 0xcc);
 	ck_assert_uint_eq(insn_return_trap(base, site), 23);
 	ck_assert_uint_eq(site[22], 0xcc);
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * A return site's trap run for real (its int3 made a nop): it is entered
+ * by a `ret` with the return value in RAX:RDX, writes the page, and goes
+ * on to the call site with RAX and RDX as they were.
+ */
+START_TEST(rsite_keeps_return_value)
+{
+	uint8_t *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct insn_event_page *ep;
+	unsigned __int128 (*fn)(void), v;
+	uint64_t base, rsite, page;
+
+	if (pg == MAP_FAILED)
+		return;
+	base = (uint64_t)(uintptr_t)pg;
+	memset(pg, 0xcc, 8192);
+	ep = (struct insn_event_page *)(pg + 0x1000);
+	memset(ep, 0, sizeof(*ep));
+	page = base + 0x1000;
+	rsite = base + 0x400;
+	pg[0x300] = 0xc3; /* the "call site": a ret back to this test */
+	insn_rsite_code(page, base + 0x300, pg + 0x400);
+	pg[0x400 + INSN_RSITE_TRAP] = 0x90;
+	/* movabs $A,%rax; movabs $B,%rdx; jmp rsite */
+	{
+		uint64_t a = 0x1111222233334444ull, b = 0x5555666677778888ull;
+		int32_t d = (int32_t)(rsite - (base + 25));
+
+		pg[0] = 0x48;
+		pg[1] = 0xb8;
+		memcpy(pg + 2, &a, 8);
+		pg[10] = 0x48;
+		pg[11] = 0xba;
+		memcpy(pg + 12, &b, 8);
+		pg[20] = 0xe9;
+		memcpy(pg + 21, &d, 4);
+	}
+	fn = (unsigned __int128 (*)(void))(uintptr_t)pg;
+	v = fn();
+	ck_assert_uint_eq((uint64_t)v, 0x1111222233334444ull);
+	ck_assert_uint_eq((uint64_t)(v >> 64), 0x5555666677778888ull);
+	ck_assert_uint_eq(ep->ev, INSN_EV_RETURN_SITE);
+	ck_assert_uint_ne(ep->rsp, 0);
+	ck_assert_uint_ne(ep->t_trap, 0);
+	ck_assert_uint_ge(ep->t_go, ep->t_trap);
 	munmap(pg, 8192);
 }
 END_TEST
@@ -986,6 +1039,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_refusals);
 	tcase_add_test(tc, stub_run);
 	tcase_add_test(tc, stub_event_page);
+	tcase_add_test(tc, rsite_keeps_return_value);
 	tcase_add_test(tc, stub_count);
 	suite_add_tcase(s, tc);
 

@@ -56,7 +56,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  *          <the displaced instructions, relocated>
  *          jmp back
  */
-#define INSN_STUB_SIZE 160 /* bytes of scratch per stub */
+#define INSN_STUB_SIZE 208 /* bytes of scratch per stub */
 
 /*
  * The event page: memory shared by the tracer and the program. With one
@@ -64,6 +64,13 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  * its int3 and the return trap writes {-, rsp, INSN_EV_RETURN}: a tracer that
  * knows the program has a single thread reads the stop's facts from its own
  * mapping instead of the registers. It clears `ev` at every stop.
+ *
+ * The stub's hook path and a return site's trap also read the TSC just
+ * before their int3 and just after it (t_trap, t_go): between one stop's
+ * t_go and the next one's t_trap the program ran its own code, so the
+ * tracer learns how much of each segment its clocks charged was the stops'
+ * (the kernel's and the tracer's) -- measured in the run itself, where the
+ * calibration can only predict it.
  */
 struct insn_event_page {
 	uint64_t ret;	 /* entry: the return address */
@@ -72,11 +79,13 @@ struct insn_event_page {
 	uint32_t pad;
 	uint64_t hook_val; /* written by the tracer: the stub writes hook_val over */
 	uint64_t hook_key; /* the return address when it equals hook_key, else the trap */
+	uint64_t t_trap;   /* the TSC just before the int3 (an entry stub, a site's trap) */
+	uint64_t t_go;	   /* the TSC just after it, once resumed (the tracer clears it) */
 };
 #define INSN_EV_RETURN 0xffffffffu	/* the common return trap (the tracer sets RIP) */
 #define INSN_EV_RETURN_SITE 0xfffffffeu /* a return site's own trap (it jumps back itself) */
-#define INSN_RSITE_SIZE 48		/* bytes of a return site's trap */
-#define INSN_RSITE_TRAP 22		/* offset of its int3 */
+#define INSN_RSITE_SIZE 112		/* bytes of a return site's trap */
+#define INSN_RSITE_TRAP 52		/* offset of its int3 */
 
 struct insn_stub {
 	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
@@ -110,8 +119,10 @@ size_t insn_return_trap(uint64_t page, uint8_t *code);
 
 /*
  * The trap of return site `ret` (INSN_RSITE_SIZE bytes into `code`): it
- * writes RSP and INSN_EV_RETURN_SITE to the event page at `page`, stops on
- * its int3 (at INSN_RSITE_TRAP), then jumps to `ret` by itself.
+ * writes RSP, INSN_EV_RETURN_SITE and the TSC to the event page at `page`,
+ * stops on its int3 (at INSN_RSITE_TRAP), writes the TSC again (t_go), then
+ * jumps to `ret` by itself. RAX and RDX (return values) are kept in the
+ * dead stack below RSP meanwhile; the flags are not touched.
  */
 void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code);
 
