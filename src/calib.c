@@ -31,6 +31,7 @@
 #define CALIB_MIN_BATCHES 3
 #define CALIB_MAX_BATCHES 9
 #define CALIB_BUDGET_S 0.14 /* stop adding batches past this */
+#define CALIB_FIGURES 6	    /* per batch: f1, f2, both clocks; a segment's stops, both */
 
 /*
  * Exported so that the routines have symbols; noipa keeps the calls real.
@@ -156,9 +157,11 @@ static int calib_factors(const struct acct *acct, long ie, long id, uint64_t w, 
 
 /*
  * One batch: returns 0 and the batch's f1, f2 on the chosen clock (f[0],
- * f[1]) and on the other (f[2], f[3]).
+ * f[1]) and on the other (f[2], f[3]); what its stops were measured to
+ * cost a segment on each (f[4], f[5]; 0 when not measured).
  */
-static int calib_batch(const struct options *o, struct symtab *st, long ie, long id, double f[4])
+static int calib_batch(const struct options *o, struct symtab *st, long ie, long id,
+		       double f[CALIB_FIGURES])
 {
 	static char name[] = "fortstat-calibrate";
 	char *argv[] = { name, NULL };
@@ -185,6 +188,8 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 		err = calib_factors(acct, ie, id, w[wall], &f[0], &f[1]);
 	if (!err)
 		err = calib_factors(acct2, ie, id, w[!wall], &f[2], &f[3]);
+	f[4] = wall ? res.seg_wall_ns : res.seg_cpu_ns;
+	f[5] = wall ? res.seg_cpu_ns : res.seg_wall_ns;
 	acct_free(acct);
 	acct_free(acct2);
 	return err;
@@ -192,7 +197,7 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 
 int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 {
-	double f[4][CALIB_MAX_BATCHES], one[4];
+	double f[CALIB_FIGURES][CALIB_MAX_BATCHES], one[CALIB_FIGURES];
 	struct options oc = *o;
 	struct symtab st;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
@@ -228,7 +233,7 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 		err = calib_batch(&oc, &st, ie, id, one);
 		if (err)
 			break;
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < CALIB_FIGURES; k++)
 			f[k][b] = one[k];
 		b++;
 		if (b >= CALIB_MIN_BATCHES &&
@@ -237,8 +242,11 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 	}
 	fs_verbose = verbose;
 	for (size_t i = 0; i < b; i++)
-		fs_info(3, "calibration batch %zu: f1 %.3f f2 %.3f us (other clock %.3f %.3f)", i,
-			f[0][i] / 1e3, f[1][i] / 1e3, f[2][i] / 1e3, f[3][i] / 1e3);
+		fs_info(3,
+			"calibration batch %zu: f1 %.3f f2 %.3f us (other clock %.3f %.3f); "
+			"stops measured %.3f us a segment (other clock %.3f)",
+			i, f[0][i] / 1e3, f[1][i] / 1e3, f[2][i] / 1e3, f[3][i] / 1e3,
+			f[4][i] / 1e3, f[5][i] / 1e3);
 	symtab_free(&st);
 	if (b < CALIB_MIN_BATCHES)
 		return err ? err : -EIO;
@@ -248,6 +256,40 @@ int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
 	out->f2_ns = median(f[1], b);
 	out->alt_f1_ns = median(f[2], b);
 	out->alt_f2_ns = median(f[3], b);
+	out->seg_ns = median(f[4], b);
+	out->alt_seg_ns = median(f[5], b);
+	/*
+	 * What the run's measurement leaves out (the stub's own instructions,
+	 * caches the stop disturbed): per batch, the mean of f1 and f2 less
+	 * what the same stops were measured to cost; the median.
+	 */
+	if (out->seg_ns > 0 && out->alt_seg_ns > 0) {
+		double u[2][CALIB_MAX_BATCHES];
+
+		for (size_t i = 0; i < b; i++) {
+			u[0][i] = (f[0][i] + f[1][i]) / 2 - f[4][i];
+			u[1][i] = (f[2][i] + f[3][i]) / 2 - f[5][i];
+		}
+		out->resid_ns = median(u[0], b);
+		out->alt_resid_ns = median(u[1], b);
+	}
 	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
+}
+
+int calib_use_measured(struct calib *cal, int wall, uint64_t n, double cpu_ns, double wall_ns)
+{
+	double k = wall ? wall_ns : cpu_ns, k2 = wall ? cpu_ns : wall_ns;
+	int used = 0;
+
+	if (n < CALIB_SEG_MIN || !cal->batches)
+		return 0;
+	if (k > 0 && cal->seg_ns > 0) {
+		cal->f1_ns = cal->f2_ns = k + cal->resid_ns > 0 ? k + cal->resid_ns : 0;
+		used = 1;
+	}
+	if (k2 > 0 && cal->alt_seg_ns > 0)
+		cal->alt_f1_ns = cal->alt_f2_ns =
+		    k2 + cal->alt_resid_ns > 0 ? k2 + cal->alt_resid_ns : 0;
+	return used;
 }

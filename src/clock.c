@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 static int perf_refused; /* perf_event_open failed once: do not try it again */
 
@@ -96,4 +97,61 @@ const char *fs_clock_name(const struct fs_clock *c)
 		return "schedstat";
 	}
 	return "?";
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Does /proc/cpuinfo list the flag (a whole word on the flags line)? */
+static int cpu_has_flag(const char *flag)
+{
+	char line[4096];
+	size_t n = strlen(flag);
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		if (strncmp(line, "flags", 5))
+			continue;
+		while ((p = strstr(p, flag))) {
+			if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n')) {
+				found = 1;
+				break;
+			}
+			p += n;
+		}
+		break; /* the first CPU's flags */
+	}
+	fclose(f);
+	return found;
+}
+
+double fs_tsc_ns_per_tick(void)
+{
+	static double scale = -1;
+	uint64_t t0, t1, w0, w1;
+
+	if (scale >= 0)
+		return scale;
+	scale = 0;
+	if (!cpu_has_flag("constant_tsc") || !cpu_has_flag("nonstop_tsc"))
+		return scale;
+	w0 = mono_ns();
+	t0 = __rdtsc();
+	do
+		w1 = mono_ns();
+	while (w1 - w0 < 500000);
+	t1 = __rdtsc();
+	if (t1 > t0)
+		scale = (double)(w1 - w0) / (double)(t1 - t0);
+	return scale;
 }

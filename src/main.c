@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* main.c - fortstat: time the routines of a program. Only main() decides to stop. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,26 @@ static void report_one(FILE *out, const struct options *o, const struct symtab *
 			 strerror(-err));
 }
 
+/*
+ * The run measured its stops: f1 and f2 from that (calib_use_measured).
+ * Returns how many segments were measured when their measure was used, 0.
+ */
+static uint64_t adjust_calibration(const struct options *o, const struct trace_result *res,
+				   struct calib *cal)
+{
+	double seg = cal->seg_ns;
+
+	if (o->count_only || !calib_use_measured(cal, o->clock == CLOCK_KIND_WALL, res->seg_n,
+						 res->seg_cpu_ns, res->seg_wall_ns))
+		return 0;
+	fs_info(1,
+		"stops measured in the run: %.3f us a segment (%" PRIu64
+		" segments; calibration %.3f, %+.3f beyond): f1 = f2 = %.3f us",
+		(cal->f1_ns - cal->resid_ns) / 1e3, res->seg_n, seg / 1e3, cal->resid_ns / 1e3,
+		cal->f1_ns / 1e3);
+	return res->seg_n;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -208,6 +229,7 @@ int main(int argc, char **argv)
 	if (res.note[0])
 		fs_warn("%s", res.note);
 	memset(&run, 0, sizeof(run));
+	run.stops_measured = adjust_calibration(&o, &res, &cal);
 	run.program = path;
 	if (o.follow)
 		run.program = prog_label = xasprintf("%s [pid %d]", path, res.pid);

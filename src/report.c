@@ -981,6 +981,7 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 		fprintf(out, "%.3f", run->f2_ns);
 	else
 		fputs("null", out);
+	fprintf(out, ",\n  \"stops_measured\": %" PRIu64, run->stops_measured);
 	fputs(",\n  \"total_time_s\": ", out);
 	json_secs(out, rp->total_s, true);
 	fputs(",\n  \"gross_total_time_s\": ", out);

@@ -239,6 +239,11 @@ struct tracer {
 	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */
 	int page_fd;	       /* its memfd, inherited by the program until the exec stop */
 	bool fast_off;	       /* the page can no longer be trusted (threads, processes) */
+	/* The stops' cost, measured per segment (see seg_measure); NULL: not measured. */
+	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
+	double tsc_ns;		 /* ns per TSC tick */
+	bool seg_ok;		 /* the last stop had timestamps: the next segment is measurable */
+	uint64_t seg_c, seg_w;	 /* the clocks at that stop */
 };
 
 static volatile sig_atomic_t forward_pid;
@@ -1512,6 +1517,36 @@ static bool fast_ok(struct tracer *tr)
 	return true;
 }
 
+/*
+ * Measure the segment a breakpoint stop ends. An entry stub's or a return
+ * site's stop leaves the TSC of just before its int3 on the event page,
+ * and the code resumed after the previous such stop left the TSC of just
+ * after it (t_go, cleared here at every one): in between the program ran
+ * its own code. What the clocks advanced beyond that is the stops' cost.
+ * Any other stop (an int3 patch, the common return trap) breaks the chain.
+ */
+static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
+{
+	struct insn_event_page *pg = tr->page;
+	uint64_t c = tr->cpu ? th->tlast : th->tlast2, w = tr->cpu ? th->tlast2 : th->tlast;
+
+	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN || !fast_ok(tr)) {
+		tr->seg_ok = false;
+		return;
+	}
+	if (tr->seg_ok && pg->t_go && pg->t_trap > pg->t_go) {
+		double u = (double)(pg->t_trap - pg->t_go) * tr->tsc_ns;
+
+		if (th->clk.src != FS_CLOCK_WALL)
+			acct_ovh_add(tr->seg[0], (double)(c - tr->seg_c) - u);
+		acct_ovh_add(tr->seg[1], (double)(w - tr->seg_w) - u);
+	}
+	tr->seg_ok = true;
+	tr->seg_c = c;
+	tr->seg_w = w;
+	pg->t_go = 0;
+}
+
 /* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
 static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32_t ev)
 {
@@ -2025,6 +2060,7 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 		tr->page->ev = 0;
 	}
 	if (sig == SIGTRAP && event == 0) {
+		seg_measure(tr, th, ev);
 		if (handle_trap(tr, th, t, ev)) {
 			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
 			th->defer_sig = 0;
@@ -2092,6 +2128,8 @@ static void tracer_free(struct tracer *tr)
 	}
 	free(tr->thr);
 	free(tr->pend);
+	free(tr->seg[0]);
+	free(tr->seg[1]);
 	if (tr->n_procs)
 		*tr->procs[tr->cur] = tr->ps;
 	for (size_t k = 0; k < tr->n_procs; k++) {
@@ -2172,6 +2210,11 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
 	 */
 	tr.page_fd = -1;
+	tr.tsc_ns = fs_tsc_ns_per_tick();
+	if (!o->count_only && tr.tsc_ns > 0) {
+		tr.seg[0] = xcalloc(1, sizeof(*tr.seg[0]));
+		tr.seg[1] = xcalloc(1, sizeof(*tr.seg[1]));
+	}
 	if (!(getenv("FORTSTAT_NO_SHARED") && *getenv("FORTSTAT_NO_SHARED") != '0')) {
 		int fd = memfd_create("fortstat-events", 0);
 		void *m = MAP_FAILED;
@@ -2282,6 +2325,18 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 			fs_warn("-l %s: no library of the program matched", o->libs[k]);
 	if (tr.note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr.note);
+	if (tr.seg[1] && tr.seg[1]->n) {
+		res->seg_n = tr.seg[1]->n;
+		res->seg_cpu_ns = acct_ovh_estimate(tr.seg[0], true);
+		res->seg_wall_ns = acct_ovh_estimate(tr.seg[1], false);
+		for (int k = 0; k < 2; k++)
+			fs_info(2,
+				"stops measured on the %s clock: %" PRIu64
+				" segments, median %.3f us, mean %.3f us, estimate %.3f us",
+				k ? "wall" : "CPU", tr.seg[k]->n, acct_ovh_median(tr.seg[k]) / 1e3,
+				tr.seg[k]->n ? tr.seg[k]->sum / (double)tr.seg[k]->n / 1e3 : 0,
+				acct_ovh_estimate(tr.seg[k], !k) / 1e3);
+	}
 	if (WIFSIGNALED(tr.status)) {
 		int sig = WTERMSIG(tr.status);
 		res->term_signal = sig;

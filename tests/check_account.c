@@ -2,9 +2,11 @@
 /* check_account.c - the accounting core driven by synthetic event streams (times in ns). */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "fortstat/account.h"
+#include "fortstat/calib.h"
 
 #define T 100 /* the thread id used by single-thread tests */
 
@@ -502,6 +504,101 @@ START_TEST(test_net)
 }
 END_TEST
 
+/*
+ * The stops' cost measured in a run: 1000 segments of 4000 ns, 10 whose
+ * thread was preempted while the program ran (-5000: the CPU clock ran
+ * less than the TSC), 5 past the histogram (100 us).
+ */
+START_TEST(test_ovh)
+{
+	struct acct_ovh *h = calloc(1, sizeof(*h));
+	uint64_t n;
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_double_eq(acct_ovh_median(h), 0);
+	ck_assert_double_eq(acct_ovh_estimate(h, true), 0);
+	ck_assert_double_eq(acct_ovh_estimate(h, false), 0);
+	for (int i = 0; i < 1000; i++)
+		acct_ovh_add(h, 4000);
+	for (int i = 0; i < 10; i++)
+		acct_ovh_add(h, -5000);
+	for (int i = 0; i < 5; i++)
+		acct_ovh_add(h, 100000);
+	ck_assert_uint_eq(h->n, 1015);
+	ck_assert_uint_eq(h->below, 10);
+	ck_assert_uint_eq(h->above, 5);
+	/* 4000 falls in bin 500, whose centre is 4004 */
+	ck_assert_double_eq(acct_ovh_median(h), 4004);
+	ck_assert_double_eq_tol(acct_ovh_mean_from(h, 2002, &n), (1000 * 4004.0 + 500000) / 1005,
+				1e-9);
+	ck_assert_uint_eq(n, 1005);
+	/* only the 5 big ones from 10 us on */
+	ck_assert_double_eq_tol(acct_ovh_mean_from(h, 10000, &n), 100000, 1e-9);
+	ck_assert_uint_eq(n, 5);
+	/* CPU clock: the preempted segments are not the stops' cost */
+	ck_assert_double_eq_tol(acct_ovh_estimate(h, true), (1000 * 4004.0 + 500000) / 1005, 1e-9);
+	/* wall clock: the exact mean of everything */
+	ck_assert_double_eq_tol(acct_ovh_estimate(h, false),
+				(1000 * 4000.0 - 50000 + 500000) / 1015, 1e-9);
+	/* a median among the big ones: their mean */
+	memset(h, 0, sizeof(*h));
+	acct_ovh_add(h, 70000);
+	acct_ovh_add(h, 90000);
+	acct_ovh_add(h, 80000);
+	ck_assert_double_eq_tol(acct_ovh_median(h), 80000, 1e-9);
+	free(h);
+}
+END_TEST
+
+/* f1 and f2 from the run's own measure of its stops, plus the calibration's residue. */
+START_TEST(test_use_measured)
+{
+	struct calib c0 = { .f1_ns = 4600, .f2_ns = 4550, .alt_f1_ns = 9700, .alt_f2_ns = 9650,
+			    .batches = 5, .seg_ns = 4500, .alt_seg_ns = 9600, .resid_ns = 20,
+			    .alt_resid_ns = -10 };
+	struct calib c = c0;
+
+	/* too few segments: the calibration stands */
+	ck_assert_int_eq(calib_use_measured(&c, 0, CALIB_SEG_MIN - 1, 4400, 9300), 0);
+	ck_assert_double_eq(c.f1_ns, 4600);
+	ck_assert_double_eq(c.alt_f2_ns, 9650);
+	/* CPU clock chosen: its measure + residue on it, the wall's on the other */
+	ck_assert_int_eq(calib_use_measured(&c, 0, CALIB_SEG_MIN, 4400, 9300), 1);
+	ck_assert_double_eq(c.f1_ns, 4420);
+	ck_assert_double_eq(c.f2_ns, 4420);
+	ck_assert_double_eq(c.alt_f1_ns, 9290);
+	ck_assert_double_eq(c.alt_f2_ns, 9290);
+	/* wall clock chosen: the figures swap roles */
+	c = c0;
+	c.seg_ns = 9600;
+	c.resid_ns = -10;
+	c.alt_seg_ns = 4500;
+	c.alt_resid_ns = 20;
+	ck_assert_int_eq(calib_use_measured(&c, 1, 50000, 4400, 9300), 1);
+	ck_assert_double_eq(c.f1_ns, 9290);
+	ck_assert_double_eq(c.alt_f2_ns, 4420);
+	/* the CPU clock not measured (no per-thread clock): it keeps its calibration */
+	c = c0;
+	ck_assert_int_eq(calib_use_measured(&c, 0, 50000, 0, 9300), 0);
+	ck_assert_double_eq(c.f1_ns, 4600);
+	ck_assert_double_eq(c.alt_f1_ns, 9290);
+	/* a calibration that measured nothing: nothing to add to */
+	c = c0;
+	c.seg_ns = c.alt_seg_ns = 0;
+	ck_assert_int_eq(calib_use_measured(&c, 0, 50000, 4400, 9300), 0);
+	ck_assert_double_eq(c.f2_ns, 4550);
+	/* never below zero */
+	c = c0;
+	c.resid_ns = -30;
+	ck_assert_int_eq(calib_use_measured(&c, 0, 50000, 10, 9300), 1);
+	ck_assert_double_eq(c.f1_ns, 0);
+	/* no calibration at all */
+	c = c0;
+	c.batches = 0;
+	ck_assert_int_eq(calib_use_measured(&c, 0, 50000, 4400, 9300), 0);
+}
+END_TEST
+
 /* Arcs: calls and inclusive times along each, contiguous array. */
 START_TEST(test_arcs)
 {
@@ -765,6 +862,8 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_clock_backwards);
 	tcase_add_test(tc, test_deep);
 	tcase_add_test(tc, test_net);
+	tcase_add_test(tc, test_ovh);
+	tcase_add_test(tc, test_use_measured);
 	tcase_add_test(tc, test_arcs);
 	tcase_add_test(tc, test_bad_routine);
 	tcase_add_test(tc, test_contexts);

@@ -159,4 +159,42 @@ uint64_t acct_total_calls(const struct acct *a);
 acct_time_t acct_net(acct_time_t gross, uint64_t entries, uint64_t calls_made, double f1,
 		     double f2);
 
+/*
+ * What the stops cost each segment, measured in the run: for every segment
+ * between two stops whose in-program timestamps are known (see insn.h, the
+ * event page), the clock's advance minus the time the program ran its own
+ * code. A histogram of 8 ns bins up to 65 us, exact sums beside it.
+ */
+#define ACCT_OVH_BIN_NS 8
+#define ACCT_OVH_BINS 8192
+
+struct acct_ovh {
+	uint64_t n;	/* segments measured */
+	double sum;	/* of their overheads, ns (exact) */
+	uint64_t below; /* below zero (a clock that stopped while the program ran) */
+	uint64_t above; /* past the last bin */
+	double above_sum;
+	uint64_t bins[ACCT_OVH_BINS];
+};
+
+void acct_ovh_add(struct acct_ovh *h, double ns);
+
+/* The median (bin resolution), 0 with no samples. */
+double acct_ovh_median(const struct acct_ovh *h);
+
+/*
+ * The mean of the samples at or above `lo` ns (exact sums past the last
+ * bin, bin centres within). *n set to how many (may be NULL).
+ */
+double acct_ovh_mean_from(const struct acct_ovh *h, double lo, uint64_t *n);
+
+/*
+ * The estimate fortstat uses: on a CPU clock, the mean of the samples of at
+ * least half the median (a segment whose thread was preempted while running
+ * the program's code charges the CPU clock less than the TSC, and looks
+ * cheap: that is not the stops' cost); on the wall clock the plain mean
+ * (time the stops made the program wait is all overhead).
+ */
+double acct_ovh_estimate(const struct acct_ovh *h, bool cpu_clock);
+
 #endif

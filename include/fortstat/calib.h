@@ -9,6 +9,7 @@
 #define FORTSTAT_CALIB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct options;
 
@@ -17,6 +18,17 @@ struct calib {
 	double f2_ns;	  /* overhead per call made, charged to the caller */
 	double alt_f1_ns; /* the same on the other clock (wall if cpu was chosen) */
 	double alt_f2_ns;
+	/*
+	 * What a stop cost a segment of the calibration, measured as in the
+	 * program's run (trace_result.seg_*), and what f1 and f2 hold beyond
+	 * it (resid: the stub's own instructions, disturbed caches; a few ns).
+	 * A run that measures its stops takes f1 = f2 = its measure + resid.
+	 * seg 0: not measured.
+	 */
+	double seg_ns;
+	double alt_seg_ns;
+	double resid_ns;
+	double alt_resid_ns;
 	size_t batches;	  /* batches measured */
 	size_t calls;	  /* calls per batch */
 	double seconds;	  /* wall time the calibration took */
@@ -29,5 +41,20 @@ struct calib {
  * Returns 0, or a negative errno (then *out holds zeros).
  */
 int calib_run(const struct options *o, int parallel_runtime, struct calib *out);
+
+/*
+ * The calibration predicts what a stop costs; a run that measured its
+ * stops (trace_result.seg_*: n segments, cpu_ns and wall_ns each) knows
+ * better. Stops cost a few per cent more or less from one start of
+ * fortstat to the next (the machine drifts; a fresh calibration child is
+ * not the program), so the run's measure, plus what the calibration found
+ * it leaves out (resid), replaces f1 and f2 on each clock that has both.
+ * One figure for both: segments after entries and after returns cost the
+ * same within 1 %, and each segment of a routine's time carries one of f1,
+ * f2. `wall`: the chosen clock is the wall clock. Only with at least
+ * CALIB_SEG_MIN segments; returns 1 when the chosen clock's were replaced.
+ */
+#define CALIB_SEG_MIN 1000
+int calib_use_measured(struct calib *cal, int wall, uint64_t n, double cpu_ns, double wall_ns);
 
 #endif

@@ -32,4 +32,12 @@ void fs_clock_close(struct fs_clock *c);
 /* Name of the source, for -v ("perf task-clock", "schedstat", "CLOCK_MONOTONIC"). */
 const char *fs_clock_name(const struct fs_clock *c);
 
+/*
+ * Nanoseconds per tick of the TSC (what the stubs read, see insn.h),
+ * measured against CLOCK_MONOTONIC over half a millisecond the first time
+ * (about 1e-4 relative). 0 when the TSC does not advance steadily
+ * (no constant_tsc: then nothing is measured with it).
+ */
+double fs_tsc_ns_per_tick(void);
+
 #endif

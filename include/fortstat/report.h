@@ -25,6 +25,8 @@ struct report_run {
 	bool count_only;	/* -c: no times at all */
 	double total_time_s;	/* program time on the chosen clock */
 	double f1_ns, f2_ns;	/* overhead per entry / per call made, removed from times */
+	uint64_t stops_measured; /* segments whose stops' cost the run measured (then f1 = f2
+				  * come from that measure), 0: from the calibration alone */
 	bool correct;		/* apply f1/f2 (false: gross times) */
 	/* The same run on the other clock (JSON's "cpu"/"wall" objects); alt may be NULL. */
 	const struct acct *alt;

@@ -7,6 +7,7 @@
 #define FORTSTAT_TRACE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 struct symtab;
@@ -41,6 +42,12 @@ struct trace_result {
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
 	int pid;	     /* the program's process id */
+	/*
+	 * What the stops cost each segment, measured in this run (acct_ovh_estimate,
+	 * ns) on the CPU and the wall clock, over seg_n segments (0: not measured).
+	 */
+	uint64_t seg_n;
+	double seg_cpu_ns, seg_wall_ns;
 	struct trace_section *sections; /* -f: the other processes and images */
 	size_t n_sections;
 };

@@ -22,6 +22,26 @@ done
 # The fast entry patch is what routines get by default.
 traced -vv -- "$BIN/chain-O0"
 grep -q "patch leaf at .*: jmp to a stub" t.err || fail "chain-O0: leaf not patched with a jmp"
+# The run measures what its stops cost (the TSC read around each stub's and
+# return site's int3): every segment between two such stops, here all but
+# the first of 2 x 5001 stops; f1 and f2 then come from that measure.
+if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
+	traced -v -- "$BIN/chain-O0"
+	grep -q "stops measured in the run: .* (10001 segments;" t.err ||
+		fail "chain-O0: stops not measured: $(grep stops t.err)"
+	if command -v python3 >/dev/null; then
+		"$FORTSTAT" --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>&1
+		python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["f1_ns"] == d["f2_ns"] > 500 and d["stops_measured"] == 10001))' ||
+			fail "chain-O0: f1, f2 not the run's measure"
+	fi
+	# without the event page, the calibration's f1 and f2 stand
+	export FORTSTAT_NO_SHARED=1
+	traced -v -- "$BIN/chain-O0"
+	unset FORTSTAT_NO_SHARED
+	expect "chain-O0 (no event page)" main 1 work 1000 leaf 3500 twice 500
+	! grep -q "stops measured" t.err || fail "chain-O0 without the event page: stops measured"
+	grep -q "calibration: f1" t.err || fail "chain-O0 without the event page: no calibration"
+fi
 # Routines whose first instruction cannot be handled are left alone, and -v
 # says which and why; the program runs as without fortstat.
 for opt in O0 O2; do
