@@ -30,7 +30,7 @@
 #define CALIB_WARM 300	    /* calls per batch before, through other patched routines */
 #define CALIB_MIN_BATCHES 3
 #define CALIB_MAX_BATCHES 9
-#define CALIB_BUDGET_S 0.14 /* stop adding batches past this */
+#define CALIB_BUDGET_S 0.09 /* stop adding batches past this (each takes ~30 ms) */
 #define CALIB_FIGURES 6	    /* per batch: f1, f2, both clocks; a segment's stops, both */
 
 /*
