@@ -312,6 +312,32 @@ static int stub_refuse(struct insn_stub *stub, const char *why)
 }
 
 /* Append n bytes to the stub's code at *pos (the fixed parts fit: see INSN_STUB_SIZE). */
+/*
+ * The TSC into the event page's t_trap or t_go (`disp`) through r10 or r11
+ * (`base`, holding the page), RAX and RDX kept at save(%rsp) and
+ * save-8(%rsp) meanwhile; the flags untouched. Writes TSC_STORE_LEN bytes.
+ */
+#define TSC_TRAP 0x28 /* offsetof(struct insn_event_page, t_trap) */
+#define TSC_GO 0x30   /* offsetof(struct insn_event_page, t_go) */
+#define TSC_STORE_LEN 30
+
+static size_t tsc_store(uint8_t *c, int base, uint8_t disp, int8_t save)
+{
+	uint8_t m = base == 11 ? 0x43 : 0x42; /* ModRM: disp8(%r11) or disp8(%r10) */
+	const uint8_t code[TSC_STORE_LEN] = {
+		0x48, 0x89, 0x44, 0x24, (uint8_t)save,	     /* mov %rax,save(%rsp) */
+		0x48, 0x89, 0x54, 0x24, (uint8_t)(save - 8), /* mov %rdx,save-8(%rsp) */
+		0x0f, 0x31,				     /* rdtsc */
+		0x41, 0x89, m, disp,			     /* mov %eax,disp(base) */
+		0x41, 0x89, (uint8_t)(m + 0x10), (uint8_t)(disp + 4), /* mov %edx,disp+4(base) */
+		0x48, 0x8b, 0x44, 0x24, (uint8_t)save,	     /* mov save(%rsp),%rax */
+		0x48, 0x8b, 0x54, 0x24, (uint8_t)(save - 8), /* mov save-8(%rsp),%rdx */
+	};
+
+	memcpy(c, code, sizeof(code));
+	return sizeof(code);
+}
+
 static void emit(struct insn_stub *stub, size_t *pos, const void *b, size_t n)
 {
 	memcpy(stub->code + *pos, b, n);
@@ -337,25 +363,6 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		0x4d, 0x89, 0x1a,	      /* mov %r11,(%r10): the return address */
 		0x49, 0x89, 0x62, 0x08,	      /* mov %rsp,0x8(%r10): the slot */
 		0x41, 0xc7, 0x42, 0x10,	      /* movl $ev,0x10(%r10) (4 bytes follow) */
-	};
-	/* The TSC into t_trap (page+0x28) / t_go (page+0x30); RAX, RDX kept, flags untouched. */
-	static const uint8_t tsc_trap[] = {
-		0x48, 0x89, 0x44, 0x24, 0xe8, /* mov %rax,-0x18(%rsp) */
-		0x48, 0x89, 0x54, 0x24, 0xe0, /* mov %rdx,-0x20(%rsp) */
-		0x0f, 0x31,		      /* rdtsc */
-		0x41, 0x89, 0x42, 0x28,	      /* mov %eax,0x28(%r10) */
-		0x41, 0x89, 0x52, 0x2c,	      /* mov %edx,0x2c(%r10) */
-		0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
-		0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
-	};
-	static const uint8_t tsc_go[] = {
-		0x48, 0x89, 0x44, 0x24, 0xe8, /* mov %rax,-0x18(%rsp) */
-		0x48, 0x89, 0x54, 0x24, 0xe0, /* mov %rdx,-0x20(%rsp) */
-		0x0f, 0x31,		      /* rdtsc */
-		0x41, 0x89, 0x42, 0x30,	      /* mov %eax,0x30(%r10) */
-		0x41, 0x89, 0x52, 0x34,	      /* mov %edx,0x34(%r10) */
-		0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
-		0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
 	};
 	static const uint8_t page_end[] = {
 		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
@@ -467,7 +474,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		emit(stub, &pos, page_tail, sizeof(page_tail));
 		emit(stub, &pos, &ev, 4);
 		if (retrap) /* timed: the TSC too (counting needs no times) */
-			emit(stub, &pos, tsc_trap, sizeof(tsc_trap));
+			pos += tsc_store(stub->code + pos, 10, TSC_TRAP, -0x18);
 		emit(stub, &pos, page_end, sizeof(page_end));
 	} else {
 		emit(stub, &pos, head, sizeof(head));
@@ -478,7 +485,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	if (page) {
 		emit(stub, &pos, page_hook1, sizeof(page_hook1));
 		emit(stub, &pos, &page, 8);
-		emit(stub, &pos, tsc_go, sizeof(tsc_go));
+		pos += tsc_store(stub->code + pos, 10, TSC_GO, -0x18);
 		emit(stub, &pos, page_hook2, sizeof(page_hook2));
 	}
 	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
@@ -565,28 +572,7 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
 		0x41, 0xc7, 0x43, 0x10, 0xfe, 0xff, 0xff, 0xff, /* movl $EV_RETURN_SITE,0x10(%r11) */
 	};
-	/* The TSC into t_trap, RAX and RDX (the return value) kept below RSP (dead there). */
-	static const uint8_t tsc1[] = {
-		0x48, 0x89, 0x44, 0x24, 0xf8, /* mov %rax,-0x8(%rsp) */
-		0x48, 0x89, 0x54, 0x24, 0xf0, /* mov %rdx,-0x10(%rsp) */
-		0x0f, 0x31,		      /* rdtsc */
-		0x41, 0x89, 0x43, 0x28,	      /* mov %eax,0x28(%r11) */
-		0x41, 0x89, 0x53, 0x2c,	      /* mov %edx,0x2c(%r11) */
-		0x48, 0x8b, 0x44, 0x24, 0xf8, /* mov -0x8(%rsp),%rax */
-		0x48, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%rdx */
-		0xcc,			      /* int3 */
-	};
-	/* ... and into t_go once resumed, then back to the call site. */
-	static const uint8_t tsc2[] = {
-		0x48, 0x89, 0x44, 0x24, 0xf8, /* mov %rax,-0x8(%rsp) */
-		0x48, 0x89, 0x54, 0x24, 0xf0, /* mov %rdx,-0x10(%rsp) */
-		0x0f, 0x31,		      /* rdtsc */
-		0x41, 0x89, 0x43, 0x30,	      /* mov %eax,0x30(%r11) */
-		0x41, 0x89, 0x53, 0x34,	      /* mov %edx,0x34(%r11) */
-		0x48, 0x8b, 0x44, 0x24, 0xf8, /* mov -0x8(%rsp),%rax */
-		0x48, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%rdx */
-		0xff, 0x25, 0x00, 0x00, 0x00, 0x00, /* jmp *0(%rip) */
-	};
+	static const uint8_t jmp_back[] = { 0xff, 0x25, 0x00, 0x00, 0x00, 0x00 }; /* jmp *0(%rip) */
 	size_t pos = 0;
 
 	memset(code, 0xcc, INSN_RSITE_SIZE);
@@ -596,10 +582,12 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	pos += 8;
 	memcpy(code + pos, mid, sizeof(mid));
 	pos += sizeof(mid);
-	memcpy(code + pos, tsc1, sizeof(tsc1));
-	pos += sizeof(tsc1); /* the int3 is at INSN_RSITE_TRAP */
-	memcpy(code + pos, tsc2, sizeof(tsc2));
-	pos += sizeof(tsc2);
+	/* RAX and RDX (the return value) kept below RSP: dead stack at a return site */
+	pos += tsc_store(code + pos, 11, TSC_TRAP, -0x8);
+	code[pos++] = 0xcc; /* at INSN_RSITE_TRAP */
+	pos += tsc_store(code + pos, 11, TSC_GO, -0x8);
+	memcpy(code + pos, jmp_back, sizeof(jmp_back));
+	pos += sizeof(jmp_back);
 	memcpy(code + pos, &ret, 8);
 }
 

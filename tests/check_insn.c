@@ -856,22 +856,36 @@ static void put_tramp(uint8_t *at, void (*fn)(uint64_t))
 	at[18] = 0xd1;
 }
 
-START_TEST(stub_event_page)
+/*
+ * Two pages to run code in: int3 filler, the second one an event page
+ * (*ep, zeroed) at base + 0x1000. NULL when it cannot be mapped.
+ */
+static uint8_t *code_page(uint64_t *base, struct insn_event_page **ep)
 {
 	uint8_t *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (pg == MAP_FAILED)
+		return NULL;
+	*base = (uint64_t)(uintptr_t)pg;
+	memset(pg, 0xcc, 8192);
+	*ep = (struct insn_event_page *)(pg + 0x1000);
+	memset(*ep, 0, sizeof(**ep));
+	return pg;
+}
+
+START_TEST(stub_event_page)
+{
+	uint8_t *pg;
 	struct insn_event_page *ep;
 	uint64_t base, first_ret, (*fn)(void);
 	volatile int step = 0;
 	struct insn_stub st;
 	uint8_t site[INSN_RSITE_SIZE];
 
-	if (pg == MAP_FAILED)
+	pg = code_page(&base, &ep);
+	if (!pg)
 		return;
-	base = (uint64_t)(uintptr_t)pg;
-	memset(pg, 0xcc, 8192);
-	ep = (struct insn_event_page *)(pg + 0x1000);
-	memset(ep, 0, sizeof(*ep));
 	put_tramp(pg + 0xf00, page_back1); /* the common return trap stand-in */
 	put_tramp(pg + 0xe00, page_back2); /* a return site's trap stand-in */
 	memcpy(pg, frame42, sizeof(frame42));
@@ -947,18 +961,14 @@ END_TEST
  */
 START_TEST(rsite_keeps_return_value)
 {
-	uint8_t *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *pg;
 	struct insn_event_page *ep;
 	unsigned __int128 (*fn)(void), v;
 	uint64_t base, rsite, page;
 
-	if (pg == MAP_FAILED)
+	pg = code_page(&base, &ep);
+	if (!pg)
 		return;
-	base = (uint64_t)(uintptr_t)pg;
-	memset(pg, 0xcc, 8192);
-	ep = (struct insn_event_page *)(pg + 0x1000);
-	memset(ep, 0, sizeof(*ep));
 	page = base + 0x1000;
 	rsite = base + 0x400;
 	pg[0x300] = 0xc3; /* the "call site": a ret back to this test */
@@ -992,18 +1002,14 @@ END_TEST
 
 START_TEST(stub_count)
 {
-	uint8_t *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *pg;
 	struct insn_event_page *ep;
 	struct insn_stub st;
 	uint64_t base, (*fn)(void);
 
-	if (pg == MAP_FAILED)
+	pg = code_page(&base, &ep);
+	if (!pg)
 		return;
-	base = (uint64_t)(uintptr_t)pg;
-	memset(pg, 0xcc, 8192);
-	ep = (struct insn_event_page *)(pg + 0x1000);
-	memset(ep, 0, sizeof(*ep));
 	memcpy(pg, frame42, sizeof(frame42));
 	/* Counting (no return trap): the plain path follows the stop at once. */
 	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, 0, base + 0x1000, 5,
