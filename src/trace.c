@@ -1547,6 +1547,48 @@ static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 	pg->t_go = 0;
 }
 
+/* Is pc inside code fortstat wrote for the process (a stub, a return site's trap)? */
+static bool in_our_code(const struct pstate *ps, uint64_t pc)
+{
+	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
+		return true;
+	for (size_t i = 0; i < ps->n_patches; i++) {
+		const struct patch *p = &ps->patches[i];
+
+		if (p->stub && !p->dead && pc >= p->slot && pc < p->slot + INSN_STUB_SIZE)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A program may forbid rdtsc (prctl PR_SET_TSC, PR_TSC_SIGSEGV: sandboxes,
+ * record-and-replay): then the stubs' and return sites' TSC reads fault.
+ * Such a SIGSEGV is fortstat's, not the program's: the rdtsc becomes a
+ * 2-byte nop (the stores that follow write what RAX and RDX held, restored
+ * right after), the thread goes on, and the run's stops are not measured
+ * any more (the calibration's f1 and f2 stand). Returns 1 when it was that.
+ */
+static int rdtsc_refused(struct tracer *tr, struct tthread *th)
+{
+	static const uint8_t rdtsc[2] = { 0x0f, 0x31 }, nop2[2] = { 0x66, 0x90 };
+	uint8_t code[2];
+	uint64_t pc;
+
+	errno = 0;
+	pc = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid, offsetof(struct user_regs_struct, rip), 0);
+	if (errno || !in_our_code(&tr->ps, pc) || mem_read(tr->ps.memfd, pc, code, 2) < 0 ||
+	    memcmp(code, rdtsc, 2) || mem_write(tr->ps.memfd, pc, nop2, 2) < 0)
+		return 0;
+	if (tr->seg[0]) {
+		fs_info(1, "the program forbids rdtsc (PR_SET_TSC): stops not measured in the run");
+		free(tr->seg[0]);
+		free(tr->seg[1]);
+		tr->seg[0] = tr->seg[1] = NULL;
+	}
+	return 1;
+}
+
 /* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
 static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32_t ev)
 {
@@ -2074,6 +2116,10 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 		return;
 	} else if (sig == SIGTRAP && event) {
 		handle_event(tr, th, event, t);
+		return;
+	}
+	if (sig == SIGSEGV && rdtsc_refused(tr, th)) {
+		ptrace(PTRACE_CONT, tid, 0, 0);
 		return;
 	}
 	/* A signal for the program: deliver it unchanged. */

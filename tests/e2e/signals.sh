@@ -21,5 +21,14 @@ for opt in O0 O2; do
 	p=$BIN/coro-$opt
 	traced -- "$p"
 	expect "$p" main 1 consume 10 step 20 yield_to_main 10 producer 1
+	# a program that forbids rdtsc: fortstat's own TSC reads (stubs, return
+	# sites) fault; fortstat takes those faults, the program's own still
+	# reaches its handler, and the calibration's f1, f2 stand
+	p=$BIN/tscoff-$opt
+	traced -v -- "$p"
+	expect "$p" main 1 f 2000 g 2000
+	grep -q '^sum 5997000 rdtsc refused$' t.out || fail "$p: $(cat t.out)"
+	grep -q "forbids rdtsc" t.err || fail "$p: no -v line on rdtsc: $(cat t.err)"
+	! grep -q "stops measured in the run" t.err || fail "$p: stops measured without rdtsc"
 done
 finish
