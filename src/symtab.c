@@ -1090,6 +1090,7 @@ int symtab_load(const char *path, struct symtab *st)
 	if (rc)
 		goto out;
 
+	st->path = xstrdup(path);
 	st->e_entry = eh.e_entry;
 	st->pie = eh.e_type == ET_DYN;
 	st->is_static = true;
@@ -1148,7 +1149,6 @@ int symtab_load(const char *path, struct symtab *st)
 	st->has_dwarf = dw_read(elf, &dw);
 	st->parallel_runtime = uses_parallel_runtime(elf);
 	read_plt(elf, st);
-	st->path = xstrdup(path);
 	build_routines(st, raw, n_raw, ifunc, n_ifunc, &dw);
 	st->n_own = st->n;
 	if (!st->n)
@@ -1164,7 +1164,7 @@ out:
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	if (rc)
+	if (rc && rc != SYMTAB_ENOSYMS)
 		symtab_free(st);
 	return rc;
 }

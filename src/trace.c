@@ -910,6 +910,8 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 
 		err = symtab_load(m->real, &lib);
 		if (err) {
+			if (err == SYMTAB_ENOSYMS)
+				symtab_free(&lib);
 			fs_warn("-l: %s: %s", m->path, symtab_strerror(err));
 			m->matched = false;
 			return;
@@ -949,8 +951,12 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 
 	m->p0 = tr->ps.n_patches;
 	m->np = 0;
-	if (tr->o->count_only || symtab_load(m->real, &lib) != 0)
+	if (tr->o->count_only)
 		return;
+	if (symtab_load(m->real, &lib) != 0) {
+		symtab_free(&lib); /* a stripped one holds the image's facts */
+		return;
+	}
 	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
 	symtab_free(&lib);
 	m->np = tr->ps.n_patches - m->p0;
@@ -1817,9 +1823,10 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	path[len > 0 ? len : 0] = '\0';
 	err = len > 0 ? symtab_load(path, st) : -errno;
 	if (err == SYMTAB_ENOSYMS) {
-		/* Stripped (a shell, a system tool): followed untimed, for its children. */
-		memset(st, 0, sizeof(*st));
-		st->path = xstrdup(path);
+		/*
+		 * Stripped (a shell, a system tool): followed for its children
+		 * and, with -l, for its libraries' routines.
+		 */
 		err = 0;
 	}
 	if (err) {
@@ -1843,7 +1850,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	ns.wall0 = wall_now();
 	ps_switch(tr, ps_add(tr, &ns));
 	th->proc = tr->cur;
-	if (!st->n) {
+	if (!st->n && (!tr->o->n_libs || st->is_static)) {
 		fs_info(1, "process %d exec'ed %s: no symbols, followed untimed", (int)pid, path);
 		return;
 	}

@@ -83,6 +83,10 @@ enum {
  * Aliases are merged; `*.cold` fragments and STT_GNU_IFUNC symbols never
  * become routines. Names, files and lines come
  * from DWARF where present. Returns 0, a negative errno, or SYMTAB_E*.
+ * With SYMTAB_ENOSYMS (a stripped executable) *st still holds what the
+ * image says of itself (path, interpreter, static or not) and no routine:
+ * free it with symtab_free as after a success. After any other error
+ * there is nothing to free.
  */
 int symtab_load(const char *path, struct symtab *st);
 

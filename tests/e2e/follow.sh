@@ -46,6 +46,17 @@ for opt in O0 O2; do
 	done)
 	[ -n "$two" ] || fail "$p -f -o r.%p: no file with the program and its exec'ed image"
 
+	# A stripped program exec'ed: with -l, its libraries' routines are timed.
+	strip -o mstripped "$BIN/mathcalls-$opt"
+	traced -f -l libm -- "$p" ./mstripped
+	awk 'BEGIN { RS = ""; n = 0 } { n++; f = "b" n ".csv"; print > f; close(f) } END { print n > "nblocks" }' r.csv
+	[ "$(cat nblocks)" = 5 ] || fail "$p -f -l libm: $(cat nblocks) reports, expected 5"
+	for b in 2 4 5; do
+		cp b$b.csv r.csv
+		expect "$p -f -l libm (stripped, report $b)" libm.so.6:sin 1000 libm.so.6:cos 1000 \
+			libm.so.6:exp 300
+	done
+
 	# Table: each report is headed by its program and pid.
 	"$FORTSTAT" -f "$p" "$c" >/dev/null 2>t.err </dev/null
 	[ "$(grep -c "^fortstat: $c \[pid [0-9]*\] (exit status 0)" t.err)" = 3 ] ||

@@ -73,6 +73,15 @@ for opt in O0 O2; do
 	traced -n s.txt -l 'libm.so*' -- "$p"
 	expect "$p" libm.so.6:sin 1000 main 1
 	absent "$p" libm.so.6:cos libm.so.6:exp
+	# a stripped executable: refused alone (nothing to time), but with -l
+	# its libraries' routines are timed as ever
+	strip -o stripped "$p"
+	"$FORTSTAT" -o r.txt ./stripped >/dev/null 2>err.txt </dev/null
+	[ $? = 126 ] || fail "stripped $p: not refused without -l"
+	grep -q 'no function symbols (stripped?)' err.txt || fail "stripped $p: $(cat err.txt)"
+	traced -l libm -- ./stripped
+	expect "stripped $p" libm.so.6:sin 1000 libm.so.6:cos 1000 libm.so.6:exp 300
+	absent "stripped $p" main
 
 	# A plugin loaded by dlopen after main starts, closed, loaded again: counts add up.
 	p=$BIN/dlhost-$opt
