@@ -313,29 +313,57 @@ static int stub_refuse(struct insn_stub *stub, const char *why)
 
 /* Append n bytes to the stub's code at *pos (the fixed parts fit: see INSN_STUB_SIZE). */
 /*
- * The TSC into the event page's t_trap or t_go (`disp`) through r10 or r11
- * (`base`, holding the page), RAX and RDX kept at save(%rsp) and
- * save-8(%rsp) meanwhile; the flags untouched. Writes TSC_STORE_LEN bytes.
+ * The TSC around a stop. Before the int3: RAX and RDX saved at save(%rsp)
+ * and save-8(%rsp), the TSC read and stored into t_trap through r10 or r11
+ * (`base`, holding the event page), and left in EAX:EDX for the tracer to
+ * read with the registers when the page cannot be trusted (threads). After
+ * it: the TSC stored into t_go through the same register -- which is the
+ * page unless the tracer set it to the thread's own slot -- and RAX, RDX
+ * restored. The flags are untouched. TSC_SAVE_LEN + TSC_LEN, TSC_LEN +
+ * TSC_RESTORE_LEN bytes.
  */
 #define TSC_TRAP 0x28 /* offsetof(struct insn_event_page, t_trap) */
 #define TSC_GO 0x30   /* offsetof(struct insn_event_page, t_go) */
-#define TSC_STORE_LEN 30
 
-static size_t tsc_store(uint8_t *c, int base, uint8_t disp, int8_t save)
+static size_t rax_rdx(uint8_t *c, uint8_t op, int8_t save)
 {
-	uint8_t m = base == 11 ? 0x43 : 0x42; /* ModRM: disp8(%r11) or disp8(%r10) */
-	const uint8_t code[TSC_STORE_LEN] = {
-		0x48, 0x89, 0x44, 0x24, (uint8_t)save,	     /* mov %rax,save(%rsp) */
-		0x48, 0x89, 0x54, 0x24, (uint8_t)(save - 8), /* mov %rdx,save-8(%rsp) */
-		0x0f, 0x31,				     /* rdtsc */
-		0x41, 0x89, m, disp,			     /* mov %eax,disp(base) */
-		0x41, 0x89, (uint8_t)(m + 0x10), (uint8_t)(disp + 4), /* mov %edx,disp+4(base) */
-		0x48, 0x8b, 0x44, 0x24, (uint8_t)save,	     /* mov save(%rsp),%rax */
-		0x48, 0x8b, 0x54, 0x24, (uint8_t)(save - 8), /* mov save-8(%rsp),%rdx */
+	const uint8_t code[] = {
+		0x48, op, 0x44, 0x24, (uint8_t)save,	     /* mov %rax <-> save(%rsp) */
+		0x48, op, 0x54, 0x24, (uint8_t)(save - 8), /* mov %rdx <-> save-8(%rsp) */
 	};
 
 	memcpy(c, code, sizeof(code));
 	return sizeof(code);
+}
+
+static size_t tsc_read(uint8_t *c, int base, uint8_t disp)
+{
+	uint8_t m = base == 11 ? 0x43 : 0x42; /* ModRM: disp8(%r11) or disp8(%r10) */
+	const uint8_t code[] = {
+		0x0f, 0x31,				      /* rdtsc */
+		0x41, 0x89, m, disp,			      /* mov %eax,disp(base) */
+		0x41, 0x89, (uint8_t)(m + 0x10), (uint8_t)(disp + 4), /* mov %edx,disp+4(base) */
+	};
+
+	memcpy(c, code, sizeof(code));
+	return sizeof(code);
+}
+
+/* Before the int3 (ending with it) and after it. */
+static size_t tsc_before(uint8_t *c, int base, int8_t save)
+{
+	size_t n = rax_rdx(c, 0x89, save);
+
+	n += tsc_read(c + n, base, TSC_TRAP);
+	c[n++] = 0xcc; /* int3 */
+	return n;
+}
+
+static size_t tsc_after(uint8_t *c, int base, int8_t save)
+{
+	size_t n = tsc_read(c, base, TSC_GO);
+
+	return n + rax_rdx(c + n, 0x8b, save);
 }
 
 static void emit(struct insn_stub *stub, size_t *pos, const void *b, size_t n)
@@ -374,9 +402,10 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	 * the return address is hook_key (value read first: a signal handler
 	 * between the two reads changes the key too), else the return trap.
 	 */
-	static const uint8_t page_hook1[] = {
-		0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
-		0x49, 0xba,		      /* movabs $page,%r10 (8 bytes follow) */
+	static const uint8_t plain_page[] = {
+		0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
+		0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
+		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 	};
 	static const uint8_t page_hook2[] = {
 		0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
@@ -473,9 +502,10 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		emit(stub, &pos, &page, 8);
 		emit(stub, &pos, page_tail, sizeof(page_tail));
 		emit(stub, &pos, &ev, 4);
-		if (retrap) /* timed: the TSC too (counting needs no times) */
-			pos += tsc_store(stub->code + pos, 10, TSC_TRAP, -0x18);
-		emit(stub, &pos, page_end, sizeof(page_end));
+		if (retrap) /* timed: the TSC too, r10 kept (counting needs no times) */
+			pos += tsc_before(stub->code + pos, 10, -0x18);
+		else
+			emit(stub, &pos, page_end, sizeof(page_end));
 	} else {
 		emit(stub, &pos, head, sizeof(head));
 	}
@@ -483,9 +513,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	if (!retrap) /* counting: nothing to hook, the plain path follows the stop */
 		goto plain;
 	if (page) {
-		emit(stub, &pos, page_hook1, sizeof(page_hook1));
-		emit(stub, &pos, &page, 8);
-		pos += tsc_store(stub->code + pos, 10, TSC_GO, -0x18);
+		/* r10: the page, or the thread's slot if the tracer said so */
+		pos += tsc_after(stub->code + pos, 10, -0x18);
 		emit(stub, &pos, page_hook2, sizeof(page_hook2));
 	}
 	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
@@ -504,6 +533,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		emit(stub, &pos, hook_store, sizeof(hook_store));
 plain:
 	stub->plain_off = (unsigned)pos;
+	if (page && retrap) /* entered from the stop too: RAX, RDX, r10 as they were */
+		emit(stub, &pos, plain_page, sizeof(plain_page));
 	emit(stub, &pos, restore, sizeof(restore));
 	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
 		if (pos + in[k].size + 5 > INSN_STUB_SIZE) {
@@ -583,9 +614,8 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	memcpy(code + pos, mid, sizeof(mid));
 	pos += sizeof(mid);
 	/* RAX and RDX (the return value) kept below RSP: dead stack at a return site */
-	pos += tsc_store(code + pos, 11, TSC_TRAP, -0x8);
-	code[pos++] = 0xcc; /* at INSN_RSITE_TRAP */
-	pos += tsc_store(code + pos, 11, TSC_GO, -0x8);
+	pos += tsc_before(code + pos, 11, -0x8); /* its int3 at INSN_RSITE_TRAP */
+	pos += tsc_after(code + pos, 11, -0x8);
 	memcpy(code + pos, jmp_back, sizeof(jmp_back));
 	pos += sizeof(jmp_back);
 	memcpy(code + pos, &ret, 8);

@@ -934,13 +934,13 @@ START_TEST(stub_event_page)
 	insn_rsite_code(0x1122334455667788ull, 0x0102030405060708ull, site);
 	ck_assert_uint_eq(site[0], 0x49);
 	ck_assert_uint_eq(site[INSN_RSITE_TRAP], 0xcc);
-	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 31], 0xff);
-	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 32], 0x25);
-	ck_assert_uint_eq(rd32(site + INSN_RSITE_TRAP + 33), 0);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 21], 0xff);
+	ck_assert_uint_eq(site[INSN_RSITE_TRAP + 22], 0x25);
+	ck_assert_uint_eq(rd32(site + INSN_RSITE_TRAP + 23), 0);
 	{
 		uint64_t r, pa;
 
-		memcpy(&r, site + INSN_RSITE_TRAP + 37, 8);
+		memcpy(&r, site + INSN_RSITE_TRAP + 27, 8);
 		memcpy(&pa, site + 2, 8);
 		ck_assert_uint_eq(r, 0x0102030405060708ull);
 		ck_assert_uint_eq(pa, 0x1122334455667788ull);
@@ -1000,6 +1000,46 @@ START_TEST(rsite_keeps_return_value)
 }
 END_TEST
 
+/*
+ * The timed stub's plain path, which the tracer resumes at instead of
+ * after the int3 (a routine it does not hook): the registers the stub used
+ * around the stop -- RDX holds the TSC then, and is a routine's third
+ * argument -- are the caller's again when the routine's code runs.
+ */
+START_TEST(stub_plain_keeps_arguments)
+{
+	static const uint8_t add13[] = {
+		0x48, 0x89, 0xd0, /* mov %rdx,%rax */
+		0x48, 0x01, 0xf8, /* add %rdi,%rax */
+		0xc3,		  /* ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(uint64_t, uint64_t, uint64_t);
+	uint8_t *pg = code_page(&base, &ep);
+	long d;
+
+	if (!pg)
+		return;
+	memcpy(pg, add13, sizeof(add13));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(add13), base, base + 0x800, base + 0xf00,
+					base + 0x1000, 3, &st),
+			 0);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	/* as if the tracer set RIP to plain_off at the stop: jmp rel8 over the int3 */
+	d = (long)st.plain_off - (long)(st.trap_off + 2);
+	ck_assert(d > 0 && d < 128);
+	pg[0x800 + st.trap_off] = 0xeb;
+	pg[0x800 + st.trap_off + 1] = (uint8_t)d;
+	fn = (uint64_t (*)(uint64_t, uint64_t, uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(1, 2, 40), 41);
+	ck_assert_uint_eq(ep->ev, 3);
+	ck_assert_uint_ne(ep->t_trap, 0);
+	munmap(pg, 8192);
+}
+END_TEST
+
 START_TEST(stub_count)
 {
 	uint8_t *pg;
@@ -1046,6 +1086,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_run);
 	tcase_add_test(tc, stub_event_page);
 	tcase_add_test(tc, rsite_keeps_return_value);
+	tcase_add_test(tc, stub_plain_keeps_arguments);
 	tcase_add_test(tc, stub_count);
 	suite_add_tcase(s, tc);
 

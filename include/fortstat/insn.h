@@ -70,7 +70,11 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  * t_go and the next one's t_trap the program ran its own code, so the
  * tracer learns how much of each segment its clocks charged was the stops'
  * (the kernel's and the tracer's) -- measured in the run itself, where the
- * calibration can only predict it.
+ * calibration can only predict it. At the stop, EAX:EDX hold t_trap too
+ * and the register that addresses the page (r10 in a stub, r11 in a return
+ * site's trap) still does: t_go and the hook pair are read through it, so
+ * a tracer that cannot trust the shared page (threads) points it at a slot
+ * of the thread's own (INSN_EV_SLOT_SIZE bytes, the same layout).
  */
 struct insn_event_page {
 	uint64_t ret;	 /* entry: the return address */
@@ -82,10 +86,11 @@ struct insn_event_page {
 	uint64_t t_trap;   /* the TSC just before the int3 (an entry stub, a site's trap) */
 	uint64_t t_go;	   /* the TSC just after it, once resumed (the tracer clears it) */
 };
+#define INSN_EV_SLOT_SIZE 64		/* a thread's slot: an insn_event_page */
 #define INSN_EV_RETURN 0xffffffffu	/* the common return trap (the tracer sets RIP) */
 #define INSN_EV_RETURN_SITE 0xfffffffeu /* a return site's own trap (it jumps back itself) */
-#define INSN_RSITE_SIZE 112		/* bytes of a return site's trap */
-#define INSN_RSITE_TRAP 52		/* offset of its int3 */
+#define INSN_RSITE_SIZE 80		/* bytes of a return site's trap */
+#define INSN_RSITE_TRAP 42		/* offset of its int3 */
 
 struct insn_stub {
 	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
