@@ -49,6 +49,14 @@
 #define SCRATCH_SYSCALL 32
 #define SCRATCH_CALLRET 48
 
+/*
+ * The event memory: the page, then a slot a thread (INSN_EV_SLOT_SIZE
+ * bytes each) for stops that cannot use the shared page (see seg_slow).
+ */
+#define EV_PAGE 4096
+#define EV_SLOTS 1024
+#define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
+
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
 
 struct u64map {
@@ -151,6 +159,9 @@ struct tthread {
 	bool vfork_child; /* a vfork child sharing our memory */
 	int defer_sig;	  /* a signal that arrived during an injected call: deliver it next */
 	size_t proc;	  /* its process: index in tracer.procs */
+	int slot;	  /* its slot after the event page, -1: none (see seg_slow) */
+	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
+	uint64_t seg_c, seg_w; /* the clocks at that stop */
 };
 
 /* A shared library of the program (-l). */
@@ -242,8 +253,7 @@ struct tracer {
 	/* The stops' cost, measured per segment (see seg_measure); NULL: not measured. */
 	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
 	double tsc_ns;		 /* ns per TSC tick */
-	bool seg_ok;		 /* the last stop had timestamps: the next segment is measurable */
-	uint64_t seg_c, seg_w;	 /* the clocks at that stop */
+	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
 };
 
 static volatile sig_atomic_t forward_pid;
@@ -299,6 +309,8 @@ static void thr_remove(struct tracer *tr, pid_t tid)
 	i = thr_slot(tr, tid);
 	if (!tr->thr[i])
 		return;
+	if (tr->thr[i]->slot >= 0)
+		tr->slot_used[tr->thr[i]->slot] = 0;
 	fs_clock_close(&tr->thr[i]->clk);
 	free(tr->thr[i]);
 	tr->thr[i] = NULL;
@@ -309,6 +321,13 @@ static void thr_remove(struct tracer *tr, pid_t tid)
 		tr->thr[j] = NULL;
 		tr->thr[thr_slot(tr, t->tid)] = t;
 	}
+}
+
+/* Thread th's slot, on fortstat's side. */
+static struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *th)
+{
+	return (struct insn_event_page *)((char *)tr->page + EV_PAGE +
+					  (size_t)th->slot * INSN_EV_SLOT_SIZE);
 }
 
 static uint64_t wall_now(void)
@@ -342,6 +361,16 @@ static struct tthread *thr_new(struct tracer *tr, pid_t tid)
 
 	th->tid = tid;
 	th->proc = tr->cur;
+	th->slot = -1;
+	for (int k = 0; tr->page && k < EV_SLOTS; k++) {
+		if (!tr->slot_used[k]) {
+			tr->slot_used[k] = 1;
+			th->slot = k;
+			memset((char *)tr->page + EV_PAGE + (size_t)k * INSN_EV_SLOT_SIZE, 0,
+			       INSN_EV_SLOT_SIZE);
+			break;
+		}
+	}
 	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps.leader, tid) < 0)
 		fs_clock_open(&th->clk, 0, tr->ps.leader, tid); /* no clocks, gone or refused: wall */
 	th->c0 = th->clast = fs_clock_read(&th->clk);
@@ -765,7 +794,7 @@ static void setup_rdebug(struct tracer *tr)
  */
 static void map_event_page(struct tracer *tr)
 {
-	long args[6] = { 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
+	long args[6] = { 0, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
 	long cargs[6] = { tr->page_fd, 0, 0, 0, 0, 0 };
 
 	if (tr->page_fd < 0)
@@ -1366,6 +1395,9 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 			if (fast_ok(tr)) { /* keep the trap that is there */
 				tr->page->hook_val = ret;
 				tr->page->hook_key = ret;
+			} else if (th->seg_ok) { /* r10 is the thread's slot (seg_slow) */
+				thr_slot_page(tr, th)->hook_val = ret;
+				thr_slot_page(tr, th)->hook_key = ret;
 			}
 			return; /* the stub writes a trap where one already is */
 		}
@@ -1386,6 +1418,9 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 			if (tr->ps.rsites && fast_ok(tr)) {
 				tr->page->hook_val = rsite_for(tr, ret);
 				tr->page->hook_key = ret;
+			} else if (tr->ps.rsites && th->seg_ok) { /* r10: its slot */
+				thr_slot_page(tr, th)->hook_val = rsite_for(tr, ret);
+				thr_slot_page(tr, th)->hook_key = ret;
 			}
 			return; /* resumes after the int3: the stub hooks the return */
 		}
@@ -1531,26 +1566,73 @@ static bool fast_ok(struct tracer *tr)
  * its own code. What the clocks advanced beyond that is the stops' cost.
  * Any other stop (an int3 patch, the common return trap) breaks the chain.
  */
+static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
+		    struct insn_event_page *ev, uint64_t c, uint64_t w);
+
 static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 {
 	struct insn_event_page *pg = tr->page;
 	uint64_t c = tr->cpu ? th->tlast : th->tlast2, w = tr->cpu ? th->tlast2 : th->tlast;
 
-	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN || !fast_ok(tr)) {
-		tr->seg_ok = false;
+	if (!fast_ok(tr))
+		return; /* seg_slow, once the registers are read */
+	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN) {
+		th->seg_ok = false;
 		return;
 	}
-	if (tr->seg_ok && pg->t_go && pg->t_trap > pg->t_go) {
-		double u = (double)(pg->t_trap - pg->t_go) * tr->tsc_ns;
+	seg_add(tr, th, pg->t_trap, pg, c, w);
+}
+
+/* One segment of thread th measured: it ends at TSC t_trap, `ev` holds its t_go. */
+static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
+		    struct insn_event_page *ev, uint64_t c, uint64_t w)
+{
+	if (th->seg_ok && ev->t_go && t_trap > ev->t_go) {
+		double u = (double)(t_trap - ev->t_go) * tr->tsc_ns;
 
 		if (th->clk.src != FS_CLOCK_WALL)
-			acct_ovh_add(tr->seg[0], (double)(c - tr->seg_c) - u);
-		acct_ovh_add(tr->seg[1], (double)(w - tr->seg_w) - u);
+			acct_ovh_add(tr->seg[0], (double)(c - th->seg_c) - u);
+		acct_ovh_add(tr->seg[1], (double)(w - th->seg_w) - u);
 	}
-	tr->seg_ok = true;
-	tr->seg_c = c;
-	tr->seg_w = w;
-	pg->t_go = 0;
+	th->seg_ok = true;
+	th->seg_c = c;
+	th->seg_w = w;
+	ev->t_go = 0;
+}
+
+/*
+ * The same measure when the shared page cannot be trusted (more than one
+ * thread or process): the stub or the return site's trap left t_trap in
+ * EAX:EDX, read with the registers; the register it addresses the page
+ * with (`reg`: 10 in a stub, 11 in a return site's trap, 0: a stop with no
+ * timestamps) is pointed at the thread's own slot, where the code after
+ * the int3 writes t_go and reads the hook pair. Costs one PTRACE_POKEUSER
+ * on a path that already reads all the registers.
+ */
+static void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+		     int reg)
+{
+	uint64_t c = tr->cpu ? th->tlast : th->tlast2, w = tr->cpu ? th->tlast2 : th->tlast;
+	uint64_t addr;
+
+	if (!reg || !tr->seg[0] || th->slot < 0 || !tr->ps.page_addr) {
+		th->seg_ok = false;
+		return;
+	}
+	addr = tr->ps.page_addr + EV_PAGE + (uint64_t)th->slot * INSN_EV_SLOT_SIZE;
+	if (ptrace(PTRACE_POKEUSER, th->tid,
+		   reg == 10 ? offsetof(struct user_regs_struct, r10)
+			     : offsetof(struct user_regs_struct, r11),
+		   addr) < 0) {
+		th->seg_ok = false;
+		return;
+	}
+	if (reg == 10)
+		regs->r10 = addr;
+	else
+		regs->r11 = addr;
+	seg_add(tr, th, (regs->rdx << 32) | (regs->rax & 0xffffffffu), thr_slot_page(tr, th), c,
+		w);
 }
 
 /* Is pc inside code fortstat wrote for the process (a stub, a return site's trap)? */
@@ -1655,15 +1737,20 @@ static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32
 	 * breakpoint can have left RIP at that address.
 	 */
 	if (pc == tr->ps.retrap_trap || is_rsite_trap(&tr->ps, pc)) {
+		seg_slow(tr, th, &regs, pc == tr->ps.retrap_trap ? 0 : 11);
 		handle_return(tr, th, &regs, t, pc != tr->ps.retrap_trap);
 		return 1;
 	}
-	if (!u64map_get(&tr->ps.traps, pc, &idx) || tr->ps.patches[idx].dead)
+	if (!u64map_get(&tr->ps.traps, pc, &idx) || tr->ps.patches[idx].dead) {
+		th->seg_ok = false;
 		return 0;
+	}
 	if (tr->ps.patches[idx].rdebug) {
+		th->seg_ok = false;
 		handle_rdebug(tr, th);
 		return 1;
 	}
+	seg_slow(tr, th, &regs, tr->ps.patches[idx].stub ? 10 : 0);
 	handle_entry(tr, th, &regs, &tr->ps.patches[idx], t);
 	return 1;
 }
@@ -2205,7 +2292,7 @@ static void tracer_free(struct tracer *tr)
 	}
 	free(tr->procs);
 	if (tr->page)
-		munmap(tr->page, 4096);
+		munmap(tr->page, EV_SIZE);
 }
 
 /* Close the accounting of process state ps and say how it went in *sec. */
@@ -2272,8 +2359,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		int fd = memfd_create("fortstat-events", 0);
 		void *m = MAP_FAILED;
 
-		if (fd >= 0 && ftruncate(fd, 4096) == 0)
-			m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (fd >= 0 && ftruncate(fd, EV_SIZE) == 0)
+			m = mmap(NULL, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (m != MAP_FAILED) {
 			tr.page = m;
 			tr.page_fd = fd;

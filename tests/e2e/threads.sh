@@ -4,6 +4,7 @@
 # leaves by pthread_exit inside timed routines (forced unwinding), one
 # cancelled inside a timed routine, and exit() called while three threads
 # are inside a timed routine. --pin=always keeps the 1.6 million stops cheap.
+# And the stops' cost measured per thread.
 . "$SRCDIR/tests/lib.sh"
 for opt in O0 O2; do
 	p=$BIN/threads8-$opt
@@ -16,4 +17,18 @@ for opt in O0 O2; do
 	done
 	[ "$(incomplete leaf)" = 0 ] || fail "$p: leaf INCOMPLETE"
 done
+# With several threads the shared event page is off, but each thread's
+# stops are still measured (the TSC in the registers, t_go in a slot of the
+# thread's own): 4 threads x 10,000 calls, every segment but each thread's
+# first; f1 and f2 from that measure (stops cost more than calibrated once
+# the CPUs are given back).
+if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
+	for opt in O0 O2; do
+		p=$BIN/threads-$opt
+		traced -v -- "$p"
+		expect "$p" leaf 40000
+		grep -q "stops measured in the run: .* (80004 segments;" t.err ||
+			fail "$p: stops not measured per thread: $(grep stops t.err)"
+	done
+fi
 finish
