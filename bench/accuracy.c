@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* accuracy.c - benchmark workload: routines of known self time (0.2 us to 5 ms) and their truth. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__clang__)
 #define TIMED __attribute__((noinline))
@@ -175,6 +177,15 @@ static int run(long pct, double w0)
 	return 0;
 }
 
+/* ACCURACY_IDLE_THREAD=1: a second thread that only waits (the program is no longer single-threaded). */
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	double w0 = now(CLOCK_MONOTONIC);
@@ -192,5 +203,11 @@ int main(int argc, char **argv)
 		iters_per_us = 1;
 	for (int r = 0; r < NR; r++)
 		iters[r] = (rt[r].ns * iters_per_us + 500) / 1000;
+	if (getenv("ACCURACY_IDLE_THREAD") && !strcmp(argv[1], "run")) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, idle_thread, NULL))
+			return 2;
+	}
 	return !strcmp(argv[1], "truth") ? truth() : run(pct, w0);
 }
