@@ -56,6 +56,14 @@
 #define EV_PAGE 4096
 #define EV_SLOTS 1024
 #define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
+#define EV_SIGACT 0x800 /* room in the event page for a struct ksigaction */
+
+/* The kernel's struct sigaction on x86-64 (rt_sigaction, 8-byte sigset). */
+struct ksigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+#define KSA_NODEFER 0x40000000u
+#define KSA_RESETHAND 0x80000000u
 
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
 
@@ -160,6 +168,7 @@ struct tthread {
 	int defer_sig;	  /* a signal that arrived during an injected call: deliver it next */
 	size_t proc;	  /* its process: index in tracer.procs */
 	int slot;	  /* its slot after the event page, -1: none (see seg_slow) */
+	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
 	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
 };
@@ -207,6 +216,7 @@ struct pstate {
 	size_t n_patches, cap_patches;
 	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
 	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
+	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
 	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
 	struct tmodule *mods;  /* shared libraries seen */
@@ -1677,6 +1687,75 @@ static int rdtsc_refused(struct tracer *tr, struct tthread *th)
 	return 1;
 }
 
+/* ---- the program's own SIGTRAP handler ---- */
+
+/*
+ * Read (set NULL) or set the program's SIGTRAP action with a system call
+ * run in thread th, through the event page. Returns 0 or -1.
+ */
+static int trap_action(struct tracer *tr, struct tthread *th, const struct ksigaction *set,
+		       struct ksigaction *old)
+{
+	struct ksigaction *buf = (struct ksigaction *)((char *)tr->page + EV_SIGACT);
+	uint64_t a = tr->ps.page_addr + EV_SIGACT;
+	long args[6] = { SIGTRAP, set ? (long)a : 0, set ? 0 : (long)a, 8, 0, 0 }, ret;
+
+	if (!tr->page || !tr->ps.page_addr || !tr->ps.scratch)
+		return -1;
+	if (set)
+		*buf = *set;
+	if (inject_syscall_at(th->tid, tr->ps.memfd, tr->ps.scratch + SCRATCH_SYSCALL,
+			      SYS_rt_sigaction, args, &ret, &th->defer_sig) < 0 ||
+	    ret < 0)
+		return -1;
+	if (old)
+		*old = *buf;
+	return 0;
+}
+
+/*
+ * The program's own SIGTRAP is about to be delivered to thread th: with a
+ * handler that runs with SIGTRAP blocked (no SA_NODEFER, no SA_RESETHAND),
+ * note the action. A breakpoint hit in that handler makes the kernel
+ * reset it to SIG_DFL and unblock SIGTRAP (a forced signal may not be
+ * blocked), which would end the program at its next SIGTRAP.
+ */
+static void trap_handler_enter(struct tracer *tr, struct tthread *th)
+{
+	struct ksigaction cur;
+
+	if (th->in_trap_handler || trap_action(tr, th, NULL, &cur) < 0)
+		return;
+	if (cur.handler <= 1 /* SIG_DFL, SIG_IGN */ || (cur.flags & (KSA_NODEFER | KSA_RESETHAND)))
+		return;
+	tr->ps.trap_act = cur;
+	th->in_trap_handler = true;
+}
+
+/*
+ * After a breakpoint of thread th, which may run the program's SIGTRAP
+ * handler: if the kernel reset the action, put it back and block SIGTRAP
+ * again, as the handler had it; if the action is intact, SIGTRAP was not
+ * blocked: the handler is over.
+ */
+static void trap_handler_check(struct tracer *tr, struct tthread *th)
+{
+	struct ksigaction cur;
+	uint64_t mask;
+
+	if (trap_action(tr, th, NULL, &cur) < 0 || cur.handler != 0) {
+		th->in_trap_handler = false; /* over (or changed by the program) */
+		return;
+	}
+	if (trap_action(tr, th, &tr->ps.trap_act, NULL) < 0)
+		return;
+	if (ptrace(PTRACE_GETSIGMASK, th->tid, sizeof(mask), &mask) == 0) {
+		mask |= 1ull << (SIGTRAP - 1);
+		ptrace(PTRACE_SETSIGMASK, th->tid, sizeof(mask), &mask);
+	}
+	fs_info(2, "thread %d: SIGTRAP handler put back after a breakpoint in it", (int)th->tid);
+}
+
 /* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
 static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32_t ev)
 {
@@ -2198,6 +2277,8 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 	if (sig == SIGTRAP && event == 0) {
 		seg_measure(tr, th, ev);
 		if (handle_trap(tr, th, t, ev)) {
+			if (th->in_trap_handler)
+				trap_handler_check(tr, th);
 			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
 			th->defer_sig = 0;
 			return;
@@ -2216,6 +2297,8 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		return;
 	}
+	if (sig == SIGTRAP)
+		trap_handler_enter(tr, th);
 	/* A signal for the program: deliver it unchanged. */
 	ptrace(PTRACE_CONT, tid, 0, sig);
 }

@@ -4,15 +4,23 @@
 # handlers, one on a sigaltstack, call timed routines inside a timed routine;
 # siglongjmp out of a handler through timed frames; swapcontext coroutines;
 # exact counts, same output.
-# The SIGTRAP handler itself is excluded: a breakpoint hit while SIGTRAP is
-# blocked makes the kernel reset that handler (see BUGS in fortstat(1)).
+# The SIGTRAP handler timed too: a breakpoint hit in it (SIGTRAP blocked)
+# makes the kernel reset the handler to the default, which fortstat puts
+# back; without that the program's second SIGTRAP ended it.
 . "$SRCDIR/tests/lib.sh"
 echo on_trap >x.txt
 for opt in O0 O2; do
 	p=$BIN/signals-$opt
-	traced -x x.txt -- "$p"
-	expect "$p" main 1 work 20 in_handler 30 on_usr1 10 mid 10 deep 10 on_usr2 5
+	traced -vv -- "$p"
+	expect "$p" main 1 on_trap 2 work 20 in_handler 30 on_usr1 10 mid 10 deep 10 on_usr2 5
 	grep -q '^traps 2 usr1 10 jumps 5' t.out || fail "$p: $(cat t.out)"
+	[ "$(grep -c 'SIGTRAP handler put back' t.err)" = 2 ] ||
+		fail "$p: SIGTRAP handler not put back twice: $(grep SIGTRAP t.err)"
+	# and with the handler left out (-x)
+	traced -x x.txt -- "$p"
+	expect "$p -x" main 1 work 20 in_handler 30 on_usr1 10 mid 10 deep 10 on_usr2 5
+	absent "$p -x" on_trap
+	grep -q '^traps 2 usr1 10 jumps 5' t.out || fail "$p -x: $(cat t.out)"
 	# the frames left by siglongjmp were closed, not left running
 	for r in mid deep on_usr2; do
 		[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE after siglongjmp"
