@@ -874,6 +874,21 @@ static uint8_t *code_page(uint64_t *base, struct insn_event_page **ep)
 	return pg;
 }
 
+/*
+ * Routine code fn[0..n) at the start of a code_page, patched with a timed
+ * stub at base + 0x800 (the return trap at base + 0xf00, the event page at
+ * base + 0x1000) that reports itself as event ev.
+ */
+static void put_stub(uint8_t *pg, uint64_t base, const uint8_t *fn, size_t n, uint32_t ev,
+		     struct insn_stub *st)
+{
+	memcpy(pg, fn, n);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg, n, base, base + 0x800, base + 0xf00, base + 0x1000, ev, st), 0);
+	memcpy(pg + 0x800, st->code, st->code_len);
+	memcpy(pg, st->jmp, st->len);
+}
+
 START_TEST(stub_event_page)
 {
 	uint8_t *pg;
@@ -888,12 +903,7 @@ START_TEST(stub_event_page)
 		return;
 	put_tramp(pg + 0xf00, page_back1); /* the common return trap stand-in */
 	put_tramp(pg + 0xe00, page_back2); /* a return site's trap stand-in */
-	memcpy(pg, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00,
-					base + 0x1000, 7, &st),
-			 0);
-	memcpy(pg + 0x800, st.code, st.code_len);
-	memcpy(pg, st.jmp, st.len);
+	put_stub(pg, base, frame42, sizeof(frame42), 7, &st);
 	pg[0x800 + st.trap_off] = 0x90; /* as if the tracer resumed after the int3 */
 	fn = (uint64_t (*)(void))(uintptr_t)pg;
 
@@ -1021,12 +1031,7 @@ START_TEST(stub_plain_keeps_arguments)
 
 	if (!pg)
 		return;
-	memcpy(pg, add13, sizeof(add13));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(add13), base, base + 0x800, base + 0xf00,
-					base + 0x1000, 3, &st),
-			 0);
-	memcpy(pg + 0x800, st.code, st.code_len);
-	memcpy(pg, st.jmp, st.len);
+	put_stub(pg, base, add13, sizeof(add13), 3, &st);
 	/* as if the tracer set RIP to plain_off at the stop: jmp rel8 over the int3 */
 	d = (long)st.plain_off - (long)(st.trap_off + 2);
 	ck_assert(d > 0 && d < 128);
