@@ -1723,9 +1723,17 @@ static int trap_action(struct tracer *tr, struct tthread *th, const struct ksiga
 static void trap_handler_enter(struct tracer *tr, struct tthread *th)
 {
 	struct ksigaction cur;
+	siginfo_t si;
+	int have_si;
 
-	if (th->in_trap_handler || trap_action(tr, th, NULL, &cur) < 0)
+	if (th->in_trap_handler)
 		return;
+	/* The signal goes on from the injection's last stop: with its own siginfo. */
+	have_si = ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si) == 0;
+	if (trap_action(tr, th, NULL, &cur) < 0)
+		return;
+	if (have_si)
+		ptrace(PTRACE_SETSIGINFO, th->tid, 0, &si);
 	if (cur.handler <= 1 /* SIG_DFL, SIG_IGN */ || (cur.flags & (KSA_NODEFER | KSA_RESETHAND)))
 		return;
 	tr->ps.trap_act = cur;

@@ -14,6 +14,9 @@ for opt in O0 O2; do
 	traced -vv -- "$p"
 	expect "$p" main 1 on_trap 2 work 20 in_handler 30 on_usr1 10 mid 10 deep 10 on_usr2 5
 	grep -q '^traps 2 usr1 10 jumps 5' t.out || fail "$p: $(cat t.out)"
+	# each SIGTRAP reached the handler with its own siginfo (raise: SI_TKILL,
+	# the program's int3: SI_KERNEL), as untraced
+	grep -q ' codes -6 128$' t.out || fail "$p: si_code changed: $(cat t.out)"
 	[ "$(grep -c 'SIGTRAP handler put back' t.err)" = 2 ] ||
 		fail "$p: SIGTRAP handler not put back twice: $(grep SIGTRAP t.err)"
 	# and with the handler left out (-x)
