@@ -55,6 +55,15 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  *   plain: mov -8(%rsp),%r11        ... or here (plain_off): not hooked
  *          <the displaced instructions, relocated>
  *          jmp back
+ *
+ * With an event page (below), timed: the stub also saves r10, RAX and RDX
+ * in the red zone (-0x10, -0x18, -0x20), loads r10 with the page, writes
+ * the stop's facts and t_trap there, and keeps r10 and the TSC through the
+ * int3; after it, t_go and the hook pair go through r10 (the page, or the
+ * thread's slot if the tracer set r10 at the stop), the hook is written
+ * when the pair's key is the return address (else the common return trap),
+ * and RAX, RDX, r10, r11 are restored (the plain path restores them too).
+ * The flags are changed (a cmp): they are dead at a routine's entry.
  */
 #define INSN_STUB_SIZE 208 /* bytes of scratch per stub */
 
