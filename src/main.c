@@ -120,9 +120,17 @@ static uint64_t adjust_calibration(const struct options *o, const struct trace_r
 {
 	double seg = cal->seg_ns;
 
-	if (o->count_only || !calib_use_measured(cal, o->clock == CLOCK_KIND_WALL, res->seg_n,
-						 res->seg_cpu_ns, res->seg_wall_ns))
+	if (o->count_only)
 		return 0;
+	if (!calib_use_measured(cal, o->clock == CLOCK_KIND_WALL, res->seg_n, res->seg_cpu_ns,
+				res->seg_wall_ns)) {
+		if (cal->batches && res->seg_n)
+			fs_info(1,
+				"stops measured in the run: %" PRIu64
+				" segments (too few): the calibration's f1 and f2 stand",
+				res->seg_n);
+		return 0;
+	}
 	fs_info(1,
 		"stops measured in the run: %.3f us a segment (%" PRIu64
 		" segments; calibration %.3f, %+.3f beyond): f1 = f2 = %.3f us",
