@@ -178,7 +178,7 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 	setenv(CALIB_ENV, env, 1);
 	acct = acct_new(st->n);
 	acct2 = acct_new(st->n);
-	err = trace_run("/proc/self/exe", argv, st, acct, acct2, NULL, NULL, o, &res);
+	err = trace_run("/proc/self/exe", argv, st, acct, acct2, NULL, NULL, o, NULL, &res);
 	unsetenv(CALIB_ENV);
 	close(p[1]);
 	if (!err && (read(p[0], w, sizeof(w)) != (ssize_t)sizeof(w) || res.exit_status != 0))

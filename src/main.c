@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 	struct trace_result res;
 	struct calib cal;
 	struct report_run run;
+	struct trace_net tn;
 	struct acct *acct, *acct2;
 	FILE *out = stderr, *svg = NULL;
 	char *path;
@@ -230,8 +231,16 @@ int main(int argc, char **argv)
 	acct = acct_new(st.n);
 	/* Both clocks are read at every stop: the other one feeds JSON's objects. */
 	acct2 = o.count_only ? NULL : acct_new(st.n);
+	/* Net times segment by segment, when times are corrected (trace_net). */
+	memset(&tn, 0, sizeof(tn));
+	if (!o.count_only && !o.no_correct && cal.batches) {
+		tn.acct = acct_new(st.n);
+		tn.acct2 = acct_new(st.n);
+		tn.est_ns = (cal.f1_ns + cal.f2_ns) / 2;
+		tn.est2_ns = (cal.alt_f1_ns + cal.alt_f2_ns) / 2;
+	}
 	err = trace_run(path, o.argv, &st, acct, acct2, o.names_file ? &names : NULL,
-			o.exclude_file ? &exclude : NULL, &o, &res);
+			o.exclude_file ? &exclude : NULL, &o, tn.acct ? &tn : NULL, &res);
 	if (err || !res.started) {
 		/* Nothing was measured: the error has been said in one line. */
 		rc = res.exit_status ? res.exit_status : EXIT_FS_ERROR;
@@ -258,6 +267,8 @@ int main(int argc, char **argv)
 	run.f1_ns = cal.f1_ns;
 	run.f2_ns = cal.f2_ns;
 	run.alt = acct2;
+	run.net = tn.acct;
+	run.alt_net = tn.acct2;
 	run.alt_clock = o.clock == CLOCK_KIND_WALL ? "cpu" : "wall";
 	run.alt_f1_ns = cal.alt_f1_ns;
 	run.alt_f2_ns = cal.alt_f2_ns;
@@ -267,6 +278,10 @@ int main(int argc, char **argv)
 	acct_grow(acct, st.n);
 	if (acct2)
 		acct_grow(acct2, st.n);
+	if (tn.acct) {
+		acct_grow(tn.acct, st.n);
+		acct_grow(tn.acct2, st.n);
+	}
 	if (out_for(&o, res.pid, &out, &outs) == 0)
 		report_one(out, &o, &st, acct, &run);
 	prev = out;
@@ -283,12 +298,18 @@ int main(int argc, char **argv)
 		acct_grow(sec->acct, sec->st->n);
 		if (sec->acct2)
 			acct_grow(sec->acct2, sec->st->n);
+		if (sec->net)
+			acct_grow(sec->net, sec->st->n);
+		if (sec->net2)
+			acct_grow(sec->net2, sec->st->n);
 		r2.program = label;
 		r2.exit_status = sec->exit_status;
 		r2.term_signal = sec->term_signal;
 		r2.count_only = o.count_only || sec->counted_only;
 		r2.total_time_s = sec->total_time_s;
 		r2.alt = sec->acct2;
+		r2.net = sec->net;
+		r2.alt_net = sec->net2;
 		r2.note = sec->note[0] ? sec->note : NULL;
 		if (out_for(&o, sec->pid, &out, &outs) == 0) {
 			if (out == prev && (o.report.format == FMT_TABLE ||
@@ -328,6 +349,8 @@ done:
 	}
 	acct_free(acct);
 	acct_free(acct2);
+	acct_free(tn.acct);
+	acct_free(tn.acct2);
 	names_free(&names);
 	names_free(&exclude);
 	symtab_free(&st);

@@ -40,6 +40,13 @@ struct prof {
 	size_t n_arcs;
 	const struct acct_node *nodes;
 	size_t n_nodes;
+	/*
+	 * The same results on net times (report_run.net), index for index (the
+	 * two states saw the same events), or NULL: net from f1 and f2.
+	 */
+	const struct acct_routine *rn;
+	const struct acct_arc *arcs_n;
+	const struct acct_node *nodes_n;
 };
 
 /* Everything the formats share. */
@@ -62,21 +69,43 @@ struct report {
 	char **names_owned;
 };
 
-/* The whole program's results. */
-static struct prof prof_all(const struct acct *acct)
+/* The net state to read corrected times from, or NULL (see struct prof). */
+static const struct acct *net_of(const struct acct *acct, const struct report_run *run)
 {
+	const struct acct *n = run->correct ? run->net : NULL;
+
+	if (!n || acct_n_routines(n) != acct_n_routines(acct))
+		return NULL;
+	return n;
+}
+
+/* The whole program's results. */
+static struct prof prof_all(const struct acct *acct, const struct report_run *run)
+{
+	const struct acct *net = net_of(acct, run);
 	struct prof p = {0};
+	size_t n;
 
 	p.r = acct_routines(acct);
 	p.arcs = acct_arcs(acct, &p.n_arcs);
 	p.nodes = acct_nodes(acct, &p.n_nodes);
+	if (net) {
+		p.rn = acct_routines(net);
+		p.arcs_n = acct_arcs(net, &n);
+		if (n != p.n_arcs)
+			p.arcs_n = NULL;
+		p.nodes_n = acct_nodes(net, &n);
+		if (n != p.n_nodes)
+			p.nodes_n = NULL;
+	}
 	return p;
 }
 
 /* Thread i's results. */
-static struct prof prof_thread(const struct acct *acct, size_t i)
+static struct prof prof_thread(const struct acct *acct, const struct report_run *run, size_t i)
 {
-	struct acct_thread_info ti;
+	const struct acct *net = net_of(acct, run);
+	struct acct_thread_info ti, tn;
 	struct prof p = {0};
 
 	if (acct_thread(acct, i, &ti) < 0)
@@ -87,6 +116,11 @@ static struct prof prof_thread(const struct acct *acct, size_t i)
 	p.n_arcs = ti.n_arcs;
 	p.nodes = ti.nodes;
 	p.n_nodes = ti.n_nodes;
+	if (net && acct_thread(net, i, &tn) == 0 && tn.tid == ti.tid) {
+		p.rn = tn.r;
+		p.arcs_n = tn.n_arcs == ti.n_arcs ? tn.arcs : NULL;
+		p.nodes_n = tn.n_nodes == ti.n_nodes ? tn.nodes : NULL;
+	}
 	return p;
 }
 
@@ -149,6 +183,8 @@ static acct_time_t shown_self(const struct report *rp, size_t i)
 
 	if (!rp->run->correct)
 		return r->self;
+	if (rp->prof->rn)
+		return rp->prof->rn[i].self;
 	return acct_net(r->self, r->calls, r->calls_made, rp->run->f1_ns, rp->run->f2_ns);
 }
 
@@ -159,6 +195,8 @@ static acct_time_t shown_incl(const struct report *rp, size_t i)
 
 	if (!rp->run->correct)
 		return r->total;
+	if (rp->prof->rn)
+		return rp->prof->rn[i].total;
 	return acct_net(r->total, r->total_entries, r->total_calls_made, rp->run->f1_ns,
 			rp->run->f2_ns);
 }
@@ -189,8 +227,9 @@ static void report_build(struct report *rp, const struct symtab *st, const struc
 		w->name = routine_name(rt, &w->owned);
 		w->calls = ar[i].calls;
 		w->gross = ar[i].self;
-		w->net =
-		    acct_net(ar[i].self, ar[i].calls, ar[i].calls_made, run->f1_ns, run->f2_ns);
+		w->net = prof->rn ? prof->rn[i].self
+				  : acct_net(ar[i].self, ar[i].calls, ar[i].calls_made, run->f1_ns,
+					     run->f2_ns);
 		w->shown = run->correct ? w->net : w->gross;
 		w->incl = shown_incl(rp, i);
 		w->incomplete = ar[i].incomplete;
@@ -398,6 +437,8 @@ static double arc_self_s(const struct report *rp, const struct acct_arc *a)
 {
 	const struct acct_routine *r = &rp->ar[a->callee];
 
+	if (rp->run->correct && rp->prof->arcs_n)
+		return secs(rp->prof->arcs_n[a - rp->prof->arcs].self);
 	if (!r->self)
 		return 0;
 	if (a->self == r->self)
@@ -410,6 +451,8 @@ static double arc_time_s(const struct report *rp, const struct acct_arc *a)
 {
 	const struct acct_routine *r = &rp->ar[a->callee];
 
+	if (rp->run->correct && rp->prof->arcs_n)
+		return secs(rp->prof->arcs_n[a - rp->prof->arcs].time);
 	if (!r->total)
 		return 0;
 	if (a->time == r->total)
@@ -632,7 +675,7 @@ static void write_table(FILE *out, const struct report *rp, const struct acct *a
 		write_graph(out, rp);
 
 	for (t = 0; opts->threads && t < acct_n_threads(acct); t++) {
-		struct prof p = prof_thread(acct, t);
+		struct prof p = prof_thread(acct, rp->run, t);
 		struct report tr;
 
 		report_build(&tr, rp->st, &p, run, opts);
@@ -711,7 +754,7 @@ static void write_csv(FILE *out, const struct report *rp, const struct acct *acc
 	fputs(threads ? ",thread\n" : "\n", out);
 	csv_rows(out, rp, threads);
 	for (t = 0; threads && t < acct_n_threads(acct); t++) {
-		struct prof p = prof_thread(acct, t);
+		struct prof p = prof_thread(acct, rp->run, t);
 		struct report tr;
 
 		report_build(&tr, rp->st, &p, rp->run, rp->opts);
@@ -842,6 +885,11 @@ static acct_time_t alt_net(const struct report_run *run, const struct acct_routi
 
 	if (!run->correct)
 		return g;
+	if (run->alt_net && run->alt && acct_n_routines(run->alt_net) == acct_n_routines(run->alt)) {
+		const struct acct_routine *n = &acct_routines(run->alt_net)[a - acct_routines(run->alt)];
+
+		return inclusive ? n->total : n->self;
+	}
 	if (inclusive)
 		return acct_net(g, a->total_entries, a->total_calls_made, run->alt_f1_ns,
 				run->alt_f2_ns);
@@ -995,7 +1043,7 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 	if (rp->opts->threads) {
 		fputs(",\n  \"threads\": [", out);
 		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, t);
+			struct prof p = prof_thread(acct, rp->run, t);
 			struct report tr;
 
 			report_build(&tr, rp->st, &p, run, rp->opts);
@@ -1013,14 +1061,19 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 /* ---- calling-context trees: folded stacks and flame graphs ---- */
 
 /* A node's value: microseconds of shown self time, or calls when no clock ran. */
-static uint64_t node_value(const struct report_run *run, const struct acct_node *x)
+static uint64_t node_value(const struct report *rp, size_t i)
 {
+	const struct report_run *run = rp->run;
+	const struct acct_node *x = &rp->prof->nodes[i];
 	acct_time_t ns;
 
 	if (run->count_only)
 		return x->calls;
-	ns = run->correct ? acct_net(x->self, x->calls, x->calls_made, run->f1_ns, run->f2_ns)
-			  : x->self;
+	if (run->correct && rp->prof->nodes_n)
+		ns = rp->prof->nodes_n[i].self;
+	else
+		ns = run->correct ? acct_net(x->self, x->calls, x->calls_made, run->f1_ns, run->f2_ns)
+				  : x->self;
 	return (ns + 500) / 1000;
 }
 
@@ -1055,7 +1108,7 @@ static void folded_collect(const struct report *rp, const char *prefix, struct f
 	size_t i;
 
 	for (i = 1; i < p->n_nodes; i++) {
-		uint64_t val = node_value(rp->run, &p->nodes[i]);
+		uint64_t val = node_value(rp, i);
 		size_t depth = 0;
 		uint32_t k;
 		FILE *f;
@@ -1099,7 +1152,7 @@ static void write_folded(FILE *out, const struct report *rp, const struct acct *
 		folded_collect(rp, NULL, &v, &n, &cap);
 	} else {
 		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, t);
+			struct prof p = prof_thread(acct, rp->run, t);
 			struct report tr;
 			char prefix[32];
 
@@ -1160,7 +1213,7 @@ static void flame_graft(struct flame *fl, const struct report *rp, size_t under)
 		const struct acct_node *x = &p->nodes[i];
 
 		map[i] =
-		    flame_add(fl, map[x->parent], x->routine, 0, (double)node_value(rp->run, x));
+		    flame_add(fl, map[x->parent], x->routine, 0, (double)node_value(rp, i));
 	}
 	free(map);
 }
@@ -1343,7 +1396,7 @@ static void write_svg(FILE *out, const struct report *rp, const struct acct *acc
 		flame_graft(&fl, rp, 0);
 	} else {
 		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, t);
+			struct prof p = prof_thread(acct, rp->run, t);
 			struct report tr;
 
 			report_build(&tr, rp->st, &p, run, rp->opts);
@@ -1513,7 +1566,7 @@ static void write_callgrind(FILE *out, const struct report *rp, const struct acc
 		fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n",
 			rp->run->count_only ? 0 : sum_shown_us(rp), rp->calls);
 		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, t);
+			struct prof p = prof_thread(acct, rp->run, t);
 			struct report tr;
 
 			report_build(&tr, rp->st, &p, run, rp->opts);
@@ -1537,7 +1590,7 @@ int report_write(FILE *out, const struct symtab *st, const struct acct *acct,
 
 	if (!out || !st || !acct || !run || !opts || acct_n_routines(acct) != st->n)
 		return -EINVAL;
-	all = prof_all(acct);
+	all = prof_all(acct, run);
 	report_build(&rp, st, &all, run, opts);
 	switch (opts->format) {
 	case FMT_CSV:
@@ -1573,7 +1626,7 @@ int report_write_svg(FILE *out, const struct symtab *st, const struct acct *acct
 
 	if (!out || !st || !acct || !run || !opts || acct_n_routines(acct) != st->n)
 		return -EINVAL;
-	all = prof_all(acct);
+	all = prof_all(acct, run);
 	report_build(&rp, st, &all, run, opts);
 	write_svg(out, &rp, acct);
 	report_free(&rp);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sched.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,8 @@ struct tthread {
 	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
 	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
+	double ovh_c, ovh_w;   /* the stops' overhead so far on its CPU clock, on the wall */
+	uint64_t vlast, vlast2; /* last net times fed (chosen clock, other) */
 };
 
 /* A shared library of the program (-l). */
@@ -202,6 +205,7 @@ struct pstate {
 	struct symtab *st;
 	struct acct *acct;  /* on the chosen clock */
 	struct acct *acct2; /* on the other clock (NULL with -c) */
+	struct acct *net, *net2; /* the same on net times (NULL: not kept), see thr_vtime */
 	pid_t leader;	    /* its process id */
 	int memfd;
 	uint64_t bias;
@@ -264,6 +268,8 @@ struct tracer {
 	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
 	double tsc_ns;		 /* ns per TSC tick */
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
+	double est_c, est_w;	     /* a stop's overhead when it cannot be measured */
+	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
 };
 
 static volatile sig_atomic_t forward_pid;
@@ -969,6 +975,10 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 		acct_grow(tr->ps.acct, tr->ps.st->n);
 		if (tr->ps.acct2)
 			acct_grow(tr->ps.acct2, tr->ps.st->n);
+		if (tr->ps.net)
+			acct_grow(tr->ps.net, tr->ps.st->n);
+		if (tr->ps.net2)
+			acct_grow(tr->ps.net2, tr->ps.st->n);
 		fs_info(1, "%s: %zu routines to time", m->name, n_sel);
 	}
 	m->p0 = tr->ps.n_patches;
@@ -1234,12 +1244,33 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
  * Events go to both accounting states: acct on the chosen clock at t,
  * acct2 on the other at the thread's tlast2 (read at the same stop).
  */
+/*
+ * The thread's net times (chosen clock, other): its clocks less the
+ * overhead of its stops so far, never going backwards.
+ */
+static void thr_vtime(struct tracer *tr, struct tthread *th)
+{
+	double oc = tr->cpu ? th->ovh_c : th->ovh_w, o2 = tr->cpu ? th->ovh_w : th->ovh_c;
+	double v = (double)th->tlast - oc, v2 = (double)th->tlast2 - o2;
+
+	if (v > (double)th->vlast)
+		th->vlast = (uint64_t)v;
+	if (v2 > (double)th->vlast2)
+		th->vlast2 = (uint64_t)v2;
+}
+
 static void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
 		     uint64_t ret, uint64_t t)
 {
 	acct_enter(tr->ps.acct, th->tid, r, slot, ret, t);
 	if (tr->ps.acct2)
 		acct_enter(tr->ps.acct2, th->tid, r, slot, ret, th->tlast2);
+	if (tr->ps.net) {
+		thr_vtime(tr, th);
+		acct_enter(tr->ps.net, th->tid, r, slot, ret, th->vlast);
+		if (tr->ps.net2)
+			acct_enter(tr->ps.net2, th->tid, r, slot, ret, th->vlast2);
+	}
 }
 
 static void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
@@ -1247,6 +1278,11 @@ static void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
 	acct_count(tr->ps.acct, th->tid, r);
 	if (tr->ps.acct2)
 		acct_count(tr->ps.acct2, th->tid, r);
+	if (tr->ps.net) {
+		acct_count(tr->ps.net, th->tid, r);
+		if (tr->ps.net2)
+			acct_count(tr->ps.net2, th->tid, r);
+	}
 }
 
 static void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
@@ -1254,12 +1290,24 @@ static void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t
 	acct_chain(tr->ps.acct, th->tid, r, t);
 	if (tr->ps.acct2)
 		acct_chain(tr->ps.acct2, th->tid, r, th->tlast2);
+	if (tr->ps.net) {
+		thr_vtime(tr, th);
+		acct_chain(tr->ps.net, th->tid, r, th->vlast);
+		if (tr->ps.net2)
+			acct_chain(tr->ps.net2, th->tid, r, th->vlast2);
+	}
 }
 
 static int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
 {
 	if (tr->ps.acct2)
 		acct_leave(tr->ps.acct2, th->tid, th->tlast2, NULL);
+	if (tr->ps.net) {
+		thr_vtime(tr, th);
+		acct_leave(tr->ps.net, th->tid, th->vlast, NULL);
+		if (tr->ps.net2)
+			acct_leave(tr->ps.net2, th->tid, th->vlast2, NULL);
+	}
 	return acct_leave(tr->ps.acct, th->tid, t, ret);
 }
 
@@ -1268,6 +1316,12 @@ static void ev_thread_exit(struct tracer *tr, struct tthread *th)
 	acct_thread_exit(tr->ps.acct, th->tid, th->tlast);
 	if (tr->ps.acct2)
 		acct_thread_exit(tr->ps.acct2, th->tid, th->tlast2);
+	if (tr->ps.net) {
+		thr_vtime(tr, th);
+		acct_thread_exit(tr->ps.net, th->tid, th->vlast);
+		if (tr->ps.net2)
+			acct_thread_exit(tr->ps.net2, th->tid, th->vlast2);
+	}
 }
 
 /*
@@ -1579,6 +1633,8 @@ static bool fast_ok(struct tracer *tr)
 static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
 		    struct insn_event_page *ev, uint64_t c, uint64_t w);
 
+static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w);
+
 static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 {
 	struct insn_event_page *pg = tr->page;
@@ -1588,9 +1644,37 @@ static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 		return; /* seg_slow, once the registers are read */
 	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN) {
 		th->seg_ok = false;
+		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
 	seg_add(tr, th, pg->t_trap, pg, c, w);
+}
+
+/*
+ * A stop's overhead joins thread th's, for its net times (thr_vtime): what
+ * was measured (o_c on the CPU clock, o_w on the wall; NAN: nothing), or
+ * the mean of what was measured so far, or before 100 measures the
+ * calibration's. A CPU-clock measure under half that is a segment whose
+ * thread was preempted (the CPU clock stopped, the TSC did not): the mean
+ * stands for it.
+ */
+static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w)
+{
+	bool warm = tr->acc_n >= 100;
+	double mc = warm ? tr->acc_c / tr->acc_n : tr->est_c;
+	double mw = warm ? tr->acc_w / tr->acc_n : tr->est_w;
+
+	if (!isnan(o_c) && !isnan(o_w) && o_c >= mc / 2) {
+		tr->acc_n++;
+		tr->acc_c += o_c;
+		tr->acc_w += o_w;
+	} else {
+		o_c = mc;
+		if (isnan(o_w))
+			o_w = mw;
+	}
+	th->ovh_c += o_c;
+	th->ovh_w += o_w > 0 ? o_w : 0;
 }
 
 /* One segment of thread th measured: it ends at TSC t_trap, `ev` holds its t_go. */
@@ -1599,10 +1683,16 @@ static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
 {
 	if (th->seg_ok && ev->t_go && t_trap > ev->t_go) {
 		double u = (double)(t_trap - ev->t_go) * tr->tsc_ns;
+		double o_c = NAN, o_w = (double)(w - th->seg_w) - u;
 
-		if (th->clk.src != FS_CLOCK_WALL)
-			acct_ovh_add(tr->seg[0], (double)(c - th->seg_c) - u);
-		acct_ovh_add(tr->seg[1], (double)(w - th->seg_w) - u);
+		if (th->clk.src != FS_CLOCK_WALL) {
+			o_c = (double)(c - th->seg_c) - u;
+			acct_ovh_add(tr->seg[0], o_c);
+		}
+		acct_ovh_add(tr->seg[1], o_w);
+		ovh_add(tr, th, o_c, o_w);
+	} else {
+		ovh_add(tr, th, NAN, NAN);
 	}
 	th->seg_ok = true;
 	th->seg_c = c;
@@ -1627,6 +1717,7 @@ static void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_str
 
 	if (!reg || !tr->seg[0] || th->slot < 0 || !tr->ps.page_addr) {
 		th->seg_ok = false;
+		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
 	addr = tr->ps.page_addr + EV_PAGE + (uint64_t)th->slot * INSN_EV_SLOT_SIZE;
@@ -1635,6 +1726,7 @@ static void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_str
 			     : offsetof(struct user_regs_struct, r11),
 		   addr) < 0) {
 		th->seg_ok = false;
+		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
 	if (reg == 10)
@@ -1935,6 +2027,8 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.memfd = fd;
 	ns.acct = acct_new(ns.st->n);
 	ns.acct2 = tr->ps.acct2 ? acct_new(ns.st->n) : NULL;
+	ns.net = tr->ps.net ? acct_new(ns.st->n) : NULL;
+	ns.net2 = tr->ps.net2 ? acct_new(ns.st->n) : NULL;
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps.patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps.traps);
@@ -2019,6 +2113,8 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	ns.path = xstrdup(path);
 	ns.acct = acct_new(st->n);
 	ns.acct2 = tr->o->count_only ? NULL : acct_new(st->n);
+	ns.net = tr->ps.net ? acct_new(st->n) : NULL;
+	ns.net2 = tr->ps.net2 ? acct_new(st->n) : NULL;
 	ns.leader = pid;
 	ns.memfd = mem_open(pid);
 	ns.wall0 = wall_now();
@@ -2399,6 +2495,11 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	acct_finish(ps->acct, wall1, !tr->cpu);
 	if (ps->acct2)
 		acct_finish(ps->acct2, wall1, tr->cpu);
+	/* net times: each thread closed at the last it was seen */
+	if (ps->net)
+		acct_finish(ps->net, 0, false);
+	if (ps->net2)
+		acct_finish(ps->net2, 0, false);
 	sec->pid = ps->leader;
 	sec->total_time_s = tr->cpu ? cpu_s : wall_s;
 	sec->total_time2_s = tr->cpu ? wall_s : cpu_s;
@@ -2420,7 +2521,7 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
 	      struct acct *acct2, struct names *names, struct names *exclude,
-	      const struct options *o, struct trace_result *res)
+	      const struct options *o, const struct trace_net *net, struct trace_result *res)
 {
 	struct tracer tr = { .o = o,
 			     .ps = { .st = st, .acct = acct, .acct2 = acct2, .memfd = -1 },
@@ -2441,6 +2542,12 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
 	 */
 	tr.page_fd = -1;
+	if (net && !o->count_only) {
+		tr.ps.net = net->acct;
+		tr.ps.net2 = acct2 ? net->acct2 : NULL;
+		tr.est_c = tr.cpu ? net->est_ns : net->est2_ns;
+		tr.est_w = tr.cpu ? net->est2_ns : net->est_ns;
+	}
 	tr.tsc_ns = fs_tsc_ns_per_tick();
 	if (!o->count_only && tr.tsc_ns > 0) {
 		tr.seg[0] = xcalloc(1, sizeof(*tr.seg[0]));
@@ -2548,6 +2655,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 			sec->path = xstrdup(ps->path ? ps->path : path);
 			sec->acct = ps->acct;
 			sec->acct2 = ps->acct2;
+			sec->net = ps->net;
+			sec->net2 = ps->net2;
 		}
 		tr.ps = *tr.procs[tr.cur];
 	}
@@ -2615,6 +2724,8 @@ void trace_result_free(struct trace_result *res)
 		free(sec->path);
 		acct_free(sec->acct);
 		acct_free(sec->acct2);
+		acct_free(sec->net);
+		acct_free(sec->net2);
 		if (sec->own_st) {
 			symtab_free(sec->st);
 			free(sec->st);

@@ -55,7 +55,8 @@ static char *prog_argv[] = {"./prog", "in put.dat", "a\"b", NULL};
  * Thread 2 (its own clock) runs the oddly named routine once.
  *   gross self: main 9 ms, solve 18.75 ms, f 2.25 ms, quote 4 ms, exit_like 0.
  */
-static struct acct *profile(void)
+/* The profile with every time divided by `div` (the same events). */
+static struct acct *profile_div(acct_time_t div)
 {
 	struct acct *a = acct_new(N_R);
 	acct_time_t base;
@@ -64,18 +65,23 @@ static struct acct *profile(void)
 	acct_enter(a, 1, R_MAIN, 0x7ff000, 0x401010, 0);
 	for (k = 0; k < 3; k++) {
 		base = 1000000 + (acct_time_t)k * 10000000;
-		acct_enter(a, 1, R_SOLVE, 0x7fef00, 0x401150, base);
-		acct_enter(a, 1, R_F, 0x7fee00, 0x401250, base + 2000000);
-		acct_leave(a, 1, base + 2500000, NULL);
-		acct_enter(a, 1, R_F, 0x7fee00, 0x401260, base + 3000000);
-		acct_leave(a, 1, base + 3250000, NULL);
-		acct_leave(a, 1, base + 7000000, NULL);
+		acct_enter(a, 1, R_SOLVE, 0x7fef00, 0x401150, base / div);
+		acct_enter(a, 1, R_F, 0x7fee00, 0x401250, (base + 2000000) / div);
+		acct_leave(a, 1, (base + 2500000) / div, NULL);
+		acct_enter(a, 1, R_F, 0x7fee00, 0x401260, (base + 3000000) / div);
+		acct_leave(a, 1, (base + 3250000) / div, NULL);
+		acct_leave(a, 1, (base + 7000000) / div, NULL);
 	}
 	acct_count(a, 1, R_EXIT);
-	acct_enter(a, 2, R_QUOTE, 0x7f0000, 0x402000, 100);
-	acct_leave(a, 2, 4000100, NULL);
-	acct_finish(a, 30000000, true);
+	acct_enter(a, 2, R_QUOTE, 0x7f0000, 0x402000, 100 / div);
+	acct_leave(a, 2, 4000100 / div, NULL);
+	acct_finish(a, 30000000 / div, true);
 	return a;
+}
+
+static struct acct *profile(void)
+{
+	return profile_div(1);
 }
 
 static struct report_run base_run(void)
@@ -442,8 +448,8 @@ START_TEST(test_names_and_width)
 	static char longname[] = "a_rather_long_routine_name_that_is_wider_than_the_column";
 	static char *nl[] = {longname};
 	struct routine r[2] = {
-	    {0x1000, 1, NULL, 0, NULL, NULL, 0, RT_SELECTED | RT_MAINLINE},
-	    {0x2000, 1, nl, 1, NULL, NULL, 0, RT_SELECTED},
+	    {0x1000, 1, NULL, 0, NULL, NULL, 0, RT_SELECTED | RT_MAINLINE, NULL},
+	    {0x2000, 1, nl, 1, NULL, NULL, 0, RT_SELECTED, NULL},
 	};
 	struct symtab s = {.r = r, .n = 2};
 	struct report_opts opts = {.format = FMT_TABLE, .sort = SORT_NAME};
@@ -532,6 +538,53 @@ START_TEST(test_parse)
 }
 END_TEST
 
+/*
+ * Net times kept segment by segment (report_run.net): the corrected times
+ * are read from that state, not computed from f1 and f2; gross from the
+ * other. Here the net state saw the same events at half the times.
+ */
+START_TEST(test_net_state)
+{
+	struct report_run run = base_run();
+	struct report_opts opts = {.format = FMT_CSV, .sort = SORT_NAME};
+	struct acct *g = profile(), *n = profile_div(2);
+	char *buf = NULL, line[256];
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	double solve = -1, f_self = -1;
+
+	ck_assert_ptr_nonnull(f);
+	run.net = n;
+	ck_assert_int_eq(report_write(f, &st, g, &run, &opts), 0);
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	while (fgets(line, sizeof(line), f)) {
+		double v;
+
+		if (sscanf(line, "solve,3,%lf", &v) == 1)
+			solve = v;
+		else if (sscanf(line, "ns::f(int\\, char const*),6,%lf", &v) == 1 ||
+			 sscanf(line, "\"ns::f(int, char const*)\",6,%lf", &v) == 1)
+			f_self = v;
+	}
+	fclose(f);
+	free(buf);
+	/* gross solve 18.75 ms, f 2.25 ms: half of each, f1 and f2 not used */
+	ck_assert_double_eq_tol(solve, 0.009375, 1e-9);
+	ck_assert_double_eq_tol(f_self, 0.001125, 1e-9);
+	/* --no-correct: the gross state */
+	run.correct = false;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(report_write(f, &st, g, &run, &opts), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "solve,3,0.018750000"));
+	free(buf);
+	acct_free(g);
+	acct_free(n);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -558,6 +611,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tu, test_names_and_width);
 	tcase_add_test(tu, test_write_error);
 	tcase_add_test(tu, test_parse);
+	tcase_add_test(tu, test_net_state);
 	suite_add_tcase(s, tu);
 	return s;
 }

@@ -31,6 +31,13 @@ struct report_run {
 	/* The same run on the other clock (JSON's "cpu"/"wall" objects); alt may be NULL. */
 	const struct acct *alt;
 	const char *alt_clock;
+	/*
+	 * Net times kept segment by segment (the same events on each thread's
+	 * clock less its stops' overhead): when set, the corrected times come
+	 * from these, else from f1/f2. alt_net on the other clock.
+	 */
+	const struct acct *net;
+	const struct acct *alt_net;
 	double alt_f1_ns, alt_f2_ns;
 	const char *note;	/* one line about how the run ended, or NULL */
 };

@@ -23,6 +23,7 @@ struct trace_section {
 	bool own_st;
 	struct acct *acct;   /* owned */
 	struct acct *acct2;  /* owned, may be NULL */
+	struct acct *net, *net2; /* owned, may be NULL: as acct, acct2 on net times */
 	int exit_status;     /* status, or 128+N; 0 when it exec'ed on */
 	int term_signal;
 	double total_time_s, total_time2_s;
@@ -66,8 +67,20 @@ void trace_result_free(struct trace_result *res);
  * Returns 0 when the program ran (res filled), or a negative errno when it
  * could not be started or traced (an error line has been printed).
  */
+/*
+ * Net times, segment by segment: two more accounting states fed the same
+ * events on each thread's clocks less the overhead of every stop so far --
+ * measured (trace_result.seg_*) where the stop had timestamps, else the
+ * estimate est_ns (est2_ns on the other clock) a stop.
+ */
+struct trace_net {
+	struct acct *acct;  /* on the chosen clock */
+	struct acct *acct2; /* on the other (may be NULL) */
+	double est_ns, est2_ns;
+};
+
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
 	      struct acct *acct2, struct names *names, struct names *exclude,
-	      const struct options *o, struct trace_result *res);
+	      const struct options *o, const struct trace_net *net, struct trace_result *res);
 
 #endif
