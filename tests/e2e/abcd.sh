@@ -35,12 +35,21 @@ for r in d["routines"]:
 # calibration ran and its overhead was removed: a few us a stop here
 assert 500 < d["f1_ns"] < 100000 and 500 < d["f2_ns"] < 100000, (d["f1_ns"], d["f2_ns"])
 assert d["overhead_s"] > 0 and d["overhead_removed"], d["overhead_s"]
+# too few segments measured for f1 and f2 (see -v above): the calibration's
+assert d["stops_measured"] == 0, d["stops_measured"]
 assert abs(d["gross_total_time_s"] - d["total_time_s"] - d["overhead_s"]) < 1e-6, d
 # a thread's CPU time cannot exceed its elapsed time (gross, same stops);
 # the other way round is load, which this test does not control
 c = [r for r in d["routines"] if r["name"] == "C"][0]
 assert c["cpu"]["gross_self_s"] <= c["wall"]["gross_self_s"] * 1.02 + 1e-5, c
 PY
+	fi
+	# 206 calls, 412 stops: every segment but the first measured, too few
+	# (under 1000) to replace the calibration's f1 and f2, and -v says so
+	if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
+		traced -v -- "$p"
+		grep -q "stops measured in the run: 411 segments (too few)" t.err ||
+			fail "$p: $(grep 'stops measured' t.err)"
 	fi
 	traced -n names.txt -- "$p"
 	expect "$p -n" main 1 A 5 D 100
