@@ -32,6 +32,9 @@ struct books; /* opaque */
 struct books *books_new(size_t n_routines, bool timed, bool net);
 void books_free(struct books *b);
 
+/* New empty books of the same kind as b (timed, net) for n_routines routines. */
+struct books *books_new_like(const struct books *b, size_t n_routines);
+
 /* Room for routines up to n_routines-1 in every state; never shrinks. */
 void books_grow(struct books *b, size_t n_routines);
 
