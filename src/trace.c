@@ -30,6 +30,7 @@
 #include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
+#include "fortstat/procmem.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
 #include "fortstat/precheck.h"
