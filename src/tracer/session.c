@@ -246,12 +246,10 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	ptrace(PTRACE_CONT, pid, 0, 0);
 
 	while (!tr.done) {
-		pid_t tid = waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
+		pid_t tid = next_stop(&status);
+
+		if (tid < 0)
 			break;
-		}
 		dispatch(&tr, tid, status);
 	}
 	{

@@ -202,10 +202,8 @@ void unpin_all(struct tracer *tr, pid_t also)
 }
 
 /* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
-		     uint64_t ret, uint64_t t)
+void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret)
 {
-	(void)t;
 	books_enter(tr->ps->books, th->tid, r, slot, ret, &th->now);
 }
 
@@ -214,15 +212,13 @@ void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
 	books_count(tr->ps->books, th->tid, r);
 }
 
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
+void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r)
 {
-	(void)t;
 	books_chain(tr->ps->books, th->tid, r, &th->now);
 }
 
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
+int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret)
 {
-	(void)t;
 	return books_leave(tr->ps->books, th->tid, &th->now, ret);
 }
 

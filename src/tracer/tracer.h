@@ -16,10 +16,12 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "fortstat/books.h"
 #include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
+#include "stop.h"
 
 struct books;
 struct names;
@@ -188,15 +190,14 @@ enum patch_mode {
 
 /* ---- thread.c ---- */
 
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t);
+void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r);
 
 void ev_count(struct tracer *tr, struct tthread *th, uint32_t r);
 
 /* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
-		     uint64_t ret, uint64_t t);
+void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret);
 
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret);
+int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret);
 
 void ev_thread_exit(struct tracer *tr, struct tthread *th);
 
@@ -236,7 +237,8 @@ uint64_t wall_now(void);
 /* The first stop of a thread or process we have not seen yet. */
 struct tthread *first_stop(struct tracer *tr, pid_t tid, int status);
 
-void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t);
+/* A ptrace event of thread th (clone, fork, vfork, exec, exit, other); resumes it. */
+void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind);
 
 size_t ps_add(struct tracer *tr, const struct pstate *init);
 
@@ -312,10 +314,10 @@ void setup_rdebug(struct tracer *tr);
 void check_shstk(struct tracer *tr, struct tthread *th);
 
 void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			 const struct patch *p, uint64_t t);
+		  const struct patch *p);
 
 void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			  uint64_t t, bool site);
+		   bool site);
 
 /* Is pc the int3 of a return site's trap? */
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
@@ -390,6 +392,10 @@ void trap_handler_enter(struct tracer *tr, struct tthread *th);
 
 /* ---- dispatch.c ---- */
 
+/* Name the stop of thread tid (its wait status), act on it, resume the thread. */
 void dispatch(struct tracer *tr, pid_t tid, int status);
+
+/* The next stop of any traced thread; -1 when none is left (errno set). */
+pid_t next_stop(int *status);
 
 #endif
