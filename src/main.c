@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fortstat/account.h"
 #include "fortstat/books.h"
@@ -13,6 +14,7 @@
 #include "fortstat/cli.h"
 #include "fortstat/names.h"
 #include "fortstat/precheck.h"
+#include "fortstat/rank.h"
 #include "fortstat/report.h"
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
@@ -46,41 +48,19 @@ struct outfiles {
 	size_t n;
 };
 
-/* FILE with each %p replaced by pid (and %% by %). */
-static char *expand_pid(const char *fmt, int pid)
-{
-	size_t cap = strlen(fmt) + 32, n = 0;
-	char *s = xmalloc(cap);
-
-	for (const char *p = fmt; *p; p++) {
-		if (n + 16 >= cap)
-			s = xrealloc(s, cap *= 2);
-		if (p[0] == '%' && p[1] == 'p') {
-			n += (size_t)snprintf(s + n, cap - n, "%d", pid);
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			s[n++] = '%';
-			p++;
-		} else {
-			s[n++] = *p;
-		}
-	}
-	s[n] = '\0';
-	return s;
-}
-
 /*
  * Where the report of process pid goes: *out as it is, unless -o has %p:
  * then the file named after pid (appended to when an earlier image of the
  * same process wrote it). Returns 0, or -1 after saying why.
  */
-static int out_for(const struct options *o, int pid, FILE **out, struct outfiles *outs)
+static int out_for(const struct options *o, const struct rank_info *ri, int pid, FILE **out,
+		   struct outfiles *outs)
 {
 	char *name;
 
-	if (!o->output || !strstr(o->output, "%p"))
+	if (!o->output || !rank_fmt_has(o->output, 'p'))
 		return 0;
-	name = expand_pid(o->output, pid);
+	name = rank_expand(o->output, ri, pid, NULL);
 	for (size_t i = 0; i < outs->n; i++) {
 		if (!strcmp(outs->name[i], name)) {
 			*out = outs->f[i];
@@ -102,11 +82,20 @@ static int out_for(const struct options *o, int pid, FILE **out, struct outfiles
 	return 0;
 }
 
+/* One report, built in memory and written with one write: ranks never interleave. */
 static void report_one(FILE *out, const struct options *o, const struct symtab *st,
 		       const struct acct *acct, const struct report_run *run)
 {
-	int err = report_write(out, st, acct, run, &o->report);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int err = mem ? report_write(mem, st, acct, run, &o->report) : -errno;
 
+	if (mem && fclose(mem) != 0 && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = rank_write_whole(out, buf, len);
+	free(buf);
 	if (err < 0)
 		fs_error("%s: cannot write the report: %s", o->output ? o->output : "stderr",
 			 strerror(-err));
@@ -155,6 +144,8 @@ int main(int argc, char **argv)
 	char *path;
 	size_t n_sel;
 	struct outfiles outs = { 0 };
+	struct rank_info ri;
+	char *out_name = NULL;
 	char *prog_label = NULL;
 	FILE *prev = NULL;
 	int rc, err;
@@ -163,6 +154,8 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	fs_verbose = o.verbose;
+	if (rank_detect(&ri))
+		fs_info(1, "rank %d of %d (%s)", ri.rank, ri.size, ri.source);
 
 	rc = cli_find_program(o.argv[0], &path);
 	if (rc)
@@ -180,8 +173,12 @@ int main(int argc, char **argv)
 		err = 0;
 	}
 	if (err) {
+		fs_error("%s: %s%s", path, symtab_strerror(err),
+			 err == SYMTAB_ENOSYMS && !st.is_static
+				 ? ": -l PATTERN times its shared libraries' routines (an MPI "
+				   "launcher: put fortstat after it, mpirun ... fortstat PROGRAM)"
+				 : "");
 		symtab_free(&st);
-		fs_error("%s: %s", path, symtab_strerror(err));
 		return EXIT_FS_CANNOT;
 	}
 	if (o.names_file && load_names(o.names_file, &names))
@@ -196,10 +193,12 @@ int main(int argc, char **argv)
 	if (o.exclude_file && !o.n_libs)
 		warn_unmatched(&exclude, path, o.n_libs > 0);
 	fs_info(1, "%s: %zu routines, %zu selected for timing", path, st.n, n_sel);
-	if (o.output && !strstr(o.output, "%p")) {
-		out = fopen(o.output, "we");
+	if (o.output && !rank_fmt_has(o.output, 'p')) {
+		out_name = rank_expand(o.output, &ri, getpid(), NULL);
+		out = fopen(out_name, "we");
 		if (!out) {
-			fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
+			fs_error("%s: cannot write the report: %s", out_name, strerror(errno));
+			free(out_name);
 			return EXIT_FS_ERROR;
 		}
 	}
@@ -271,10 +270,13 @@ int main(int argc, char **argv)
 	run.alt_f1_ns = cal.alt_f1_ns;
 	run.alt_f2_ns = cal.alt_f2_ns;
 	run.note = res.note[0] ? res.note : NULL;
+	run.ranked = ri.known;
+	run.rank = ri.rank;
+	run.size = ri.size;
 	fflush(stdout);
 	/* Libraries loaded in a followed child may have grown the shared table. */
 	books_grow(books, st.n);
-	if (out_for(&o, res.pid, &out, &outs) == 0)
+	if (out_for(&o, &ri, res.pid, &out, &outs) == 0)
 		report_one(out, &o, &st, books_acct(books, ck, false), &run);
 	prev = out;
 	for (size_t i = 0; i < res.n_sections; i++) {
@@ -297,7 +299,7 @@ int main(int argc, char **argv)
 		r2.net = books_acct(sec->books, ck, true);
 		r2.alt_net = books_acct(sec->books, alt, true);
 		r2.note = sec->note[0] ? sec->note : NULL;
-		if (out_for(&o, sec->pid, &out, &outs) == 0) {
+		if (out_for(&o, &ri, sec->pid, &out, &outs) == 0) {
 			if (out == prev && (o.report.format == FMT_TABLE ||
 					    o.report.format == FMT_CSV))
 				fputc('\n', out);
@@ -312,7 +314,7 @@ int main(int argc, char **argv)
 	rc = res.exit_status;
 done:
 	if (out != stderr && !outs.n && fclose(out) != 0) {
-		fs_error("%s: cannot write the report: %s", o.output, strerror(errno));
+		fs_error("%s: cannot write the report: %s", out_name, strerror(errno));
 		if (rc == 0)
 			rc = EXIT_FS_ERROR;
 	}
@@ -327,6 +329,7 @@ done:
 	free(outs.f);
 	free(outs.name);
 	free(prog_label);
+	free(out_name);
 	trace_result_free(&res);
 	if (svg && fclose(svg) != 0) {
 		fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(errno));

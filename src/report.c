@@ -644,6 +644,10 @@ static void write_table(FILE *out, const struct report *rp, const struct acct *a
 		fprintf(out, "), %s clock\n", run->clock ? run->clock : "?");
 	else
 		fputs("), count only\n", out);
+	if (run->ranked && run->size)
+		fprintf(out, "fortstat: rank %d of %d\n", run->rank, run->size);
+	else if (run->ranked)
+		fprintf(out, "fortstat: rank %d\n", run->rank);
 	if (run->note)
 		fprintf(out, "fortstat: %s\n", run->note);
 	fputc('\n', out);
@@ -998,6 +1002,8 @@ static void json_routines_arcs(FILE *out, const struct report *rp, int ind, bool
 	fputc(']', out);
 }
 
+static void json_stacks(FILE *out, const struct report *rp);
+
 static void write_json(FILE *out, const struct report *rp, const struct acct *acct)
 {
 	const struct report_run *run = rp->run;
@@ -1012,7 +1018,12 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 			fputs(", ", out);
 		json_str(out, run->argv[i]);
 	}
-	fprintf(out, "],\n  \"exit_status\": %d,\n  \"term_signal\": %d,\n  \"note\": ",
+	fputs("],\n", out);
+	if (run->ranked && run->size)
+		fprintf(out, "  \"rank\": %d,\n  \"size\": %d,\n", run->rank, run->size);
+	else if (run->ranked)
+		fprintf(out, "  \"rank\": %d,\n  \"size\": null,\n", run->rank);
+	fprintf(out, "  \"exit_status\": %d,\n  \"term_signal\": %d,\n  \"note\": ",
 		run->exit_status, run->term_signal);
 	json_str(out, run->note);
 	fputs(",\n  \"clock\": ", out);
@@ -1040,6 +1051,7 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 	json_secs(out, rp->overhead_s, timed);
 	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n", rp->calls);
 	json_routines_arcs(out, rp, 2, true);
+	json_stacks(out, rp);
 	if (rp->opts->threads) {
 		fputs(",\n  \"threads\": [", out);
 		for (t = 0; t < acct_n_threads(acct); t++) {
@@ -1075,6 +1087,51 @@ static uint64_t node_value(const struct report *rp, size_t i)
 		ns = run->correct ? acct_net(x->self, x->calls, x->calls_made, run->f1_ns, run->f2_ns)
 				  : x->self;
 	return (ns + 500) / 1000;
+}
+
+/*
+ * ,\n  "stacks": [{"frames": ["main", "a"], "calls": N, "self_s": S}, ...]: each
+ * calling context of the whole program, outermost frame first (what --merge
+ * folds), self time shown as in folded stacks.
+ */
+static void json_stacks(FILE *out, const struct report *rp)
+{
+	const struct prof *p = rp->prof;
+	bool timed = !rp->run->count_only;
+	uint32_t *path = xcalloc(rp->st->n + 2, sizeof(*path));
+	size_t i, n = 0;
+
+	fputs(",\n  \"stacks\": [", out);
+	for (i = 1; i < p->n_nodes; i++) {
+		const struct acct_node *x = &p->nodes[i];
+		size_t depth = 0;
+		acct_time_t ns = x->self;
+		uint32_t k;
+
+		if (!x->calls)
+			continue;
+		for (k = (uint32_t)i; k && k != ACCT_NONE && depth < rp->st->n + 1;
+		     k = p->nodes[k].parent)
+			path[depth++] = k;
+		fprintf(out, "%s\n    {\"frames\": [", n++ ? "," : "");
+		while (depth--) {
+			uint32_t r = p->nodes[path[depth]].routine;
+
+			json_str(out, r < rp->st->n ? rp->names[r] : "?");
+			if (depth)
+				fputs(", ", out);
+		}
+		if (rp->run->correct && p->nodes_n)
+			ns = p->nodes_n[i].self;
+		else if (rp->run->correct)
+			ns = acct_net(x->self, x->calls, x->calls_made, rp->run->f1_ns,
+				      rp->run->f2_ns);
+		fprintf(out, "], \"calls\": %" PRIu64 ", \"self_s\": ", x->calls);
+		json_secs(out, secs(ns), timed);
+		fputc('}', out);
+	}
+	fputs(n ? "\n  ]" : "]", out);
+	free(path);
 }
 
 /* A name as a frame of a folded stack: ';' and line breaks would split it. */

@@ -206,6 +206,34 @@ START_TEST(test_table)
 }
 END_TEST
 
+/* One rank of an MPI job says which, in the table's header and in JSON. */
+START_TEST(test_rank)
+{
+	struct report_run run = base_run();
+	size_t len = 0;
+	char *out;
+
+	run.ranked = true;
+	run.rank = 2;
+	run.size = 4;
+	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
+	ck_assert_ptr_nonnull(strstr(out, "\nfortstat: rank 2 of 4\n"));
+	free(out);
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	ck_assert_ptr_nonnull(strstr(out, "\n  \"rank\": 2,\n  \"size\": 4,\n"));
+	free(out);
+	run.size = 0;
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	ck_assert_ptr_nonnull(strstr(out, "\n  \"rank\": 2,\n  \"size\": null,\n"));
+	free(out);
+	/* not a rank: neither member */
+	run.ranked = false;
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	ck_assert_ptr_null(strstr(out, "\"rank\""));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_table_zeros)
 {
 	struct report_run run = base_run();
@@ -592,6 +620,7 @@ static Suite *report_suite(void)
 	TCase *tu = tcase_create("unit");
 
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_rank);
 	tcase_add_test(tc, test_table_zeros);
 	tcase_add_test(tc, test_table_sort_calls);
 	tcase_add_test(tc, test_table_sort_name);

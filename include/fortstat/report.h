@@ -40,6 +40,8 @@ struct report_run {
 	const struct acct *alt_net;
 	double alt_f1_ns, alt_f2_ns;
 	const char *note;	/* one line about how the run ended, or NULL */
+	bool ranked;		/* one rank of an MPI job: rank of size (size 0: unknown) */
+	int rank, size;
 };
 
 struct report_opts {
