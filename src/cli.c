@@ -24,6 +24,7 @@ enum {
 	OPT_LINES,
 	OPT_THREADS,
 	OPT_NO_CORRECT,
+	OPT_MERGE,
 };
 
 static const struct option long_opts[] = {
@@ -42,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
+	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -54,6 +56,7 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *out)
 {
 	fputs("Usage: fortstat [OPTION]... PROGRAM [ARGUMENT]...\n"
+	      "  or:  fortstat --merge [OPTION]... FILE...\n"
 	      "Run PROGRAM and report how often each of its routines was called and\n"
 	      "how much time each took. Nothing is recompiled or relinked.\n"
 	      "\n"
@@ -84,7 +87,8 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
-	      "                       %p in FILE: one file per process, named by its pid\n"
+	      "                       %p in FILE: one file per process, named by its pid;\n"
+	      "                       %r: the MPI rank, %h: the host name\n"
 	      "      --format=FORMAT  table (default), csv, json, folded (stacks for flame\n"
 	      "                       graph tools) or callgrind (for KCachegrind)\n"
 	      "      --sort=KEY       time (default), calls or name\n"
@@ -94,6 +98,15 @@ void cli_usage(FILE *out)
 	      "      --lines          table: add each routine's source file and line\n"
 	      "      --threads        also report each thread on its own, in every format\n"
 	      "      --svg=FILE       also write an interactive SVG flame graph to FILE\n"
+	      "\n"
+	      "MPI and several runs:\n"
+	      "  -o prof.%r.json      under mpirun, mpiexec or srun: one file per rank (%r\n"
+	      "                       the rank, %p the pid, %h the host name, %% a %)\n"
+	      "      --merge FILE...  merge JSON reports (ranks, -f processes, runs) into\n"
+	      "                       one: calls and times as min, mean, max and sum, the\n"
+	      "                       rank of the max and max/mean; written to standard\n"
+	      "                       output or -o; --format, --sort, --inclusive, --svg\n"
+	      "                       apply; options go before the files\n"
 	      "\n"
 	      "  -v, --verbose        say what fortstat does; repeat for more\n"
 	      "  -h, --help           print this help and exit\n"
@@ -183,6 +196,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_NO_CORRECT:
 			o->no_correct = true;
 			break;
+		case OPT_MERGE:
+			o->merge = true;
+			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
 				o->clock = CLOCK_KIND_CPU;
@@ -215,6 +231,12 @@ int cli_parse(int argc, char **argv, struct options *o)
 		default:
 			return usage_error("unknown option:", argv[optind - 1]);
 		}
+	}
+	if (o->merge) {
+		/* FILE... (none is merge_command's to say) */
+		o->argv = argv + optind;
+		o->argc = argc - optind;
+		return -1;
 	}
 	if (optind >= argc)
 		return usage_error("no PROGRAM given", NULL);

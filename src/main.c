@@ -12,6 +12,7 @@
 #include "fortstat/books.h"
 #include "fortstat/calib.h"
 #include "fortstat/cli.h"
+#include "fortstat/merge.h"
 #include "fortstat/names.h"
 #include "fortstat/precheck.h"
 #include "fortstat/rank.h"
@@ -154,6 +155,8 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	fs_verbose = o.verbose;
+	if (o.merge)
+		return merge_command(o.argv, (size_t)o.argc, &o.report, o.output, o.svg);
 	if (rank_detect(&ri))
 		fs_info(1, "rank %d of %d (%s)", ri.rank, ri.size, ri.source);
 

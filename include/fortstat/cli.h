@@ -41,7 +41,8 @@ struct options {
 	enum clock_kind clock;	  /* --clock */
 	enum pin_mode pin;	  /* --pin */
 	int verbose;		  /* -v (repeatable) */
-	char **argv;		  /* PROGRAM and its arguments (points into main's argv) */
+	bool merge;		  /* --merge: argv holds the FILEs (argc may be 0) */
+	char **argv;		  /* PROGRAM and its arguments, or --merge's FILEs (main's argv) */
 	int argc;
 };
 

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jsonin.h - a small strict JSON reader (RFC 8259) for fortstat's own reports:
+ * one text in, a tree of values out, every size and index checked. It never
+ * crashes on bad input: what is not JSON is an error with its line and what
+ * was wrong. Strings are unescaped (UTF-8, \u escapes and surrogate pairs);
+ * numbers are kept as text and converted when asked.
+ */
+#ifndef FORTSTAT_JSONIN_H
+#define FORTSTAT_JSONIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum json_type {
+	JSON_NULL,
+	JSON_FALSE,
+	JSON_TRUE,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT
+};
+
+#define JSON_NONE ((uint32_t)-1) /* no node: no child, no next sibling */
+#define JSON_MAX_DEPTH 64	 /* deeper nesting is an error (no recursion bomb) */
+
+/* A value. Members of an object carry their key; a container's children are a list. */
+struct json_node {
+	enum json_type type;
+	uint32_t n;	 /* array or object: its number of children */
+	uint32_t child;	 /* array or object: first child's index, or JSON_NONE */
+	uint32_t next;	 /* next sibling's index, or JSON_NONE */
+	const char *key; /* member of an object: its key (NUL-terminated), else NULL */
+	const char *str; /* string: its text (NUL-terminated, may hold NULs: see len);
+			  * number: its text (not NUL-terminated: len) */
+	uint32_t len;	 /* string or number: its length in bytes */
+};
+
+/* A parsed text: nodes[0] is the top value. Owns its memory. */
+struct json_doc {
+	struct json_node *nodes;
+	size_t n_nodes, cap;
+	char *text;  /* a copy of the input, where strings are unescaped in place */
+	size_t used; /* bytes of the input the top value and the blanks after it took */
+};
+
+/*
+ * Parse the first JSON value of buf[0..len) into *doc (blanks before and
+ * after it are skipped; doc->used says where the next value may start).
+ * Returns 0; -EINVAL for text that is not JSON (err, errlen > 0: "line N:
+ * what", NUL-terminated; *doc is empty); -ENODATA when buf holds nothing
+ * but blanks. Free *doc with json_free() in every case.
+ */
+int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen);
+
+void json_free(struct json_doc *doc);
+
+/* The top value, or NULL when the document is empty. */
+const struct json_node *json_root(const struct json_doc *doc);
+
+/* Member `key` of object o, or NULL (o NULL or not an object, or no such member). */
+const struct json_node *json_get(const struct json_doc *doc, const struct json_node *o,
+				 const char *key);
+
+/* The first child of an array or object, the next sibling of a node: NULL at the end. */
+const struct json_node *json_first(const struct json_doc *doc, const struct json_node *v);
+const struct json_node *json_next(const struct json_doc *doc, const struct json_node *v);
+
+/*
+ * A number's value: 0 and *out when v is a number that fits (json_u64: a
+ * whole number in [0, 2^64), json_int: in [INT_MIN, INT_MAX], json_double:
+ * finite), -EINVAL otherwise (not a number, or out of range); *out untouched.
+ */
+int json_double(const struct json_node *v, double *out);
+int json_u64(const struct json_node *v, uint64_t *out);
+int json_int(const struct json_node *v, int *out);
+
+/* A string's text, or NULL when v is not a string. */
+const char *json_string(const struct json_node *v);
+
+#endif

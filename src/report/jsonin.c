@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* jsonin.c - a small strict JSON reader: every size and index checked, errors with their line. */
+#include "fortstat/jsonin.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/util.h"
+
+struct parser {
+	struct json_doc *doc;
+	char *s; /* doc->text */
+	size_t len, pos;
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+/* Record the first error with the line it is on; returns -EINVAL. */
+__attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	size_t line = 1, i, n;
+
+	if (p->failed)
+		return -EINVAL;
+	p->failed = true;
+	if (!p->err || !p->errlen)
+		return -EINVAL;
+	for (i = 0; i < p->pos && i < p->len; i++)
+		line += p->s[i] == '\n';
+	n = (size_t)snprintf(p->err, p->errlen, "line %zu: ", line);
+	if (n < p->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static void skip_blanks(struct parser *p)
+{
+	while (p->pos < p->len) {
+		char c = p->s[p->pos];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		p->pos++;
+	}
+}
+
+/* A new node of type t: its index, or JSON_NONE when the document is too large. */
+static uint32_t new_node(struct parser *p, enum json_type t)
+{
+	struct json_doc *d = p->doc;
+	struct json_node *v;
+
+	if (d->n_nodes >= UINT32_MAX - 1)
+		return JSON_NONE;
+	if (d->n_nodes == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 256;
+		d->nodes = xrealloc(d->nodes, d->cap * sizeof(*d->nodes));
+	}
+	v = &d->nodes[d->n_nodes];
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	v->child = v->next = JSON_NONE;
+	return (uint32_t)d->n_nodes++;
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t k, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (k > n)
+		return 0;
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return k;
+}
+
+static int hex4(const char *s, uint32_t *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			*v |= (uint32_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			*v |= (uint32_t)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* Code point cp as UTF-8 at out; returns the bytes written (cp < 0x110000). */
+static size_t put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | cp >> 12);
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* A string at p->pos (on its '"'), unescaped in place: *out and *olen. */
+static int parse_string(struct parser *p, const char **out, uint32_t *olen)
+{
+	char *s = p->s;
+	size_t start = ++p->pos, r = start, w = start;
+
+	for (;;) {
+		unsigned char c;
+
+		if (r >= p->len) {
+			p->pos = r;
+			return fail(p, "unexpected end in a string (truncated?)");
+		}
+		c = (unsigned char)s[r];
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			p->pos = r;
+			return fail(p, "control character in a string");
+		}
+		if (c == '\\') {
+			uint32_t cp, lo;
+
+			if (r + 1 >= p->len) {
+				p->pos = r;
+				return fail(p, "unexpected end in a string (truncated?)");
+			}
+			switch (s[r + 1]) {
+			case '"':
+				s[w++] = '"';
+				r += 2;
+				continue;
+			case '\\':
+				s[w++] = '\\';
+				r += 2;
+				continue;
+			case '/':
+				s[w++] = '/';
+				r += 2;
+				continue;
+			case 'b':
+				s[w++] = '\b';
+				r += 2;
+				continue;
+			case 'f':
+				s[w++] = '\f';
+				r += 2;
+				continue;
+			case 'n':
+				s[w++] = '\n';
+				r += 2;
+				continue;
+			case 'r':
+				s[w++] = '\r';
+				r += 2;
+				continue;
+			case 't':
+				s[w++] = '\t';
+				r += 2;
+				continue;
+			case 'u':
+				break;
+			default:
+				p->pos = r;
+				return fail(p, "bad escape in a string");
+			}
+			p->pos = r;
+			if (r + 6 > p->len || hex4(s + r + 2, &cp))
+				return fail(p, "bad \\u escape in a string");
+			r += 6;
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return fail(p, "lone low surrogate in a string");
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				if (r + 6 > p->len || s[r] != '\\' || s[r + 1] != 'u' ||
+				    hex4(s + r + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
+					return fail(p, "lone high surrogate in a string");
+				r += 6;
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			/* an escape is 6 or 12 bytes, its UTF-8 at most 4: w stays behind r */
+			w += put_utf8(s + w, cp);
+			continue;
+		}
+		if (c < 0x80) {
+			s[w++] = s[r++];
+		} else {
+			size_t k = utf8_seq((const unsigned char *)s + r, p->len - r);
+
+			if (!k) {
+				p->pos = r;
+				return fail(p, "invalid UTF-8 in a string");
+			}
+			memmove(s + w, s + r, k);
+			w += k;
+			r += k;
+		}
+	}
+	if (w - start > UINT32_MAX - 1)
+		return fail(p, "string too long");
+	*out = s + start;
+	*olen = (uint32_t)(w - start);
+	s[w] = '\0'; /* w <= r: at most the closing quote, already read */
+	p->pos = r + 1;
+	return 0;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A number's text at p->pos, checked against RFC 8259's grammar. */
+static int parse_number(struct parser *p, uint32_t idx)
+{
+	size_t start = p->pos, i = p->pos;
+	const char *s = p->s;
+	struct json_node *v;
+
+	if (i < p->len && s[i] == '-')
+		i++;
+	if (i >= p->len || !is_digit(s[i]))
+		return fail(p, "bad number");
+	if (s[i] == '0')
+		i++;
+	else
+		while (i < p->len && is_digit(s[i]))
+			i++;
+	if (i < p->len && s[i] == '.') {
+		i++;
+		if (i >= p->len || !is_digit(s[i]))
+			return fail(p, "bad number");
+		while (i < p->len && is_digit(s[i]))
+			i++;
+	}
+	if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < p->len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= p->len || !is_digit(s[i]))
+			return fail(p, "bad number");
+		while (i < p->len && is_digit(s[i]))
+			i++;
+	}
+	if (i - start > 4096)
+		return fail(p, "number too long");
+	v = &p->doc->nodes[idx];
+	v->str = s + start;
+	v->len = (uint32_t)(i - start);
+	p->pos = i;
+	return 0;
+}
+
+static int parse_value(struct parser *p, uint32_t *idx, int depth);
+
+/* An array or object at p->pos (on its '[' or '{'), its children linked into node idx. */
+static int parse_container(struct parser *p, uint32_t idx, int depth)
+{
+	bool obj = p->s[p->pos] == '{';
+	char close = obj ? '}' : ']';
+	uint32_t last = JSON_NONE, n = 0;
+
+	if (depth >= JSON_MAX_DEPTH)
+		return fail(p, "nested more than %d deep", JSON_MAX_DEPTH);
+	p->pos++;
+	skip_blanks(p);
+	if (p->pos < p->len && p->s[p->pos] == close) {
+		p->pos++;
+		return 0;
+	}
+	for (;;) {
+		const char *key = NULL;
+		uint32_t klen, child;
+		int err;
+
+		skip_blanks(p);
+		if (obj) {
+			if (p->pos >= p->len || p->s[p->pos] != '"')
+				return fail(p, p->pos >= p->len ? "unexpected end (truncated?)"
+								: "expected a member name");
+			err = parse_string(p, &key, &klen);
+			if (err)
+				return err;
+			skip_blanks(p);
+			if (p->pos >= p->len || p->s[p->pos] != ':')
+				return fail(p, p->pos >= p->len ? "unexpected end (truncated?)"
+								: "expected ':'");
+			p->pos++;
+		}
+		err = parse_value(p, &child, depth + 1);
+		if (err)
+			return err;
+		p->doc->nodes[child].key = key;
+		if (last == JSON_NONE)
+			p->doc->nodes[idx].child = child;
+		else
+			p->doc->nodes[last].next = child;
+		last = child;
+		if (n == UINT32_MAX - 1)
+			return fail(p, "too many members");
+		n++;
+		p->doc->nodes[idx].n = n;
+		skip_blanks(p);
+		if (p->pos >= p->len)
+			return fail(p, "unexpected end (truncated?)");
+		if (p->s[p->pos] == close) {
+			p->pos++;
+			return 0;
+		}
+		if (p->s[p->pos] != ',')
+			return fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+		p->pos++;
+	}
+}
+
+static int parse_word(struct parser *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n))
+		return fail(p, "unexpected character");
+	p->pos += n;
+	return 0;
+}
+
+static int parse_value(struct parser *p, uint32_t *idx, int depth)
+{
+	enum json_type t;
+	char c;
+
+	skip_blanks(p);
+	if (p->pos >= p->len)
+		return fail(p, "unexpected end (truncated?)");
+	c = p->s[p->pos];
+	switch (c) {
+	case '{':
+		t = JSON_OBJECT;
+		break;
+	case '[':
+		t = JSON_ARRAY;
+		break;
+	case '"':
+		t = JSON_STRING;
+		break;
+	case 't':
+		t = JSON_TRUE;
+		break;
+	case 'f':
+		t = JSON_FALSE;
+		break;
+	case 'n':
+		t = JSON_NULL;
+		break;
+	default:
+		if (c != '-' && !is_digit(c))
+			return fail(p, "unexpected character");
+		t = JSON_NUMBER;
+		break;
+	}
+	*idx = new_node(p, t);
+	if (*idx == JSON_NONE)
+		return fail(p, "too many values");
+	switch (t) {
+	case JSON_OBJECT:
+	case JSON_ARRAY:
+		return parse_container(p, *idx, depth);
+	case JSON_STRING: {
+		const char *s;
+		uint32_t len;
+		int err = parse_string(p, &s, &len);
+
+		if (!err) {
+			p->doc->nodes[*idx].str = s;
+			p->doc->nodes[*idx].len = len;
+		}
+		return err;
+	}
+	case JSON_TRUE:
+		return parse_word(p, "true");
+	case JSON_FALSE:
+		return parse_word(p, "false");
+	case JSON_NULL:
+		return parse_word(p, "null");
+	default:
+		return parse_number(p, *idx);
+	}
+}
+
+int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+{
+	struct parser p = {.doc = doc, .len = len, .err = err, .errlen = errlen};
+	uint32_t top;
+	int rc;
+
+	memset(doc, 0, sizeof(*doc));
+	if (err && errlen)
+		err[0] = '\0';
+	if (!buf && len)
+		return -EINVAL;
+	doc->text = xmalloc(len + 1);
+	if (len)
+		memcpy(doc->text, buf, len);
+	doc->text[len] = '\0';
+	p.s = doc->text;
+	skip_blanks(&p);
+	if (p.pos >= len) {
+		doc->used = len;
+		return -ENODATA;
+	}
+	rc = parse_value(&p, &top, 0);
+	if (rc) {
+		doc->n_nodes = 0;
+		return rc;
+	}
+	skip_blanks(&p);
+	doc->used = p.pos;
+	return 0;
+}
+
+void json_free(struct json_doc *doc)
+{
+	free(doc->nodes);
+	free(doc->text);
+	memset(doc, 0, sizeof(*doc));
+}
+
+const struct json_node *json_root(const struct json_doc *doc)
+{
+	return doc->n_nodes ? &doc->nodes[0] : NULL;
+}
+
+static const struct json_node *node_at(const struct json_doc *doc, uint32_t i)
+{
+	return i < doc->n_nodes ? &doc->nodes[i] : NULL;
+}
+
+const struct json_node *json_first(const struct json_doc *doc, const struct json_node *v)
+{
+	if (!v || (v->type != JSON_ARRAY && v->type != JSON_OBJECT))
+		return NULL;
+	return node_at(doc, v->child);
+}
+
+const struct json_node *json_next(const struct json_doc *doc, const struct json_node *v)
+{
+	return v ? node_at(doc, v->next) : NULL;
+}
+
+const struct json_node *json_get(const struct json_doc *doc, const struct json_node *o,
+				 const char *key)
+{
+	const struct json_node *m;
+
+	if (!o || o->type != JSON_OBJECT)
+		return NULL;
+	for (m = json_first(doc, o); m; m = json_next(doc, m))
+		if (m->key && !strcmp(m->key, key))
+			return m;
+	return NULL;
+}
+
+const char *json_string(const struct json_node *v)
+{
+	return v && v->type == JSON_STRING ? v->str : NULL;
+}
+
+int json_double(const struct json_node *v, double *out)
+{
+	static const double pow10[] = {1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
+				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	char tmp[4100];
+	uint64_t m = 0;
+	size_t i = 0, digits = 0, frac = 0;
+	bool neg = false, dot = false;
+	double d;
+	char *end;
+
+	if (!v || v->type != JSON_NUMBER || !v->len || v->len >= sizeof(tmp))
+		return -EINVAL;
+	/* The fast path (what fortstat writes): [-]digits[.digits], at most 15 digits. */
+	if (v->str[0] == '-')
+		neg = true, i = 1;
+	for (; i < v->len; i++) {
+		char c = v->str[i];
+
+		if (c == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (!is_digit(c) || ++digits > 15)
+			break;
+		m = m * 10 + (uint64_t)(c - '0');
+		frac += dot;
+	}
+	if (i == v->len && frac < sizeof(pow10) / sizeof(pow10[0])) {
+		/* both exact doubles (m < 2^53): the quotient is correctly rounded */
+		d = (double)m / pow10[frac];
+		*out = neg ? -d : d;
+		return 0;
+	}
+	memcpy(tmp, v->str, v->len);
+	tmp[v->len] = '\0';
+	errno = 0;
+	d = strtod(tmp, &end);
+	if (*end || !isfinite(d))
+		return -EINVAL;
+	*out = d;
+	return 0;
+}
+
+int json_u64(const struct json_node *v, uint64_t *out)
+{
+	uint64_t m = 0;
+
+	if (!v || v->type != JSON_NUMBER || !v->len || v->len > 20)
+		return -EINVAL;
+	for (uint32_t i = 0; i < v->len; i++) {
+		char c = v->str[i];
+
+		if (!is_digit(c))
+			return -EINVAL;
+		if (m > (UINT64_MAX - (uint64_t)(c - '0')) / 10)
+			return -EINVAL;
+		m = m * 10 + (uint64_t)(c - '0');
+	}
+	*out = m;
+	return 0;
+}
+
+int json_int(const struct json_node *v, int *out)
+{
+	uint64_t m;
+	struct json_node pos;
+
+	if (!v || v->type != JSON_NUMBER || !v->len)
+		return -EINVAL;
+	pos = *v;
+	if (v->str[0] == '-') {
+		pos.str++;
+		pos.len--;
+	}
+	if (json_u64(&pos, &m) || m > (uint64_t)INT_MAX + (v->str[0] == '-'))
+		return -EINVAL;
+	*out = v->str[0] == '-' ? (int)-(int64_t)m : (int)m;
+	return 0;
+}

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_merge.c - Check suite for the JSON reader and --merge on synthetic reports. */
+#include <check.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fortstat/jsonin.h"
+#include "fortstat/merge.h"
+
+/* ---- the JSON reader ---- */
+
+START_TEST(test_json_values)
+{
+	static const char text[] =
+	    " {\"a\": [1, -2.5, 3e2, true, false, null], \"s\": \"x\\\"\\u00e9\\ud83d\\ude00\\n\","
+	    " \"o\": {}, \"e\": []} ";
+	struct json_doc d;
+	const struct json_node *root, *a, *v;
+	double x;
+	uint64_t u;
+	int i;
+
+	ck_assert_int_eq(json_parse(text, strlen(text), &d, NULL, 0), 0);
+	ck_assert_uint_eq(d.used, strlen(text));
+	root = json_root(&d);
+	ck_assert_int_eq(root->type, JSON_OBJECT);
+	ck_assert_uint_eq(root->n, 4);
+	a = json_get(&d, root, "a");
+	ck_assert_uint_eq(a->n, 6);
+	v = json_first(&d, a);
+	ck_assert_int_eq(json_u64(v, &u), 0);
+	ck_assert_uint_eq(u, 1);
+	v = json_next(&d, v);
+	ck_assert_int_eq(json_double(v, &x), 0);
+	ck_assert(x == -2.5);
+	ck_assert_int_eq(json_u64(v, &u), -EINVAL);
+	ck_assert_int_eq(json_int(v, &i), -EINVAL);
+	v = json_next(&d, v);
+	ck_assert_int_eq(json_double(v, &x), 0);
+	ck_assert(x == 300);
+	v = json_next(&d, v);
+	ck_assert_int_eq(v->type, JSON_TRUE);
+	v = json_next(&d, json_next(&d, v));
+	ck_assert_int_eq(v->type, JSON_NULL);
+	ck_assert_ptr_null(json_next(&d, v));
+	ck_assert_str_eq(json_string(json_get(&d, root, "s")), "x\"\xc3\xa9\xf0\x9f\x98\x80\n");
+	ck_assert_uint_eq(json_get(&d, root, "o")->n, 0);
+	ck_assert_ptr_null(json_first(&d, json_get(&d, root, "e")));
+	ck_assert_ptr_null(json_get(&d, root, "missing"));
+	ck_assert_ptr_null(json_get(&d, a, "a")); /* not an object */
+	json_free(&d);
+}
+END_TEST
+
+START_TEST(test_json_numbers)
+{
+	static const struct {
+		const char *text;
+		double v;
+	} ok[] = {{"0", 0},
+		  {"0.000000001", 1e-9},
+		  {"12.345678901", 12.345678901},
+		  {"-0.5", -0.5},
+		  {"123456789012345678901234", 1.2345678901234568e23},
+		  {"1.5E-3", 1.5e-3}};
+	struct json_doc d;
+	double x;
+	int k;
+	uint64_t u;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_int_eq(json_parse(ok[i].text, strlen(ok[i].text), &d, NULL, 0), 0);
+		ck_assert_int_eq(json_double(json_root(&d), &x), 0);
+		ck_assert_msg(x == ok[i].v, "%s: %.17g", ok[i].text, x);
+		json_free(&d);
+	}
+	ck_assert_int_eq(json_parse("18446744073709551615", 20, &d, NULL, 0), 0);
+	ck_assert_int_eq(json_u64(json_root(&d), &u), 0);
+	ck_assert(u == UINT64_MAX);
+	json_free(&d);
+	ck_assert_int_eq(json_parse("18446744073709551616", 20, &d, NULL, 0), 0);
+	ck_assert_int_eq(json_u64(json_root(&d), &u), -EINVAL);
+	json_free(&d);
+	ck_assert_int_eq(json_parse("-2147483648", 11, &d, NULL, 0), 0);
+	ck_assert_int_eq(json_int(json_root(&d), &k), 0);
+	ck_assert_int_eq(k, -2147483647 - 1);
+	json_free(&d);
+	ck_assert_int_eq(json_parse("2147483648", 10, &d, NULL, 0), 0);
+	ck_assert_int_eq(json_int(json_root(&d), &k), -EINVAL);
+	json_free(&d);
+	ck_assert_int_eq(json_parse("1e999", 5, &d, NULL, 0), 0);
+	ck_assert_int_eq(json_double(json_root(&d), &x), -EINVAL);
+	json_free(&d);
+}
+END_TEST
+
+START_TEST(test_json_errors)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+	    {"{", "line 1: unexpected end (truncated?)"},
+	    {"{\"a\": 1,}", "line 1: expected a member name"},
+	    {"[1 2]", "line 1: expected ',' or ']'"},
+	    {"{\"a\" 1}", "line 1: expected ':'"},
+	    {"\n\n[01]", "line 3: expected ',' or ']'"},
+	    {"[1.]", "line 1: bad number"},
+	    {"[-]", "line 1: bad number"},
+	    {"[+1]", "line 1: unexpected character"},
+	    {"[tru]", "line 1: unexpected character"},
+	    {"[\"a\x01\"]", "line 1: control character in a string"},
+	    {"[\"\\x\"]", "line 1: bad escape in a string"},
+	    {"[\"\\u12g4\"]", "line 1: bad \\u escape in a string"},
+	    {"[\"\\udc00\"]", "line 1: lone low surrogate in a string"},
+	    {"[\"\\ud800x\"]", "line 1: lone high surrogate in a string"},
+	    {"[\"\xc3\x28\"]", "line 1: invalid UTF-8 in a string"},
+	    {"[\"\xed\xa0\x80\"]", "line 1: invalid UTF-8 in a string"},
+	    {"[\"abc", "line 1: unexpected end in a string (truncated?)"},
+	    {"'a'", "line 1: unexpected character"},
+	};
+	struct json_doc d;
+	char err[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(json_parse(bad[i].text, strlen(bad[i].text), &d, err, sizeof(err)),
+				 -EINVAL);
+		ck_assert_str_eq(err, bad[i].err);
+		ck_assert_ptr_null(json_root(&d));
+		json_free(&d);
+	}
+	ck_assert_int_eq(json_parse(" \n\t", 3, &d, err, sizeof(err)), -ENODATA);
+	json_free(&d);
+	ck_assert_int_eq(json_parse(NULL, 0, &d, err, sizeof(err)), -ENODATA);
+	json_free(&d);
+}
+END_TEST
+
+/* Nesting is bounded: a deep text is an error, not a crash. */
+START_TEST(test_json_depth)
+{
+	size_t n = 100000;
+	char *deep = malloc(n);
+	struct json_doc d;
+	char err[128];
+
+	memset(deep, '[', n);
+	ck_assert_int_eq(json_parse(deep, n, &d, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: nested more than 64 deep");
+	json_free(&d);
+	free(deep);
+}
+END_TEST
+
+/* ---- merging ---- */
+
+/* a and b both in s, a first. */
+static bool before(const char *s, const char *a, const char *b)
+{
+	const char *x = strstr(s, a), *y = strstr(s, b);
+
+	return x && y && x < y;
+}
+
+/* A report of `prog` as fortstat writes it (the members --merge reads, and a few more). */
+static char *report(const char *prog, int rank, const char *routines, const char *arcs,
+		    const char *stacks)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	fprintf(f, "{\n  \"program\": \"%s\",\n  \"argv\": [\"%s\"],\n", prog, prog);
+	if (rank >= 0)
+		fprintf(f, "  \"rank\": %d,\n  \"size\": 4,\n", rank);
+	fprintf(f,
+		"  \"exit_status\": 0,\n  \"clock\": \"cpu\",\n  \"count_only\": false,\n"
+		"  \"calls_timed\": 0,\n  \"routines\": [%s],\n  \"arcs\": [%s]",
+		routines, arcs);
+	if (stacks)
+		fprintf(f, ",\n  \"stacks\": [%s]", stacks);
+	fputs("\n}\n", f);
+	fclose(f);
+	return s;
+}
+
+#define RT(name, calls, self, total, main)                                                         \
+	"{\"name\": \"" name "\", \"module\": null, \"aliases\": [], \"mainline\": " main          \
+	", \"calls\": " calls ", \"self_s\": " self ", \"total_s\": " total                        \
+	", \"file\": \"x.c\", \"line\": 3}"
+
+/* The merged report of the given texts in format fmt. */
+static char *merged(struct merge *m, enum report_format fmt, enum report_sort sort)
+{
+	struct report_opts o = {.format = fmt, .sort = sort};
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	ck_assert_int_eq(merge_write(m, f, &o), 0);
+	fclose(f);
+	return s;
+}
+
+static void add(struct merge *m, char *text)
+{
+	ck_assert_int_eq(merge_add_text(m, "synthetic", text, strlen(text)), 0);
+	free(text);
+}
+
+/* Three ranks: work missing from rank 0, uneven elsewhere. */
+static struct merge *three_ranks(void)
+{
+	struct merge *m = merge_new();
+
+	add(m, report("./p", 0,
+		      RT("main", "1", "0.5", "1.5", "true") "," RT("solve", "10", "1.0", "1.0",
+								   "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 1.5, "
+		      "\"self_s\": 0.5},"
+		      "{\"caller\": \"main\", \"callee\": \"solve\", \"calls\": 10, \"time_s\": "
+		      "1.0, \"self_s\": 1.0}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.5},"
+		      "{\"frames\": [\"main\", \"solve\"], \"calls\": 10, \"self_s\": 1.0}"));
+	add(m, report("./p", 1,
+		      RT("main", "1", "0.25", "4.25",
+			 "true") "," RT("solve", "20", "3.0", "3.0",
+					"false") "," RT("work", "5", "1.0", "1.0", "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 4.25, "
+		      "\"self_s\": 0.25},"
+		      "{\"caller\": \"main\", \"callee\": \"solve\", \"calls\": 20, \"time_s\": "
+		      "3.0, \"self_s\": 3.0},"
+		      "{\"caller\": \"main\", \"callee\": \"work\", \"calls\": 5, \"time_s\": 1.0, "
+		      "\"self_s\": 1.0}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.25},"
+		      "{\"frames\": [\"main\", \"solve\"], \"calls\": 20, \"self_s\": 3.0},"
+		      "{\"frames\": [\"main\", \"work\"], \"calls\": 5, \"self_s\": 1.0}"));
+	add(m, report("./p", 2,
+		      RT("main", "1", "0.75", "5.75",
+			 "true") "," RT("solve", "30", "2.0", "2.0",
+					"false") "," RT("work", "7", "3.0", "3.0", "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 5.75, "
+		      "\"self_s\": 0.75},"
+		      "{\"caller\": \"main\", \"callee\": \"solve\", \"calls\": 30, \"time_s\": "
+		      "2.0, \"self_s\": 2.0},"
+		      "{\"caller\": \"main\", \"callee\": \"work\", \"calls\": 7, \"time_s\": 3.0, "
+		      "\"self_s\": 3.0}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.75},"
+		      "{\"frames\": [\"main\", \"solve\"], \"calls\": 30, \"self_s\": 2.0},"
+		      "{\"frames\": [\"main\", \"work\"], \"calls\": 7, \"self_s\": 3.0}"));
+	ck_assert_uint_eq(merge_n_inputs(m), 3);
+	return m;
+}
+
+START_TEST(test_merge_json)
+{
+	struct merge *m = three_ranks();
+	char *s = merged(m, FMT_JSON, SORT_TIME);
+
+	ck_assert_ptr_nonnull(strstr(s, "\"inputs\": 3,"));
+	/* solve: calls 10 20 30, self 1 3 2: the max in rank 1 */
+	ck_assert_ptr_nonnull(strstr(
+	    s,
+	    "{\"name\": \"solve\", \"mainline\": false, \"inputs_with\": 3, "
+	    "\"calls\": {\"min\": 10, \"mean\": 20.000000, \"max\": 30, \"sum\": 60, "
+	    "\"max_input\": 2, \"max_rank\": 2, \"imbalance\": 1.500000}, "
+	    "\"self_s\": {\"min\": 1.000000000, \"mean\": 2.000000000, \"max\": 3.000000000, "
+	    "\"sum\": 6.000000000, \"max_input\": 1, \"max_rank\": 1, \"imbalance\": 1.500000}"));
+	/* work is missing from rank 0: it counts 0 there */
+	ck_assert_ptr_nonnull(strstr(
+	    s,
+	    "{\"name\": \"work\", \"mainline\": false, \"inputs_with\": 2, "
+	    "\"calls\": {\"min\": 0, \"mean\": 4.000000, \"max\": 7, \"sum\": 12, "
+	    "\"max_input\": 2, \"max_rank\": 2, \"imbalance\": 1.750000}, "
+	    "\"self_s\": {\"min\": 0.000000000, \"mean\": 1.333333333, \"max\": 3.000000000, "
+	    "\"sum\": 4.000000000, \"max_input\": 2, \"max_rank\": 2, \"imbalance\": 2.250000}"));
+	/* arcs summed */
+	ck_assert_ptr_nonnull(strstr(s,
+				     "{\"caller\": \"main\", \"callee\": \"work\", \"calls\": 12, "
+				     "\"time_s\": 4.000000000, \"self_s\": 4.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"main\", \"calls\": 3, "));
+	/* sorted by mean self time: solve (2), work (1.33), main (0.5) */
+	ck_assert(before(s, "\"name\": \"solve\"", "\"name\": \"work\""));
+	ck_assert(before(s, "\"name\": \"work\"", "\"name\": \"main\""));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
+START_TEST(test_merge_folded_callgrind)
+{
+	struct merge *m = three_ranks();
+	char *s = merged(m, FMT_FOLDED, SORT_TIME);
+
+	ck_assert_str_eq(s, "main 1500000\nmain;solve 6000000\nmain;work 4000000\n");
+	free(s);
+	s = merged(m, FMT_CALLGRIND, SORT_NAME);
+	ck_assert_ptr_nonnull(strstr(s, "summary: 11500000 75\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+				     "fn=main\n3 1500000 3\ncfi=x.c\ncfn=solve\ncalls=60 3\n3 "
+				     "6000000 60\ncfi=x.c\ncfn=work\ncalls=12 3\n3 4000000 12\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\ntotals: 11500000 75\n"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
+START_TEST(test_merge_table_sort)
+{
+	struct merge *m = three_ranks();
+	char *s = merged(m, FMT_TABLE, SORT_CALLS);
+
+	ck_assert_ptr_nonnull(strstr(s, "fortstat --merge: 3 inputs of ./p, cpu clock"));
+	/* by calls: solve (60), work (12), main (3) */
+	ck_assert(before(s, "  solve ", "  work "));
+	ck_assert(before(s, "  work ", "  main *"));
+	ck_assert_ptr_nonnull(strstr(s, "\n  work                0           4.00            7     "
+					"0.000000     1.333333     3.000000        2      2.25     "
+					"4.000000\n"));
+	free(s);
+	s = merged(m, FMT_TABLE, SORT_NAME);
+	ck_assert(before(s, "  main *", "  solve "));
+	ck_assert(before(s, "  solve ", "  work "));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
+/* -f writes one report a process into one file: each is an input; a bad one spoils the file. */
+START_TEST(test_merge_sections)
+{
+	struct merge *m = merge_new();
+	char *a = report("./p [pid 10]", -1, RT("main", "1", "1.0", "1.0", "true"), "", "");
+	char *b = report("./p [pid 11]", -1, RT("main", "1", "3.0", "3.0", "true"), "", "");
+	char *both = malloc(strlen(a) + strlen(b) + 1), *s;
+
+	strcpy(both, a);
+	strcat(both, b);
+	ck_assert_int_eq(merge_add_text(m, "f.json", both, strlen(both)), 0);
+	ck_assert_uint_eq(merge_n_inputs(m), 2);
+	/* a truncated third report: nothing of this text is taken */
+	ck_assert_int_eq(merge_add_text(m, "g.json", both, strlen(both) - 5), -EINVAL);
+	ck_assert_uint_eq(merge_n_inputs(m), 2);
+	s = merged(m, FMT_TABLE, SORT_TIME);
+	ck_assert_ptr_nonnull(strstr(s, "2 inputs of ./p,"));
+	/* no ranks: the max is in input 1 */
+	ck_assert_ptr_nonnull(strstr(s, "  INPUT: the input (0: the first file) of the max"));
+	ck_assert_ptr_nonnull(strstr(s, "        1      1.50     4.000000\n"));
+	free(s);
+	merge_free(m);
+	free(a);
+	free(b);
+	free(both);
+}
+END_TEST
+
+START_TEST(test_merge_bad)
+{
+	static const char *bad[] = {
+	    "",
+	    "   ",
+	    "[]",
+	    "{\"a\": 1}",
+	    "{\"merged\": true, \"program\": \"p\"}",
+	    "{\"program\": \"p\", \"count_only\": false, \"calls_timed\": 0, \"routines\": [{}], "
+	    "\"arcs\": []}",
+	    "{\"program\": \"p\", \"count_only\": false, \"calls_timed\": 0, \"routines\": [], "
+	    "\"arcs\": [{\"callee\": 3}]}",
+	    "{\"program\": \"p\", \"count_only\": false, \"calls_timed\": -1, \"routines\": [], "
+	    "\"arcs\": []}",
+	    "{\"program\": \"p\", \"count_only\": false, \"calls_timed\": 0, \"routines\": [], "
+	    "\"arcs\": [], \"stacks\": [{\"frames\": [], \"calls\": 1, \"self_s\": 0}]}",
+	};
+	struct merge *m = merge_new();
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(merge_add_text(m, "bad", bad[i], strlen(bad[i])), -EINVAL);
+	ck_assert_uint_eq(merge_n_inputs(m), 0);
+	merge_free(m);
+}
+END_TEST
+
+/* Every truncation and every one-byte change of a report: an error or a merge, never a crash. */
+START_TEST(test_merge_mutations)
+{
+	char *text = report(
+	    "./p", 1,
+	    RT("main", "1", "0.25", "4.25", "true") "," RT("solve", "20", "3.0", "3.0", "false"),
+	    "{\"caller\": \"main\", \"callee\": \"solve\", \"calls\": 20, \"time_s\": 3.0, "
+	    "\"self_s\": 3.0}",
+	    "{\"frames\": [\"main\", \"solve\"], \"calls\": 20, \"self_s\": 3.0}");
+	size_t len = strlen(text), ok = 0;
+	static const char subst[] = "\"{}[],:0-9e.\\ \x80\xff";
+	FILE *devnull = fopen("/dev/null", "w");
+	int saved = dup(2);
+
+	/* the errors are one line each: not for the test's log */
+	dup2(fileno(devnull), 2);
+	for (size_t cut = 0; cut < len; cut++) {
+		struct merge *m = merge_new();
+
+		if (merge_add_text(m, "cut", text, cut) == 0)
+			ok++;
+		merge_free(m);
+	}
+	for (size_t i = 0; i < len; i++) {
+		for (size_t k = 0; k < sizeof(subst) - 1; k++) {
+			char *t = strdup(text);
+			struct merge *m = merge_new();
+
+			t[i] = subst[k];
+			if (merge_add_text(m, "changed", t, len) == 0) {
+				struct report_opts o = {.format = FMT_JSON};
+				FILE *f = fopen("/dev/null", "w");
+
+				ck_assert_int_eq(merge_write(m, f, &o), 0);
+				fclose(f);
+			}
+			merge_free(m);
+			free(t);
+		}
+	}
+	dup2(saved, 2);
+	close(saved);
+	fclose(devnull);
+	/* of the cuts, only the text less its final line break is a report */
+	ck_assert_uint_eq(ok, 1);
+	free(text);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("merge");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_json_values);
+	tcase_add_test(tc, test_json_numbers);
+	tcase_add_test(tc, test_json_errors);
+	tcase_add_test(tc, test_json_depth);
+	tcase_add_test(tc, test_merge_json);
+	tcase_add_test(tc, test_merge_folded_callgrind);
+	tcase_add_test(tc, test_merge_table_sort);
+	tcase_add_test(tc, test_merge_sections);
+	tcase_add_test(tc, test_merge_bad);
+	tcase_add_test(tc, test_merge_mutations);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
