@@ -574,7 +574,7 @@ static int name_width(const struct merge *m, const uint32_t *rows, size_t n)
 	size_t w = 8;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(m->r[rows[i]].name) + (m->r[rows[i]].mainline ? 2 : 0);
+		size_t l = strlen(m->r[rows[i]].name);
 
 		if (l > w)
 			w = l;
@@ -598,7 +598,7 @@ static void write_table(const struct merge *m, FILE *out, const struct report_op
 	uint32_t *rows = sorted_rows(m, opts, &n);
 	int w = name_width(m, rows, n);
 	const char *at = all_ranked(m) ? "RANK" : "INPUT";
-	char imb[32], nm[80];
+	char imb[32];
 
 	fprintf(out, "fortstat --merge: %zu input%s of %s", m->n_in, m->n_in == 1 ? "" : "s",
 		m->program);
@@ -620,9 +620,9 @@ static void write_table(const struct merge *m, FILE *out, const struct report_op
 		const struct mroutine *r = &m->r[rows[i]];
 		const struct mstat *s = m->count_only ? &r->calls : &r->self;
 
-		snprintf(nm, sizeof(nm), "%s%s", r->name, r->mainline ? " *" : "");
 		fmt_imbalance(imb, sizeof(imb), m, s);
-		fprintf(out, "  %-*s %12.0f %14.2f %12.0f", w, nm, min_of(m, &r->calls),
+		fprintf(out, "%c %-*s %12.0f %14.2f %12.0f", r->mainline ? '*' : ' ', w, r->name,
+			min_of(m, &r->calls),
 			mean_of(m, &r->calls), max_of(m, &r->calls));
 		if (m->count_only) {
 			fprintf(out, " %8ld %9s %14.0f\n", input_label(m, s->imax), imb, s->sum);
