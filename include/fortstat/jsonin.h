@@ -55,6 +55,14 @@ struct json_doc {
  */
 int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen);
 
+/*
+ * As json_parse, in place: buf[0..len) is changed (strings unescaped) and
+ * must outlive *doc, which is not copied. *doc must be zero-initialised or
+ * a document of an earlier parse: its node array is reused (the fast way
+ * through many texts).
+ */
+int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen);
+
 void json_free(struct json_doc *doc);
 
 /* The top value, or NULL when the document is empty. */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <emmintrin.h>
+
 #include "fortstat/util.h"
 
 struct parser {
@@ -43,8 +45,11 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 	return -EINVAL;
 }
 
-static void skip_blanks(struct parser *p)
+static inline void skip_blanks(struct parser *p)
 {
+	/* most often there is nothing to skip */
+	if (p->pos < p->len && (unsigned char)p->s[p->pos] > ' ')
+		return;
 	while (p->pos < p->len) {
 		char c = p->s[p->pos];
 
@@ -146,6 +151,36 @@ static size_t put_utf8(char *out, uint32_t cp)
 	return 4;
 }
 
+/*
+ * How many bytes from s (at most n) need nothing done: ASCII other than '"',
+ * '\\' and control characters. Sixteen at a time (SSE2 is x86-64's baseline).
+ */
+static size_t plain_run(const char *s, size_t n)
+{
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(0x20);
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		/* signed: below 0x20 are the control characters and every byte >= 0x80 */
+		__m128i stop =
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+				 _mm_cmplt_epi8(v, space));
+		int mask = _mm_movemask_epi8(stop);
+
+		if (mask)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+			break;
+	}
+	return i;
+}
+
 /* A string at p->pos (on its '"'), unescaped in place: *out and *olen. */
 static int parse_string(struct parser *p, const char **out, uint32_t *olen)
 {
@@ -154,7 +189,12 @@ static int parse_string(struct parser *p, const char **out, uint32_t *olen)
 
 	for (;;) {
 		unsigned char c;
+		size_t k = plain_run(s + r, p->len - r);
 
+		if (w != r)
+			memmove(s + w, s + r, k);
+		w += k;
+		r += k;
 		if (r >= p->len) {
 			p->pos = r;
 			return fail(p, "unexpected end in a string (truncated?)");
@@ -232,15 +272,15 @@ static int parse_string(struct parser *p, const char **out, uint32_t *olen)
 		if (c < 0x80) {
 			s[w++] = s[r++];
 		} else {
-			size_t k = utf8_seq((const unsigned char *)s + r, p->len - r);
+			size_t u = utf8_seq((const unsigned char *)s + r, p->len - r);
 
-			if (!k) {
+			if (!u) {
 				p->pos = r;
 				return fail(p, "invalid UTF-8 in a string");
 			}
-			memmove(s + w, s + r, k);
-			w += k;
-			r += k;
+			memmove(s + w, s + r, u);
+			w += u;
+			r += u;
 		}
 	}
 	if (w - start > UINT32_MAX - 1)
@@ -433,15 +473,37 @@ static int parse_value(struct parser *p, uint32_t *idx, int depth)
 	}
 }
 
-int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+/* Parse p->s[0..p->len) into p->doc, whose node array is reused. */
+static int parse_text(struct parser *p)
 {
-	struct parser p = {.doc = doc, .len = len, .err = err, .errlen = errlen};
+	struct json_doc *doc = p->doc;
 	uint32_t top;
 	int rc;
 
+	doc->n_nodes = 0;
+	doc->used = 0;
+	if (p->err && p->errlen)
+		p->err[0] = '\0';
+	skip_blanks(p);
+	if (p->pos >= p->len) {
+		doc->used = p->len;
+		return -ENODATA;
+	}
+	rc = parse_value(p, &top, 0);
+	if (rc) {
+		doc->n_nodes = 0;
+		return rc;
+	}
+	skip_blanks(p);
+	doc->used = p->pos;
+	return 0;
+}
+
+int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+{
+	struct parser p = {.doc = doc, .len = len, .err = err, .errlen = errlen};
+
 	memset(doc, 0, sizeof(*doc));
-	if (err && errlen)
-		err[0] = '\0';
 	if (!buf && len)
 		return -EINVAL;
 	doc->text = xmalloc(len + 1);
@@ -449,19 +511,18 @@ int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, siz
 		memcpy(doc->text, buf, len);
 	doc->text[len] = '\0';
 	p.s = doc->text;
-	skip_blanks(&p);
-	if (p.pos >= len) {
-		doc->used = len;
-		return -ENODATA;
-	}
-	rc = parse_value(&p, &top, 0);
-	if (rc) {
-		doc->n_nodes = 0;
-		return rc;
-	}
-	skip_blanks(&p);
-	doc->used = p.pos;
-	return 0;
+	return parse_text(&p);
+}
+
+int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+{
+	struct parser p = {.doc = doc, .s = buf, .len = len, .err = err, .errlen = errlen};
+
+	free(doc->text);
+	doc->text = NULL;
+	if (!buf && len)
+		return -EINVAL;
+	return parse_text(&p);
 }
 
 void json_free(struct json_doc *doc)
@@ -511,48 +572,61 @@ const char *json_string(const struct json_node *v)
 	return v && v->type == JSON_STRING ? v->str : NULL;
 }
 
+/* Any number's text through strtod: finite values only. */
+static __attribute__((noinline)) int slow_double(const struct json_node *v, double *out)
+{
+	char *tmp = xmalloc(v->len + 1), *end;
+	double d;
+
+	memcpy(tmp, v->str, v->len);
+	tmp[v->len] = '\0';
+	d = strtod(tmp, &end);
+	if (*end || !isfinite(d)) {
+		free(tmp);
+		return -EINVAL;
+	}
+	free(tmp);
+	*out = d;
+	return 0;
+}
+
 int json_double(const struct json_node *v, double *out)
 {
 	static const double pow10[] = {1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
 				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 				       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-	char tmp[4100];
+	const char *s, *e;
 	uint64_t m = 0;
-	size_t i = 0, digits = 0, frac = 0;
-	bool neg = false, dot = false;
+	size_t digits = 0, frac = 0;
+	bool neg, dot = false;
 	double d;
-	char *end;
 
-	if (!v || v->type != JSON_NUMBER || !v->len || v->len >= sizeof(tmp))
+	if (!v || v->type != JSON_NUMBER || !v->len)
 		return -EINVAL;
 	/* The fast path (what fortstat writes): [-]digits[.digits], at most 15 digits. */
-	if (v->str[0] == '-')
-		neg = true, i = 1;
-	for (; i < v->len; i++) {
-		char c = v->str[i];
+	s = v->str;
+	e = s + v->len;
+	neg = *s == '-';
+	s += neg;
+	for (; s < e; s++) {
+		unsigned c = (unsigned char)*s - '0';
 
-		if (c == '.' && !dot) {
+		if (c < 10) {
+			m = m * 10 + c;
+			frac += dot;
+			if (++digits > 15)
+				return slow_double(v, out);
+		} else if (*s == '.' && !dot) {
 			dot = true;
-			continue;
+		} else {
+			return slow_double(v, out);
 		}
-		if (!is_digit(c) || ++digits > 15)
-			break;
-		m = m * 10 + (uint64_t)(c - '0');
-		frac += dot;
 	}
-	if (i == v->len && frac < sizeof(pow10) / sizeof(pow10[0])) {
-		/* both exact doubles (m < 2^53): the quotient is correctly rounded */
-		d = (double)m / pow10[frac];
-		*out = neg ? -d : d;
-		return 0;
-	}
-	memcpy(tmp, v->str, v->len);
-	tmp[v->len] = '\0';
-	errno = 0;
-	d = strtod(tmp, &end);
-	if (*end || !isfinite(d))
-		return -EINVAL;
-	*out = d;
+	if (frac >= sizeof(pow10) / sizeof(pow10[0]))
+		return slow_double(v, out);
+	/* both exact doubles (m < 2^53): the quotient is correctly rounded */
+	d = (double)m / pow10[frac];
+	*out = neg ? -d : d;
 	return 0;
 }
 

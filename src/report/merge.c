@@ -76,6 +76,7 @@ struct merge {
 	struct u64map child_at; /* parent+1 << 32 | routine+1 -> node index */
 	uint32_t *touched;	/* routines of the current input */
 	size_t n_touched;
+	struct json_doc spare; /* the last text's document: its nodes are reused */
 };
 
 struct merge *merge_new(void)
@@ -108,6 +109,7 @@ void merge_free(struct merge *m)
 	u64map_free(&m->by_hash);
 	u64map_free(&m->arc_at);
 	u64map_free(&m->child_at);
+	json_free(&m->spare);
 	free(m);
 }
 
@@ -135,6 +137,32 @@ static bool is_bool(const struct json_node *v)
 	return v && (v->type == JSON_TRUE || v->type == JSON_FALSE);
 }
 
+enum { RT_NAME, RT_CALLS, RT_SELF, RT_TOTAL, RT_MAIN, RT_FILE, RT_LINE, RT_N };
+static const char *const rt_keys[RT_N] = {"name",     "calls", "self_s", "total_s",
+					  "mainline", "file",  "line"};
+enum { ARC_CALLER, ARC_CALLEE, ARC_CALLS, ARC_TIME, ARC_SELF, ARC_N };
+static const char *const arc_keys[ARC_N] = {"caller", "callee", "calls", "time_s", "self_s"};
+enum { ST_FRAMES, ST_CALLS, ST_SELF, ST_N };
+static const char *const st_keys[ST_N] = {"frames", "calls", "self_s"};
+
+/*
+ * Members keys[0..n) of object o into out[] (NULL when absent; the first of
+ * a key given twice), in one pass over o's members.
+ */
+static void pick(const struct json_doc *d, const struct json_node *o, const char *const *keys,
+		 size_t n, const struct json_node **out)
+{
+	for (size_t k = 0; k < n; k++)
+		out[k] = NULL;
+	for (const struct json_node *v = json_first(d, o); v && o->type == JSON_OBJECT;
+	     v = json_next(d, v))
+		for (size_t k = 0; k < n; k++)
+			if (v->key[0] == keys[k][0] && !out[k] && !strcmp(v->key, keys[k])) {
+				out[k] = v;
+				break;
+			}
+}
+
 /* NULL when the report at root is one fortstat wrote, else what is wrong with it. */
 static const char *check_report(const struct json_doc *d, const struct json_node *root)
 {
@@ -159,36 +187,37 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 	if (v && v->type != JSON_NULL && (json_int(v, &k) || k < 0))
 		return "bad \"rank\"";
 	for (v = json_first(d, routines); v; v = json_next(d, v)) {
-		const struct json_node *line = json_get(d, v, "line");
+		const struct json_node *f[RT_N];
 
-		if (v->type != JSON_OBJECT || !json_string(json_get(d, v, "name")) ||
-		    json_u64(json_get(d, v, "calls"), &u) ||
-		    !is_num_or_null(json_get(d, v, "self_s")) ||
-		    !is_num_or_null(json_get(d, v, "total_s")) ||
-		    !is_bool(json_get(d, v, "mainline")))
+		pick(d, v, rt_keys, RT_N, f);
+		if (v->type != JSON_OBJECT || !json_string(f[RT_NAME]) ||
+		    json_u64(f[RT_CALLS], &u) || !is_num_or_null(f[RT_SELF]) ||
+		    !is_num_or_null(f[RT_TOTAL]) || !is_bool(f[RT_MAIN]))
 			return "a routine without name, calls, self_s, total_s or mainline";
-		if ((json_get(d, v, "file") && !is_str_or_null(json_get(d, v, "file"))) ||
-		    (line && line->type != JSON_NULL && json_int(line, &k)))
+		if ((f[RT_FILE] && !is_str_or_null(f[RT_FILE])) ||
+		    (f[RT_LINE] && f[RT_LINE]->type != JSON_NULL && json_int(f[RT_LINE], &k)))
 			return "a routine with a bad file or line";
 	}
-	for (v = json_first(d, arcs); v; v = json_next(d, v))
-		if (v->type != JSON_OBJECT || !is_str_or_null(json_get(d, v, "caller")) ||
-		    !json_string(json_get(d, v, "callee")) ||
-		    json_u64(json_get(d, v, "calls"), &u) ||
-		    !is_num_or_null(json_get(d, v, "time_s")) ||
-		    !is_num_or_null(json_get(d, v, "self_s")))
+	for (v = json_first(d, arcs); v; v = json_next(d, v)) {
+		const struct json_node *f[ARC_N];
+
+		pick(d, v, arc_keys, ARC_N, f);
+		if (v->type != JSON_OBJECT || !is_str_or_null(f[ARC_CALLER]) ||
+		    !json_string(f[ARC_CALLEE]) || json_u64(f[ARC_CALLS], &u) ||
+		    !is_num_or_null(f[ARC_TIME]) || !is_num_or_null(f[ARC_SELF]))
 			return "an arc without caller, callee, calls, time_s or self_s";
+	}
 	stacks = json_get(d, root, "stacks");
 	if (stacks && stacks->type != JSON_ARRAY)
 		return "\"stacks\" is not an array";
 	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
-		const struct json_node *frames = json_get(d, v, "frames"), *f;
+		const struct json_node *g[ST_N], *f;
 
-		if (v->type != JSON_OBJECT || !frames || frames->type != JSON_ARRAY || !frames->n ||
-		    json_u64(json_get(d, v, "calls"), &u) ||
-		    !is_num_or_null(json_get(d, v, "self_s")))
+		pick(d, v, st_keys, ST_N, g);
+		if (v->type != JSON_OBJECT || !g[ST_FRAMES] || g[ST_FRAMES]->type != JSON_ARRAY ||
+		    !g[ST_FRAMES]->n || json_u64(g[ST_CALLS], &u) || !is_num_or_null(g[ST_SELF]))
 			return "a stack without frames, calls or self_s";
-		for (f = json_first(d, frames); f; f = json_next(d, f))
+		for (f = json_first(d, g[ST_FRAMES]); f; f = json_next(d, f))
 			if (!json_string(f))
 				return "a stack frame that is not a name";
 	}
@@ -340,22 +369,25 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	m->touched = xrealloc(m->touched, (m->n_r + json_get(d, root, "routines")->n + 1) *
 					      sizeof(*m->touched));
 	for (v = json_first(d, json_get(d, root, "routines")); v; v = json_next(d, v)) {
-		uint32_t i = routine_of(m, json_string(json_get(d, v, "name")), true);
+		const struct json_node *f[RT_N];
+		uint32_t i;
 		struct mroutine *r;
 		uint64_t calls = 0;
 		int line = 0;
 
+		pick(d, v, rt_keys, RT_N, f);
+		i = routine_of(m, json_string(f[RT_NAME]), true);
 		if (i == NONE)
 			continue;
 		r = &m->r[i];
-		json_u64(json_get(d, v, "calls"), &calls);
+		json_u64(f[RT_CALLS], &calls);
 		r->calls.cur += (double)calls;
-		r->self.cur += num_or_zero(json_get(d, v, "self_s"));
-		r->total.cur += num_or_zero(json_get(d, v, "total_s"));
-		r->mainline |= json_get(d, v, "mainline")->type == JSON_TRUE;
-		if (!r->file && json_string(json_get(d, v, "file"))) {
-			r->file = xstrdup(json_string(json_get(d, v, "file")));
-			if (!json_int(json_get(d, v, "line"), &line))
+		r->self.cur += num_or_zero(f[RT_SELF]);
+		r->total.cur += num_or_zero(f[RT_TOTAL]);
+		r->mainline |= f[RT_MAIN]->type == JSON_TRUE;
+		if (!r->file && json_string(f[RT_FILE])) {
+			r->file = xstrdup(json_string(f[RT_FILE]));
+			if (!json_int(f[RT_LINE], &line))
 				r->line = line;
 		}
 		if (r->touched != input + 1) {
@@ -372,26 +404,31 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	}
 
 	for (v = json_first(d, json_get(d, root, "arcs")); v; v = json_next(d, v)) {
-		const char *caller = json_string(json_get(d, v, "caller"));
-		uint32_t ci = caller ? routine_of(m, caller, true) : NONE;
-		uint32_t ce = routine_of(m, json_string(json_get(d, v, "callee")), true);
+		const struct json_node *f[ARC_N];
+		const char *caller;
+		uint32_t ci, ce;
 		uint64_t calls = 0;
 
+		pick(d, v, arc_keys, ARC_N, f);
+		caller = json_string(f[ARC_CALLER]);
+		ci = caller ? routine_of(m, caller, true) : NONE;
+		ce = routine_of(m, json_string(f[ARC_CALLEE]), true);
 		if (ce == NONE || (caller && ci == NONE))
 			continue;
-		json_u64(json_get(d, v, "calls"), &calls);
-		add_arc(m, ci, ce, calls, num_or_zero(json_get(d, v, "time_s")),
-			num_or_zero(json_get(d, v, "self_s")));
+		json_u64(f[ARC_CALLS], &calls);
+		add_arc(m, ci, ce, calls, num_or_zero(f[ARC_TIME]), num_or_zero(f[ARC_SELF]));
 	}
 
 	stacks = json_get(d, root, "stacks");
 	if (!stacks)
 		m->no_stacks = true;
 	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
+		const struct json_node *g[ST_N];
 		uint32_t at = 0;
 		uint64_t calls = 0;
 
-		for (const struct json_node *f = json_first(d, json_get(d, v, "frames")); f;
+		pick(d, v, st_keys, ST_N, g);
+		for (const struct json_node *f = json_first(d, g[ST_FRAMES]); f;
 		     f = json_next(d, f)) {
 			uint32_t r = routine_of(m, json_string(f), true);
 
@@ -399,65 +436,76 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 				break;
 			at = child_of(m, at, r);
 		}
-		json_u64(json_get(d, v, "calls"), &calls);
+		json_u64(g[ST_CALLS], &calls);
 		m->nodes[at].calls += calls;
-		m->nodes[at].self_s += num_or_zero(json_get(d, v, "self_s"));
+		m->nodes[at].self_s += num_or_zero(g[ST_SELF]);
 	}
 }
 
-int merge_add_text(struct merge *m, const char *what, const char *text, size_t len)
+/* The reports in buf[0..len) (changed: parsed in place), all folded in or none. */
+static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 {
 	struct json_doc *docs = NULL;
-	size_t n = 0, off = 0, line = 1;
+	size_t n = 0, off = 0;
 	char err[160];
 	int rc = 0;
 
 	for (;;) {
-		struct json_doc d;
+		/* the first report of a file reuses the node array of the last file's */
+		struct json_doc d = n ? (struct json_doc){0} : m->spare;
 		const char *why;
 
-		rc = json_parse(text + off, len - off, &d, err, sizeof(err));
-		if (rc == -ENODATA) {
-			json_free(&d);
+		memset(&m->spare, 0, sizeof(m->spare));
+		rc = json_parse_mut(buf + off, len - off, &d, err, sizeof(err));
+		if (!rc && (why = check_report(&d, json_root(&d))) != NULL) {
+			fs_error("%s: %s", what, why);
+			rc = -EINVAL;
+		} else if (rc == -ENODATA) {
 			rc = 0;
 			if (!n) {
 				fs_error("%s: empty: not a fortstat JSON report", what);
 				rc = -EINVAL;
 			}
-			break;
-		}
-		if (rc) {
+		} else if (rc) {
 			unsigned long l = 0;
+			size_t line = 1;
 
-			json_free(&d);
 			/* the line within the file, not within its n-th report */
+			for (size_t i = 0; i < off; i++)
+				line += buf[i] == '\n';
 			if (sscanf(err, "line %lu:", &l) == 1)
 				fs_error("%s: not a fortstat JSON report: line %zu:%s", what,
 					 line + l - 1, strchr(err, ':') + 1);
 			else
 				fs_error("%s: not a fortstat JSON report: %s", what, err);
-			break;
 		}
-		why = check_report(&d, json_root(&d));
-		if (why) {
-			fs_error("%s: %s", what, why);
-			json_free(&d);
-			rc = -EINVAL;
-			break;
-		}
-		for (size_t i = off; i < off + d.used; i++)
-			line += text[i] == '\n';
-		off += d.used;
 		docs = xrealloc(docs, (n + 1) * sizeof(*docs));
 		docs[n++] = d;
+		if (rc || !d.n_nodes)
+			break;
+		off += d.used;
 	}
 	/* All the file or nothing of it. */
 	for (size_t i = 0; i < n; i++) {
-		if (!rc)
+		if (!rc && docs[i].n_nodes)
 			fold_report(m, what, &docs[i], json_root(&docs[i]));
-		json_free(&docs[i]);
+		if (i)
+			json_free(&docs[i]);
 	}
+	m->spare = docs[0];
 	free(docs);
+	return rc;
+}
+
+int merge_add_text(struct merge *m, const char *what, const char *text, size_t len)
+{
+	char *buf = xmalloc(len + 1);
+	int rc;
+
+	if (len)
+		memcpy(buf, text, len);
+	rc = add_buf(m, what, buf, len);
+	free(buf);
 	return rc;
 }
 
@@ -502,7 +550,7 @@ int merge_add_file(struct merge *m, const char *path)
 		len += (size_t)k;
 	}
 	close(fd);
-	rc = merge_add_text(m, path, buf, len);
+	rc = add_buf(m, path, buf, len);
 	free(buf);
 	return rc;
 }
@@ -622,8 +670,7 @@ static void write_table(const struct merge *m, FILE *out, const struct report_op
 
 		fmt_imbalance(imb, sizeof(imb), m, s);
 		fprintf(out, "%c %-*s %12.0f %14.2f %12.0f", r->mainline ? '*' : ' ', w, r->name,
-			min_of(m, &r->calls),
-			mean_of(m, &r->calls), max_of(m, &r->calls));
+			min_of(m, &r->calls), mean_of(m, &r->calls), max_of(m, &r->calls));
 		if (m->count_only) {
 			fprintf(out, " %8ld %9s %14.0f\n", input_label(m, s->imax), imb, s->sum);
 			continue;
