@@ -39,43 +39,42 @@
 
 /* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
 static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
-			 struct user_regs_struct *regs)
+			 arch_regs *regs)
 {
 	memset(regs, 0, sizeof(*regs));
 	if (s->ev && fast_ok(tr) && stop_from_page(tr->ps, s)) {
 		/* The stub or the return trap said what this stop is. */
-		regs->rsp = tr->page->rsp;
-		regs->r11 = tr->page->ret;
+		arch_regs_from_page(regs, tr->page->rsp, tr->page->ret);
 		if (!tr->ps->shstk_checked)
 			check_shstk(tr, th);
 		return true;
 	}
 	if (tr->o->count_only) {
 		/* Count-only needs RIP alone (no frames, no return address). */
-		errno = 0;
-		regs->rip = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid,
-					     offsetof(struct user_regs_struct, rip), 0);
-		if (errno)
+		uint64_t pc;
+
+		if (arch_get_pc(th->tid, &pc) < 0)
 			return false; /* gone */
-		stop_from_pc(tr->ps, true, regs->rip - 1, s);
+		stop_from_pc(tr->ps, true, pc - 1, s);
 		return true;
 	}
-	if (ptrace(PTRACE_GETREGS, th->tid, 0, regs) < 0)
+	if (arch_get_regs(th->tid, regs) < 0)
 		return false; /* gone */
 	if (!tr->ps->shstk_checked)
 		check_shstk(tr, th);
-	stop_from_pc(tr->ps, false, regs->rip - 1, s);
+	stop_from_pc(tr->ps, false, arch_trap_addr(regs), s);
 	/* The segment this stop ends, measured from the registers (seg_slow). */
 	switch (s->kind) {
 	case STOP_RETURN:
-		seg_slow(tr, th, regs, 0);
+		seg_slow(tr, th, regs, SEG_NO_TSC);
 		break;
 	case STOP_RETURN_SITE:
-		seg_slow(tr, th, regs, 11);
+		seg_slow(tr, th, regs, SEG_RSITE);
 		break;
 	case STOP_ENTRY:
 	case STOP_UNWINDER:
-		seg_slow(tr, th, regs, tr->ps->patches[s->patch].stub ? 10 : 0);
+		seg_slow(tr, th, regs,
+			 tr->ps->patches[s->patch].stub ? SEG_STUB : SEG_NO_TSC);
 		break;
 	default:
 		th->seg_ok = false;
@@ -90,7 +89,7 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
  */
 static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 {
-	struct user_regs_struct regs;
+	arch_regs regs;
 	const struct patch *p;
 
 	seg_measure(tr, th, s->ev);

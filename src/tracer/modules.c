@@ -297,6 +297,39 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 		module_hook(tr, th, m);
 }
 
+/*
+ * The file of a link-map entry whose name is not an absolute path
+ * (dlopen("./libplug.so"), a library found through LD_LIBRARY_PATH=.): the
+ * file mapped at its load address with offset 0, as /proc/PID/maps names
+ * it (the loader's current directory may have changed since). Returns 0
+ * with path filled, or -1 (the program itself, the vDSO: no file of its own).
+ */
+static int module_file(pid_t pid, uint64_t l_addr, char *path, size_t size)
+{
+	char maps[48], line[PATH_MAX + 128];
+	FILE *f;
+	int rc = -1;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f)) {
+		uint64_t start, off;
+		int name_at = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*u %n", &start, &off,
+			   &name_at) < 2 ||
+		    !name_at || start != l_addr || off != 0 || line[name_at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, size, "%s", line + name_at);
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* The dynamic linker's list is consistent again: compare it with ours. */
 static void modules_sync(struct tracer *tr, struct tthread *th)
 {
@@ -314,7 +347,8 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 			break;
 		/* The program itself and the vDSO have no file of their own here. */
 		if (e.l_name && read_cstr(tr->ps->memfd, e.l_name, path, sizeof(path)) == 0 &&
-		    path[0] == '/')
+		    path[0] && (path[0] == '/' || module_file(tr->ps->leader, e.l_addr, path,
+							    sizeof(path)) == 0))
 			module_seen(tr, th, lm, e.l_addr, path);
 		lm = e.l_next;
 	}
@@ -326,18 +360,11 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 /* The thread stopped on _dl_debug_state: look at the libraries, then return. */
 void handle_rdebug(struct tracer *tr, struct tthread *th)
 {
-	struct user_regs_struct regs;
 	int32_t state = -1;
-	uint64_t ra;
 
 	if (mem_read(tr->ps->memfd, tr->ps->rdebug + RDEBUG_STATE, &state, sizeof(state)) == 0 &&
 	    state == RT_CONSISTENT)
 		modules_sync(tr, th);
 	/* Emulate its `ret` (injected calls above restored every register). */
-	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0 ||
-	    mem_read(tr->ps->memfd, regs.rsp, &ra, sizeof(ra)) < 0)
-		return;
-	regs.rip = ra;
-	regs.rsp += 8;
-	ptrace(PTRACE_SETREGS, th->tid, 0, &regs);
+	arch_emulate_ret(th->tid, tr->ps->memfd);
 }

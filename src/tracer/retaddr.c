@@ -196,11 +196,11 @@ static void rehook_thread(struct tracer *tr, struct tthread *th)
 	th->unhooked = false;
 }
 
-void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
 		  const struct patch *p)
 {
 	pid_t tid = th->tid;
-	uint64_t ret, slot = regs->rsp;
+	uint64_t ret, slot = arch_sp(regs);
 	uint32_t top;
 	uint64_t top_slot, top_ret;
 
@@ -228,10 +228,10 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 		if (p->routine != ACCT_NONE)
 			ev_count(tr, th, p->routine);
 		if (p->got) {
-			errno = 0;
-			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
-			if (!errno)
-				set_rip(tid, regs->rip);
+			uint64_t to;
+
+			if (mem_read(tr->ps->memfd, p->got, &to, sizeof(to)) == 0)
+				arch_set_pc(tid, to);
 			return;
 		}
 		goto resume;
@@ -241,8 +241,8 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 		goto resume;
 	}
 	if (p->stub) {
-		/* The stub read the return address into r11 and will hook it. */
-		ret = regs->r11;
+		/* The stub loaded the return address (arch_stub_ret) and will hook it. */
+		ret = arch_stub_ret(regs);
 		if (is_hooked(tr->ps, ret)) {
 			if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 &&
 			    top_slot == slot)
@@ -316,15 +316,15 @@ resume:
 	resume_patched(tr, tid, regs, p, false);
 }
 
-void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 		   bool site)
 {
 	uint64_t ret;
 
-	uint64_t slot = regs->rsp - 8, top_slot, top_ret;
+	uint64_t slot = arch_popped_slot(regs), top_slot, top_ret;
 	uint32_t top;
 
-	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
+	/* `ret` popped the slot (arch_popped_slot). Frames below it are gone. */
 	unwind_below(tr, th, slot);
 	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
 		ev_leave(tr, th, &ret);
@@ -341,7 +341,7 @@ void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struc
 		return;
 	}
 	if (!site)
-		set_rip(th->tid, ret);
+		arch_set_pc(th->tid, ret);
 }
 
 /*

@@ -91,6 +91,16 @@ for opt in O0 O2; do
 	traced -- "$p" "$BIN/libplug-$opt.so"
 	absent "$p" "libplug-$opt.so:plug_work"
 	expect "$p" main 1
+	# opened by a relative path, and found through LD_LIBRARY_PATH=.: the
+	# link map names it "./libplug-O2.so"
+	cp "$BIN/libplug-$opt.so" .
+	traced -l 'libplug*' -- "$p" "./libplug-$opt.so"
+	expect "$p" "libplug-$opt.so:plug_work" 15 "libplug-$opt.so:plug_helper" 60 main 1
+	export LD_LIBRARY_PATH=.
+	traced -l 'libplug*' -- "$p" "libplug-$opt.so"
+	unset LD_LIBRARY_PATH
+	expect "$p" "libplug-$opt.so:plug_work" 15 "libplug-$opt.so:plug_helper" 60 main 1
+	rm -f "libplug-$opt.so"
 done
 
 # C++ exceptions with libstdc++ and libc timed too: the unwinder calls timed
