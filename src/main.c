@@ -159,6 +159,8 @@ int main(int argc, char **argv)
 		return merge_command(o.argv, (size_t)o.argc, &o.report, o.output, o.svg);
 	if (rank_detect(&ri))
 		fs_info(1, "rank %d of %d (%s)", ri.rank, ri.size, ri.source);
+	else if (o.output && rank_fmt_has(o.output, 'r'))
+		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", o.output);
 
 	rc = cli_find_program(o.argv[0], &path);
 	if (rc)

@@ -641,7 +641,8 @@ int json_u64(const struct json_node *v, uint64_t *out)
 
 		if (!is_digit(c))
 			return -EINVAL;
-		if (m > (UINT64_MAX - (uint64_t)(c - '0')) / 10)
+		/* 19 digits always fit; the 20th may not */
+		if (i >= 19 && m > (UINT64_MAX - (uint64_t)(c - '0')) / 10)
 			return -EINVAL;
 		m = m * 10 + (uint64_t)(c - '0');
 	}

@@ -124,7 +124,13 @@ static bool is_num_or_null(const struct json_node *v)
 {
 	double d;
 
-	return v && (v->type == JSON_NULL || json_double(v, &d) == 0);
+	if (!v || v->type == JSON_NULL)
+		return v != NULL;
+	/* the grammar was checked: without an exponent and short, it is finite */
+	if (v->type == JSON_NUMBER && v->len < 300 && !memchr(v->str, 'e', v->len) &&
+	    !memchr(v->str, 'E', v->len))
+		return true;
+	return json_double(v, &d) == 0;
 }
 
 static bool is_str_or_null(const struct json_node *v)
@@ -144,23 +150,50 @@ enum { ARC_CALLER, ARC_CALLEE, ARC_CALLS, ARC_TIME, ARC_SELF, ARC_N };
 static const char *const arc_keys[ARC_N] = {"caller", "callee", "calls", "time_s", "self_s"};
 enum { ST_FRAMES, ST_CALLS, ST_SELF, ST_N };
 static const char *const st_keys[ST_N] = {"frames", "calls", "self_s"};
+/* where each key was found last (see pick) */
+static uint8_t rt_hint[RT_N], arc_hint[ARC_N], st_hint[ST_N];
 
 /*
  * Members keys[0..n) of object o into out[] (NULL when absent; the first of
- * a key given twice), in one pass over o's members.
+ * a key given twice), in one pass over o's members. hint[k] (n of them,
+ * zero-initialised) remembers where key k was last found: reports put their
+ * members in one order, so a key is mostly found at its first try.
  */
 static void pick(const struct json_doc *d, const struct json_node *o, const char *const *keys,
-		 size_t n, const struct json_node **out)
+		 size_t n, const struct json_node **out, uint8_t *hint)
 {
-	for (size_t k = 0; k < n; k++)
-		out[k] = NULL;
+	const struct json_node *mem[64];
+	size_t n_mem = 0;
+
 	for (const struct json_node *v = json_first(d, o); v && o->type == JSON_OBJECT;
 	     v = json_next(d, v))
-		for (size_t k = 0; k < n; k++)
-			if (v->key[0] == keys[k][0] && !out[k] && !strcmp(v->key, keys[k])) {
-				out[k] = v;
+		if (n_mem < sizeof(mem) / sizeof(mem[0]))
+			mem[n_mem++] = v;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = hint[k];
+
+		out[k] = NULL;
+		/* at the hint, and then from the start: the first of duplicates wins */
+		if (i < n_mem && !strcmp(mem[i]->key, keys[k])) {
+			size_t j;
+
+			for (j = 0; j < i &&
+				    (mem[j]->key[0] != keys[k][0] || strcmp(mem[j]->key, keys[k]));
+			     j++)
+				;
+			out[k] = mem[j];
+			continue;
+		}
+		for (i = 0; i < n_mem; i++)
+			if (mem[i]->key[0] == keys[k][0] && !strcmp(mem[i]->key, keys[k])) {
+				out[k] = mem[i];
+				hint[k] = (uint8_t)i;
 				break;
 			}
+		/* an object of more than 64 members: the rest the slow way */
+		if (!out[k] && n_mem == sizeof(mem) / sizeof(mem[0]))
+			out[k] = json_get(d, o, keys[k]);
+	}
 }
 
 /* NULL when the report at root is one fortstat wrote, else what is wrong with it. */
@@ -189,7 +222,7 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 	for (v = json_first(d, routines); v; v = json_next(d, v)) {
 		const struct json_node *f[RT_N];
 
-		pick(d, v, rt_keys, RT_N, f);
+		pick(d, v, rt_keys, RT_N, f, rt_hint);
 		if (v->type != JSON_OBJECT || !json_string(f[RT_NAME]) ||
 		    json_u64(f[RT_CALLS], &u) || !is_num_or_null(f[RT_SELF]) ||
 		    !is_num_or_null(f[RT_TOTAL]) || !is_bool(f[RT_MAIN]))
@@ -201,7 +234,7 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 	for (v = json_first(d, arcs); v; v = json_next(d, v)) {
 		const struct json_node *f[ARC_N];
 
-		pick(d, v, arc_keys, ARC_N, f);
+		pick(d, v, arc_keys, ARC_N, f, arc_hint);
 		if (v->type != JSON_OBJECT || !is_str_or_null(f[ARC_CALLER]) ||
 		    !json_string(f[ARC_CALLEE]) || json_u64(f[ARC_CALLS], &u) ||
 		    !is_num_or_null(f[ARC_TIME]) || !is_num_or_null(f[ARC_SELF]))
@@ -213,7 +246,7 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
 		const struct json_node *g[ST_N], *f;
 
-		pick(d, v, st_keys, ST_N, g);
+		pick(d, v, st_keys, ST_N, g, st_hint);
 		if (v->type != JSON_OBJECT || !g[ST_FRAMES] || g[ST_FRAMES]->type != JSON_ARRAY ||
 		    !g[ST_FRAMES]->n || json_u64(g[ST_CALLS], &u) || !is_num_or_null(g[ST_SELF]))
 			return "a stack without frames, calls or self_s";
@@ -228,11 +261,19 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 
 static uint64_t hash_name(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	size_t n = strlen(s);
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	/* eight bytes at a time, each mixed by a multiply and a shift */
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
 }
 
 /* The routine named `name`: its index, or NONE (create: a new one instead). */
@@ -375,7 +416,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		uint64_t calls = 0;
 		int line = 0;
 
-		pick(d, v, rt_keys, RT_N, f);
+		pick(d, v, rt_keys, RT_N, f, rt_hint);
 		i = routine_of(m, json_string(f[RT_NAME]), true);
 		if (i == NONE)
 			continue;
@@ -409,7 +450,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		uint32_t ci, ce;
 		uint64_t calls = 0;
 
-		pick(d, v, arc_keys, ARC_N, f);
+		pick(d, v, arc_keys, ARC_N, f, arc_hint);
 		caller = json_string(f[ARC_CALLER]);
 		ci = caller ? routine_of(m, caller, true) : NONE;
 		ce = routine_of(m, json_string(f[ARC_CALLEE]), true);
@@ -427,7 +468,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		uint32_t at = 0;
 		uint64_t calls = 0;
 
-		pick(d, v, st_keys, ST_N, g);
+		pick(d, v, st_keys, ST_N, g, st_hint);
 		for (const struct json_node *f = json_first(d, g[ST_FRAMES]); f;
 		     f = json_next(d, f)) {
 			uint32_t r = routine_of(m, json_string(f), true);

@@ -7,8 +7,16 @@
 # the rank of the max; and --merge's refusals of bad input (exit 125,
 # nothing written).
 . "$SRCDIR/tests/lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "no mpirun (openmpi-bin)"
-[ -x "$BIN/mpiwork-O2" ] || skip "no mpiwork fixture (mpicc, libopenmpi-dev)"
+# Outside a job %r is 0, and fortstat says so.
+env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK -u SLURM_PROCID \
+	"$FORTSTAT" -c -o "solo.%r.json" --format=json "$BIN/chain-O0" >/dev/null 2>solo.err
+[ -s solo.0.json ] || fail "-o solo.%r.json outside MPI: no solo.0.json"
+grep -q "^fortstat: warning: -o solo.%r.json: no MPI rank in the environment: %r is 0\$" solo.err ||
+	fail "-o solo.%r.json outside MPI: no warning: $(cat solo.err)"
+grep -q '"rank"' solo.0.json && fail "a report outside MPI has a rank"
+# (a failure above is not hidden by a skip)
+command -v mpirun >/dev/null 2>&1 || { [ "$failures" = 0 ] || finish; skip "no mpirun (openmpi-bin)"; }
+[ -x "$BIN/mpiwork-O2" ] || { [ "$failures" = 0 ] || finish; skip "no mpiwork fixture (mpicc, libopenmpi-dev)"; }
 # A container: shared memory between the ranks, no network probing, no
 # single-copy through process_vm_readv (each rank has its own tracer).
 OMPI_MCA_btl=self,vader
