@@ -329,6 +329,31 @@ START_TEST(test_merge_table_sort)
 }
 END_TEST
 
+START_TEST(test_merge_csv_svg)
+{
+	struct merge *m = three_ranks();
+	char *s = merged(m, FMT_CSV, SORT_TIME), *svg = NULL;
+	size_t len;
+	FILE *f;
+
+	ck_assert(
+	    before(s, "routine,mainline,calls_min,calls_mean,calls_max,calls_sum,", "\nsolve,"));
+	ck_assert_ptr_nonnull(strstr(s, "\nwork,0,0,4.000000,7,12,2,0.000000000,1.333333333,"
+					"3.000000000,4.000000000,2,2.250000,"));
+	free(s);
+	f = open_memstream(&svg, &len);
+	ck_assert_int_eq(merge_write_svg(m, f), 0);
+	fclose(f);
+	ck_assert(before(svg, "<svg ", "</svg>\n"));
+	/* main is as wide as everything (11.5 s), solve 6 s of it */
+	ck_assert_ptr_nonnull(strstr(svg, "<title>main (11500000 us)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>solve (6000000 us)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>work (4000000 us)</title>"));
+	free(svg);
+	merge_free(m);
+}
+END_TEST
+
 /* -f writes one report a process into one file: each is an input; a bad one spoils the file. */
 START_TEST(test_merge_sections)
 {
@@ -446,6 +471,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_json);
 	tcase_add_test(tc, test_merge_folded_callgrind);
 	tcase_add_test(tc, test_merge_table_sort);
+	tcase_add_test(tc, test_merge_csv_svg);
 	tcase_add_test(tc, test_merge_sections);
 	tcase_add_test(tc, test_merge_bad);
 	tcase_add_test(tc, test_merge_mutations);
