@@ -196,15 +196,45 @@ static void pick(const struct json_doc *d, const struct json_node *o, const char
 	}
 }
 
-/* NULL when the report at root is one fortstat wrote, else what is wrong with it. */
-static const char *check_report(const struct json_doc *d, const struct json_node *root)
+/*
+ * NULL when the report at root is one fortstat wrote, else what is wrong
+ * with it. Each routine's, arc's and stack's members as pick() found them
+ * go to *refs (malloc'ed, RT_N a routine, then ARC_N an arc, then ST_N a
+ * stack), for fold_report; NULL after an error.
+ */
+static const char *check_refs(const struct json_doc *d, const struct json_node *root,
+			      const struct json_node **refs);
+
+static const char *check_report(const struct json_doc *d, const struct json_node *root,
+				const struct json_node ***refs)
+{
+	const struct json_node *routines, *arcs, *stacks;
+	const char *why;
+
+	*refs = NULL;
+	if (!root || root->type != JSON_OBJECT)
+		return "not a fortstat JSON report (not a JSON object)";
+	routines = json_get(d, root, "routines");
+	arcs = json_get(d, root, "arcs");
+	stacks = json_get(d, root, "stacks");
+	*refs = xmalloc(((routines ? routines->n : 0) * RT_N + (arcs ? arcs->n : 0) * ARC_N +
+			 (stacks ? stacks->n : 0) * ST_N + 1) *
+			sizeof(**refs));
+	why = check_refs(d, root, *refs);
+	if (why) {
+		free(*refs);
+		*refs = NULL;
+	}
+	return why;
+}
+
+static const char *check_refs(const struct json_doc *d, const struct json_node *root,
+			      const struct json_node **refs)
 {
 	const struct json_node *routines, *arcs, *stacks, *v;
 	uint64_t u;
 	int k;
 
-	if (!root || root->type != JSON_OBJECT)
-		return "not a fortstat JSON report (not a JSON object)";
 	if (json_get(d, root, "merged"))
 		return "a merged report: merge the reports it was made from";
 	routines = json_get(d, root, "routines");
@@ -220,8 +250,9 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 	if (v && v->type != JSON_NULL && (json_int(v, &k) || k < 0))
 		return "bad \"rank\"";
 	for (v = json_first(d, routines); v; v = json_next(d, v)) {
-		const struct json_node *f[RT_N];
+		const struct json_node **f = refs;
 
+		refs += RT_N;
 		pick(d, v, rt_keys, RT_N, f, rt_hint);
 		if (v->type != JSON_OBJECT || !json_string(f[RT_NAME]) ||
 		    json_u64(f[RT_CALLS], &u) || !is_num_or_null(f[RT_SELF]) ||
@@ -232,8 +263,9 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 			return "a routine with a bad file or line";
 	}
 	for (v = json_first(d, arcs); v; v = json_next(d, v)) {
-		const struct json_node *f[ARC_N];
+		const struct json_node **f = refs;
 
+		refs += ARC_N;
 		pick(d, v, arc_keys, ARC_N, f, arc_hint);
 		if (v->type != JSON_OBJECT || !is_str_or_null(f[ARC_CALLER]) ||
 		    !json_string(f[ARC_CALLEE]) || json_u64(f[ARC_CALLS], &u) ||
@@ -244,8 +276,9 @@ static const char *check_report(const struct json_doc *d, const struct json_node
 	if (stacks && stacks->type != JSON_ARRAY)
 		return "\"stacks\" is not an array";
 	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
-		const struct json_node *g[ST_N], *f;
+		const struct json_node **g = refs, *f;
 
+		refs += ST_N;
 		pick(d, v, st_keys, ST_N, g, st_hint);
 		if (v->type != JSON_OBJECT || !g[ST_FRAMES] || g[ST_FRAMES]->type != JSON_ARRAY ||
 		    !g[ST_FRAMES]->n || json_u64(g[ST_CALLS], &u) || !is_num_or_null(g[ST_SELF]))
@@ -369,7 +402,7 @@ static uint32_t child_of(struct merge *m, uint32_t parent, uint32_t routine)
 
 /* Fold the checked report at root in as input m->n_in. */
 static void fold_report(struct merge *m, const char *what, const struct json_doc *d,
-			const struct json_node *root)
+			const struct json_node *root, const struct json_node **refs)
 {
 	uint32_t input = (uint32_t)m->n_in;
 	const struct json_node *v, *stacks;
@@ -410,13 +443,13 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	m->touched = xrealloc(m->touched, (m->n_r + json_get(d, root, "routines")->n + 1) *
 					      sizeof(*m->touched));
 	for (v = json_first(d, json_get(d, root, "routines")); v; v = json_next(d, v)) {
-		const struct json_node *f[RT_N];
+		const struct json_node **f = refs;
 		uint32_t i;
 		struct mroutine *r;
 		uint64_t calls = 0;
 		int line = 0;
 
-		pick(d, v, rt_keys, RT_N, f, rt_hint);
+		refs += RT_N;
 		i = routine_of(m, json_string(f[RT_NAME]), true);
 		if (i == NONE)
 			continue;
@@ -445,12 +478,12 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	}
 
 	for (v = json_first(d, json_get(d, root, "arcs")); v; v = json_next(d, v)) {
-		const struct json_node *f[ARC_N];
+		const struct json_node **f = refs;
 		const char *caller;
 		uint32_t ci, ce;
 		uint64_t calls = 0;
 
-		pick(d, v, arc_keys, ARC_N, f, arc_hint);
+		refs += ARC_N;
 		caller = json_string(f[ARC_CALLER]);
 		ci = caller ? routine_of(m, caller, true) : NONE;
 		ce = routine_of(m, json_string(f[ARC_CALLEE]), true);
@@ -464,11 +497,11 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	if (!stacks)
 		m->no_stacks = true;
 	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
-		const struct json_node *g[ST_N];
+		const struct json_node **g = refs;
 		uint32_t at = 0;
 		uint64_t calls = 0;
 
-		pick(d, v, st_keys, ST_N, g, st_hint);
+		refs += ST_N;
 		for (const struct json_node *f = json_first(d, g[ST_FRAMES]); f;
 		     f = json_next(d, f)) {
 			uint32_t r = routine_of(m, json_string(f), true);
@@ -487,6 +520,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 {
 	struct json_doc *docs = NULL;
+	const struct json_node ***refs = NULL;
 	size_t n = 0, off = 0;
 	char err[160];
 	int rc = 0;
@@ -494,11 +528,12 @@ static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 	for (;;) {
 		/* the first report of a file reuses the node array of the last file's */
 		struct json_doc d = n ? (struct json_doc){0} : m->spare;
+		const struct json_node **r = NULL;
 		const char *why;
 
 		memset(&m->spare, 0, sizeof(m->spare));
 		rc = json_parse_mut(buf + off, len - off, &d, err, sizeof(err));
-		if (!rc && (why = check_report(&d, json_root(&d))) != NULL) {
+		if (!rc && (why = check_report(&d, json_root(&d), &r)) != NULL) {
 			fs_error("%s: %s", what, why);
 			rc = -EINVAL;
 		} else if (rc == -ENODATA) {
@@ -521,6 +556,8 @@ static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 				fs_error("%s: not a fortstat JSON report: %s", what, err);
 		}
 		docs = xrealloc(docs, (n + 1) * sizeof(*docs));
+		refs = xrealloc(refs, (n + 1) * sizeof(*refs));
+		refs[n] = r;
 		docs[n++] = d;
 		if (rc || !d.n_nodes)
 			break;
@@ -529,12 +566,14 @@ static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 	/* All the file or nothing of it. */
 	for (size_t i = 0; i < n; i++) {
 		if (!rc && docs[i].n_nodes)
-			fold_report(m, what, &docs[i], json_root(&docs[i]));
+			fold_report(m, what, &docs[i], json_root(&docs[i]), refs[i]);
+		free(refs[i]);
 		if (i)
 			json_free(&docs[i]);
 	}
 	m->spare = docs[0];
 	free(docs);
+	free(refs);
 	return rc;
 }
 
