@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* csv.c - the CSV view: a row per routine (per thread with --threads). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/account.h"
+#include "fortstat/report.h"
+#include "fortstat/symtab.h"
+#include "fortstat/util.h"
+#include "view.h"
+
+/* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* The CSV rows of one set of results; `tid` (0: none) ends each row when asked. */
+static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
+{
+	bool timed = !rp->run->count_only;
+	size_t i;
+
+	for (i = 0; i < rp->n_rows; i++) {
+		const struct row *r = &rp->rows[i];
+		const struct routine *rt = &rp->st->r[r->idx];
+		double s = secs(r->shown);
+
+		csv_field(out, r->name);
+		fprintf(out, ",%" PRIu64 ",", r->calls);
+		if (timed)
+			fprintf(out, "%.9f,%.9f,%.6f,%.9f", s, secs(r->incl), percent(rp, s),
+				r->calls ? s / (double)r->calls : 0.0);
+		else
+			fputs(",,,", out);
+		fprintf(out, ",%d,%d,0x%" PRIx64 ",", timed && r->incomplete, r->mainline,
+			rt->addr);
+		csv_field(out, rt->file);
+		fputc(',', out);
+		if (rt->line > 0)
+			fprintf(out, "%d", rt->line);
+		fputc(',', out);
+		if (timed)
+			fprintf(out, "%.6f", percent(rp, secs(r->incl)));
+		if (with_tid) {
+			fputc(',', out);
+			if (rp->prof->tid)
+				fprintf(out, "%d", rp->prof->tid);
+		}
+		fputc('\n', out);
+	}
+}
+
+void write_csv(FILE *out, const struct report *rp, const struct acct *acct)
+{
+	bool threads = rp->opts->threads;
+	size_t t;
+
+	fputs("routine,calls,self_s,total_s,percent,avg_s,incomplete,mainline,address,file,line,"
+	      "total_percent",
+	      out);
+	fputs(threads ? ",thread\n" : "\n", out);
+	csv_rows(out, rp, threads);
+	for (t = 0; threads && t < acct_n_threads(acct); t++) {
+		struct prof p = prof_thread(acct, rp->run, t);
+		struct report tr;
+
+		report_build(&tr, rp->st, &p, rp->run, rp->opts);
+		csv_rows(out, &tr, true);
+		report_free(&tr);
+	}
+}
