@@ -26,10 +26,13 @@
 #include <unistd.h>
 
 #include "fortstat/account.h"
+#include "fortstat/books.h"
 #include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
+#include "fortstat/procmem.h"
 #include "fortstat/insn.h"
+#include "fortstat/map.h"
 #include "fortstat/precheck.h"
 #include "fortstat/names.h"
 #include "fortstat/symtab.h"
@@ -66,76 +69,6 @@ struct ksigaction {
 #define KSA_NODEFER 0x40000000u
 #define KSA_RESETHAND 0x80000000u
 
-/* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
-
-struct u64map {
-	uint64_t *keys; /* 0 = empty (no code or return address is 0) */
-	uint64_t *vals;
-	size_t cap, n;
-};
-
-static size_t u64hash(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
-
-static void u64map_put(struct u64map *m, uint64_t k, uint64_t v);
-
-static void u64map_grow(struct u64map *m)
-{
-	struct u64map old = *m;
-
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->n = 0;
-	m->keys = xcalloc(m->cap, sizeof(*m->keys));
-	m->vals = xcalloc(m->cap, sizeof(*m->vals));
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.keys[i])
-			u64map_put(m, old.keys[i], old.vals[i]);
-	free(old.keys);
-	free(old.vals);
-}
-
-static void u64map_put(struct u64map *m, uint64_t k, uint64_t v)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap)
-		u64map_grow(m);
-	for (i = u64hash(k, m->cap); m->keys[i] && m->keys[i] != k; i = (i + 1) & (m->cap - 1))
-		;
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = k;
-	m->vals[i] = v;
-}
-
-/* Returns 1 and sets *v when k is present. */
-static int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v)
-{
-	size_t i;
-
-	if (!m->cap)
-		return 0;
-	for (i = u64hash(k, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == k) {
-			*v = m->vals[i];
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- tracer state ---- */
 
 struct patch {
@@ -161,8 +94,7 @@ struct tthread {
 	pid_t tid;
 	struct fs_clock clk; /* the thread's CPU clock (wall when it cannot be had) */
 	uint64_t c0, clast;  /* first and last readings of clk */
-	uint64_t tlast;	     /* last time on the chosen clock (fed to acct) */
-	uint64_t tlast2;     /* last time on the other clock (fed to acct2) */
+	struct stamp now;    /* both clocks at its last stop, never going backwards */
 	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
 	bool unhooked;	 /* its return addresses were put back for an unwinder */
 	bool vfork_child; /* a vfork child sharing our memory */
@@ -172,8 +104,6 @@ struct tthread {
 	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
 	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
-	double ovh_c, ovh_w;   /* the stops' overhead so far on its CPU clock, on the wall */
-	uint64_t vlast, vlast2; /* last net times fed (chosen clock, other) */
 };
 
 /* A shared library of the program (-l). */
@@ -203,9 +133,7 @@ struct pending {
 /* What fortstat knows of one traced process (one image of it). */
 struct pstate {
 	struct symtab *st;
-	struct acct *acct;  /* on the chosen clock */
-	struct acct *acct2; /* on the other clock (NULL with -c) */
-	struct acct *net, *net2; /* the same on net times (NULL: not kept), see thr_vtime */
+	struct books *books; /* its accounting, both clocks */
 	pid_t leader;	    /* its process id */
 	int memfd;
 	uint64_t bias;
@@ -252,7 +180,6 @@ struct tracer {
 	size_t thr_cap, thr_n;
 	struct pending *pend;
 	size_t n_pend;
-	int cpu;	       /* CPU clock (else wall) */
 	pid_t program;	       /* the program's process id */
 	bool done;
 	bool program_done;     /* the program itself has ended (children may run on, -f) */
@@ -268,7 +195,7 @@ struct tracer {
 	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
 	double tsc_ns;		 /* ns per TSC tick */
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
-	double est_c, est_w;	     /* a stop's overhead when it cannot be measured */
+	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
 	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
 };
 
@@ -356,19 +283,19 @@ static uint64_t wall_now(void)
 
 /*
  * Read both clocks of a stopped thread: its CPU clock and the wall clock.
- * Sets tlast (chosen clock) and tlast2 (the other), never going backwards.
+ * Sets th->now, never going backwards.
  */
 static void thr_stamp(struct tracer *tr, struct tthread *th)
 {
 	uint64_t c = fs_clock_read(&th->clk), w = wall_now();
-	uint64_t t = tr->cpu ? c : w, t2 = tr->cpu ? w : c;
 
+	(void)tr;
 	if (c > th->clast)
 		th->clast = c;
-	if (t > th->tlast)
-		th->tlast = t;
-	if (t2 > th->tlast2)
-		th->tlast2 = t2;
+	if (c > th->now.t[CLOCK_KIND_CPU])
+		th->now.t[CLOCK_KIND_CPU] = c;
+	if (w > th->now.t[CLOCK_KIND_WALL])
+		th->now.t[CLOCK_KIND_WALL] = w;
 }
 
 static struct tthread *thr_new(struct tracer *tr, pid_t tid)
@@ -972,13 +899,7 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 		m->first = symtab_append(tr->ps.st, &lib, m->name);
 		m->n = tr->ps.st->n - m->first;
 		m->have_routines = true;
-		acct_grow(tr->ps.acct, tr->ps.st->n);
-		if (tr->ps.acct2)
-			acct_grow(tr->ps.acct2, tr->ps.st->n);
-		if (tr->ps.net)
-			acct_grow(tr->ps.net, tr->ps.st->n);
-		if (tr->ps.net2)
-			acct_grow(tr->ps.net2, tr->ps.st->n);
+		books_grow(tr->ps.books, tr->ps.st->n);
 		fs_info(1, "%s: %zu routines to time", m->name, n_sel);
 	}
 	m->p0 = tr->ps.n_patches;
@@ -1167,7 +1088,7 @@ static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 		}
 		u.fd = fd;
 		if (parent)
-			acct_frames(tr->ps.acct, parent, undo_frame, &u);
+			books_frames(tr->ps.books, parent, undo_frame, &u);
 		close(fd);
 	}
 	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
@@ -1240,88 +1161,34 @@ static int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct 
 	return 0;
 }
 
-/*
- * Events go to both accounting states: acct on the chosen clock at t,
- * acct2 on the other at the thread's tlast2 (read at the same stop).
- */
-/*
- * The thread's net times (chosen clock, other): its clocks less the
- * overhead of its stops so far, never going backwards.
- */
-static void thr_vtime(struct tracer *tr, struct tthread *th)
-{
-	double oc = tr->cpu ? th->ovh_c : th->ovh_w, o2 = tr->cpu ? th->ovh_w : th->ovh_c;
-	double v = (double)th->tlast - oc, v2 = (double)th->tlast2 - o2;
-
-	if (v > (double)th->vlast)
-		th->vlast = (uint64_t)v;
-	if (v2 > (double)th->vlast2)
-		th->vlast2 = (uint64_t)v2;
-}
-
+/* Events go to the process's books, stamped with the thread's clocks at this stop. */
 static void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
 		     uint64_t ret, uint64_t t)
 {
-	acct_enter(tr->ps.acct, th->tid, r, slot, ret, t);
-	if (tr->ps.acct2)
-		acct_enter(tr->ps.acct2, th->tid, r, slot, ret, th->tlast2);
-	if (tr->ps.net) {
-		thr_vtime(tr, th);
-		acct_enter(tr->ps.net, th->tid, r, slot, ret, th->vlast);
-		if (tr->ps.net2)
-			acct_enter(tr->ps.net2, th->tid, r, slot, ret, th->vlast2);
-	}
+	(void)t;
+	books_enter(tr->ps.books, th->tid, r, slot, ret, &th->now);
 }
 
 static void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
 {
-	acct_count(tr->ps.acct, th->tid, r);
-	if (tr->ps.acct2)
-		acct_count(tr->ps.acct2, th->tid, r);
-	if (tr->ps.net) {
-		acct_count(tr->ps.net, th->tid, r);
-		if (tr->ps.net2)
-			acct_count(tr->ps.net2, th->tid, r);
-	}
+	books_count(tr->ps.books, th->tid, r);
 }
 
 static void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
 {
-	acct_chain(tr->ps.acct, th->tid, r, t);
-	if (tr->ps.acct2)
-		acct_chain(tr->ps.acct2, th->tid, r, th->tlast2);
-	if (tr->ps.net) {
-		thr_vtime(tr, th);
-		acct_chain(tr->ps.net, th->tid, r, th->vlast);
-		if (tr->ps.net2)
-			acct_chain(tr->ps.net2, th->tid, r, th->vlast2);
-	}
+	(void)t;
+	books_chain(tr->ps.books, th->tid, r, &th->now);
 }
 
 static int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
 {
-	if (tr->ps.acct2)
-		acct_leave(tr->ps.acct2, th->tid, th->tlast2, NULL);
-	if (tr->ps.net) {
-		thr_vtime(tr, th);
-		acct_leave(tr->ps.net, th->tid, th->vlast, NULL);
-		if (tr->ps.net2)
-			acct_leave(tr->ps.net2, th->tid, th->vlast2, NULL);
-	}
-	return acct_leave(tr->ps.acct, th->tid, t, ret);
+	(void)t;
+	return books_leave(tr->ps.books, th->tid, &th->now, ret);
 }
 
 static void ev_thread_exit(struct tracer *tr, struct tthread *th)
 {
-	acct_thread_exit(tr->ps.acct, th->tid, th->tlast);
-	if (tr->ps.acct2)
-		acct_thread_exit(tr->ps.acct2, th->tid, th->tlast2);
-	if (tr->ps.net) {
-		thr_vtime(tr, th);
-		acct_thread_exit(tr->ps.net, th->tid, th->vlast);
-		if (tr->ps.net2)
-			acct_thread_exit(tr->ps.net2, th->tid, th->vlast2);
-	}
+	books_thread_exit(tr->ps.books, th->tid, &th->now);
 }
 
 /*
@@ -1334,7 +1201,7 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp, uin
 	uint32_t routine;
 	uint64_t slot, ret;
 
-	while (acct_top(tr->ps.acct, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
+	while (books_top(tr->ps.books, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
 		ev_leave(tr, th, t, &ret);
 		u64map_put(&tr->ps.orphans, slot, ret);
 	}
@@ -1386,7 +1253,7 @@ static void unhook_thread(struct tracer *tr, struct tthread *th)
 	struct hook_ctx h = { .fd = tr->ps.memfd, .ps = &tr->ps, .back = true };
 	struct frame_list l = { 0 };
 
-	acct_frames(tr->ps.acct, th->tid, collect_frame, &l);
+	books_frames(tr->ps.books, th->tid, collect_frame, &l);
 	for (size_t i = l.n; i-- > 0;)
 		swap_frame(0, l.slot[i], l.ret[i], &h);
 	free(l.slot);
@@ -1399,7 +1266,7 @@ static void rehook_thread(struct tracer *tr, struct tthread *th)
 {
 	struct hook_ctx h = { .fd = tr->ps.memfd, .ps = &tr->ps, .to = tr->ps.retrap, .back = false };
 
-	acct_frames(tr->ps.acct, th->tid, swap_frame, &h);
+	books_frames(tr->ps.books, th->tid, swap_frame, &h);
 	th->unhooked = false;
 }
 
@@ -1451,7 +1318,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		/* The stub read the return address into r11 and will hook it. */
 		ret = regs->r11;
 		if (is_hooked(&tr->ps, ret)) {
-			if (acct_top(tr->ps.acct, tid, &top, &top_slot, &top_ret) == 0 &&
+			if (books_top(tr->ps.books, tid, &top, &top_slot, &top_ret) == 0 &&
 			    top_slot == slot)
 				ev_chain(tr, th, p->routine, t);
 			else
@@ -1497,7 +1364,7 @@ static void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs
 		return;
 	if (is_hooked(&tr->ps, ret)) {
 		/* Tail call: entered by a jump with our trap as return address. */
-		if (acct_top(tr->ps.acct, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+		if (books_top(tr->ps.books, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
 			ev_chain(tr, th, p->routine, t);
 		else
 			ev_count(tr, th, p->routine);
@@ -1533,7 +1400,7 @@ static void handle_return(struct tracer *tr, struct tthread *th, struct user_reg
 
 	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
 	unwind_below(tr, th, slot, t);
-	if (acct_top(tr->ps.acct, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
+	if (books_top(tr->ps.books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
 		ev_leave(tr, th, t, &ret);
 	} else if (u64map_get(&tr->ps.orphans, slot, &ret) && ret) {
 		/* a frame closed earlier, returning on another stack */
@@ -1638,7 +1505,7 @@ static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_
 static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 {
 	struct insn_event_page *pg = tr->page;
-	uint64_t c = tr->cpu ? th->tlast : th->tlast2, w = tr->cpu ? th->tlast2 : th->tlast;
+	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
 
 	if (!fast_ok(tr))
 		return; /* seg_slow, once the registers are read */
@@ -1661,8 +1528,8 @@ static void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w)
 {
 	bool warm = tr->acc_n >= 100;
-	double mc = warm ? tr->acc_c / tr->acc_n : tr->est_c;
-	double mw = warm ? tr->acc_w / tr->acc_n : tr->est_w;
+	double mc = warm ? tr->acc_c / tr->acc_n : tr->est[CLOCK_KIND_CPU];
+	double mw = warm ? tr->acc_w / tr->acc_n : tr->est[CLOCK_KIND_WALL];
 
 	if (!isnan(o_c) && !isnan(o_w) && o_c >= mc / 2) {
 		tr->acc_n++;
@@ -1673,8 +1540,7 @@ static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_
 		if (isnan(o_w))
 			o_w = mw;
 	}
-	th->ovh_c += o_c;
-	th->ovh_w += o_w > 0 ? o_w : 0;
+	books_stop_cost(tr->ps.books, th->tid, (double[FS_N_CLOCKS]){ o_c, o_w });
 }
 
 /* One segment of thread th measured: it ends at TSC t_trap, `ev` holds its t_go. */
@@ -1712,7 +1578,7 @@ static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
 static void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
 		     int reg)
 {
-	uint64_t c = tr->cpu ? th->tlast : th->tlast2, w = tr->cpu ? th->tlast2 : th->tlast;
+	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
 	uint64_t addr;
 
 	if (!reg || !tr->seg[0] || th->slot < 0 || !tr->ps.page_addr) {
@@ -1978,17 +1844,6 @@ static long ps_find(struct tracer *tr, pid_t pid)
 	return -1;
 }
 
-static void u64map_dup(struct u64map *dst, const struct u64map *src)
-{
-	*dst = *src;
-	if (!src->cap)
-		return;
-	dst->keys = xmalloc(src->cap * sizeof(*dst->keys));
-	dst->vals = xmalloc(src->cap * sizeof(*dst->vals));
-	memcpy(dst->keys, src->keys, src->cap * sizeof(*dst->keys));
-	memcpy(dst->vals, src->vals, src->cap * sizeof(*dst->vals));
-}
-
 /* A process state ended now (exit, exec, let go). */
 static void ps_end(struct pstate *ps, int status)
 {
@@ -2021,14 +1876,11 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	u.fd = fd;
 	u.ps = &tr->ps;
 	if (parent)
-		acct_frames(tr->ps.acct, parent, undo_frame, &u);
+		books_frames(tr->ps.books, parent, undo_frame, &u);
 	ns = tr->ps;
 	ns.leader = pid;
 	ns.memfd = fd;
-	ns.acct = acct_new(ns.st->n);
-	ns.acct2 = tr->ps.acct2 ? acct_new(ns.st->n) : NULL;
-	ns.net = tr->ps.net ? acct_new(ns.st->n) : NULL;
-	ns.net2 = tr->ps.net2 ? acct_new(ns.st->n) : NULL;
+	ns.books = books_new_like(tr->ps.books, ns.st->n);
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps.patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps.traps);
@@ -2111,10 +1963,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	ns.st = st;
 	ns.own_st = true;
 	ns.path = xstrdup(path);
-	ns.acct = acct_new(st->n);
-	ns.acct2 = tr->o->count_only ? NULL : acct_new(st->n);
-	ns.net = tr->ps.net ? acct_new(st->n) : NULL;
-	ns.net2 = tr->ps.net2 ? acct_new(st->n) : NULL;
+	ns.books = books_new_like(tr->ps.books, st->n);
 	ns.leader = pid;
 	ns.memfd = mem_open(pid);
 	ns.wall0 = wall_now();
@@ -2369,7 +2218,7 @@ static void dispatch(struct tracer *tr, pid_t tid, int status)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
-	t = th->tlast;
+	t = th->now.t[CLOCK_KIND_CPU];
 	sig = WSTOPSIG(status);
 	event = status >> 16;
 	/* Every stop consumes what the event page says (it only holds for this one). */
@@ -2492,17 +2341,10 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 		wall1 = ps->wall1;
 	cpu_s = ps->cpu_total_ns / 1e9;
 	wall_s = (double)(wall1 - ps->wall0) / 1e9;
-	acct_finish(ps->acct, wall1, !tr->cpu);
-	if (ps->acct2)
-		acct_finish(ps->acct2, wall1, tr->cpu);
-	/* net times: each thread closed at the last it was seen */
-	if (ps->net)
-		acct_finish(ps->net, 0, false);
-	if (ps->net2)
-		acct_finish(ps->net2, 0, false);
+	books_finish(ps->books, wall1);
 	sec->pid = ps->leader;
-	sec->total_time_s = tr->cpu ? cpu_s : wall_s;
-	sec->total_time2_s = tr->cpu ? wall_s : cpu_s;
+	sec->total_s[CLOCK_KIND_CPU] = cpu_s;
+	sec->total_s[CLOCK_KIND_WALL] = wall_s;
 	sec->counted_only = ps->no_rewrite;
 	sec->execed = ps->execed;
 	if (ps->execed)
@@ -2519,12 +2361,12 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	}
 }
 
-int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
-	      struct acct *acct2, struct names *names, struct names *exclude,
-	      const struct options *o, const struct trace_net *net, struct trace_result *res)
+int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
+	      struct names *names, struct names *exclude, const struct options *o,
+	      const double est_ns[FS_N_CLOCKS], struct trace_result *res)
 {
 	struct tracer tr = { .o = o,
-			     .ps = { .st = st, .acct = acct, .acct2 = acct2, .memfd = -1 },
+			     .ps = { .st = st, .books = books, .memfd = -1 },
 			     .names = names, .exclude = exclude };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
@@ -2535,19 +2377,14 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
-	tr.cpu = o->clock == CLOCK_KIND_CPU && !o->count_only;
 	pin_start(&tr);
 	/*
 	 * The event page: a memfd the program inherits (no CLOEXEC) and maps
 	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
 	 */
 	tr.page_fd = -1;
-	if (net && !o->count_only) {
-		tr.ps.net = net->acct;
-		tr.ps.net2 = acct2 ? net->acct2 : NULL;
-		tr.est_c = tr.cpu ? net->est_ns : net->est2_ns;
-		tr.est_w = tr.cpu ? net->est2_ns : net->est_ns;
-	}
+	for (int k = 0; est_ns && k < FS_N_CLOCKS; k++)
+		tr.est[k] = est_ns[k];
 	tr.tsc_ns = fs_tsc_ns_per_tick();
 	if (!o->count_only && tr.tsc_ns > 0) {
 		tr.seg[0] = xcalloc(1, sizeof(*tr.seg[0]));
@@ -2639,8 +2476,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 		*tr.procs[tr.cur] = tr.ps;
 		memset(&main_sec, 0, sizeof(main_sec));
 		ps_result(&tr, tr.procs[0], wall1, &main_sec);
-		res->total_time_s = main_sec.total_time_s;
-		res->total_time2_s = main_sec.total_time2_s;
+		res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
+		res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
 		res->counted_only = main_sec.counted_only;
 		/* -f: every other process and image, in order of appearance. */
 		if (tr.n_procs > 1)
@@ -2653,10 +2490,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct ac
 			sec->st = ps->st;
 			sec->own_st = ps->own_st;
 			sec->path = xstrdup(ps->path ? ps->path : path);
-			sec->acct = ps->acct;
-			sec->acct2 = ps->acct2;
-			sec->net = ps->net;
-			sec->net2 = ps->net2;
+			sec->books = ps->books;
 		}
 		tr.ps = *tr.procs[tr.cur];
 	}
@@ -2722,10 +2556,7 @@ void trace_result_free(struct trace_result *res)
 		struct trace_section *sec = &res->sections[i];
 
 		free(sec->path);
-		acct_free(sec->acct);
-		acct_free(sec->acct2);
-		acct_free(sec->net);
-		acct_free(sec->net2);
+		books_free(sec->books);
 		if (sec->own_st) {
 			symtab_free(sec->st);
 			free(sec->st);
