@@ -34,23 +34,23 @@ struct symtab;
 
 /* What a routine is (the same in every set of results of a section). */
 struct profile_routine {
-	char *name;	 /* display name: source name, else symbol name, else "0x<addr>" */
-	char *module;	 /* the object it comes from (library path), or NULL: the program */
-	char **aliases;	 /* its symbol names, n_aliases of them (may be 0) */
+	char *name;	/* display name: source name, else symbol name, else "0x<addr>" */
+	char *module;	/* the object it comes from (library path), or NULL: the program */
+	char **aliases; /* its symbol names, n_aliases of them (may be 0) */
 	size_t n_aliases;
-	uint64_t addr;	 /* its address in the symbol table (run-time for libraries) */
-	char *file;	 /* source file, or NULL when unknown */
-	int line;	 /* source line, 0 when unknown */
-	bool mainline;	 /* the mainline (marked '*') */
-	bool selected;	 /* chosen for timing: only selected routines are shown */
+	uint64_t addr; /* its address in the symbol table (run-time for libraries) */
+	char *file;    /* source file, or NULL when unknown */
+	int line;      /* source line, 0 when unknown */
+	bool mainline; /* the mainline (marked '*') */
+	bool selected; /* chosen for timing: only selected routines are shown */
 };
 
 /* A routine's results in one set (the whole process, or one thread). */
 struct profile_stats {
-	uint64_t calls;	     /* entries, counted and chained ones too */
-	uint64_t calls_made; /* calls it made to timed routines that returned to it */
-	acct_time_t self[FS_N_CLOCKS];	      /* shown self time, ns */
-	acct_time_t total[FS_N_CLOCKS];	      /* shown inclusive time, ns (recursion once) */
+	uint64_t calls;			/* entries, counted and chained ones too */
+	uint64_t calls_made;		/* calls it made to timed routines that returned to it */
+	acct_time_t self[FS_N_CLOCKS];	/* shown self time, ns */
+	acct_time_t total[FS_N_CLOCKS]; /* shown inclusive time, ns (recursion once) */
 	acct_time_t gross_self[FS_N_CLOCKS];  /* gross self time, ns */
 	acct_time_t gross_total[FS_N_CLOCKS]; /* gross inclusive time, ns */
 	/*
@@ -83,10 +83,10 @@ struct profile_arc {
  * smaller index; a path holds each routine at most once (recursion folded).
  */
 struct profile_node {
-	uint32_t parent;     /* node index, PROFILE_NONE for the root */
-	uint32_t routine;    /* routine index, PROFILE_NONE for the root */
-	uint64_t calls;	     /* entries into this context */
-	uint64_t calls_made; /* calls made from it to timed routines */
+	uint32_t parent;	       /* node index, PROFILE_NONE for the root */
+	uint32_t routine;	       /* routine index, PROFILE_NONE for the root */
+	uint64_t calls;		       /* entries into this context */
+	uint64_t calls_made;	       /* calls made from it to timed routines */
 	acct_time_t self[FS_N_CLOCKS]; /* shown self time in this context, ns */
 };
 
@@ -102,25 +102,31 @@ struct profile_set {
 
 /* One traced process image: the program, or with -f a followed process or image. */
 struct profile_section {
-	char *label;	  /* what the views call it: the program's path, "path [pid N]" with -f */
-	int pid;	  /* its process id */
-	int exit_status;  /* its exit status, or 128+N when killed by signal N; 0 when it exec'ed */
-	int term_signal;  /* N when killed by signal N, else 0 */
+	char *label;	 /* what the views call it: the program's path, "path [pid N]" with -f */
+	int pid;	 /* its process id */
+	int exit_status; /* its exit status, or 128+N when killed by signal N; 0 when it exec'ed */
+	int term_signal; /* N when killed by signal N, else 0 */
 	double total_s[FS_N_CLOCKS]; /* its time on each clock, gross, seconds */
-	bool count_only;  /* calls were counted, not timed: no time is meaningful */
-	char *note;	  /* one line about how it ended, or NULL */
+	bool count_only;	     /* calls were counted, not timed: no time is meaningful */
+	/*
+	 * The clocks this section has times of: both for a traced run; a clock
+	 * not known (a report that had one clock only) has zero times.
+	 */
+	bool clock_known[FS_N_CLOCKS];
+	char *note;			  /* one line about how it ended, or NULL */
 	struct profile_routine *routines; /* n_routines, index as in its symbol table */
 	size_t n_routines;
-	struct profile_set all;		  /* every thread's results together */
-	struct profile_set *threads;	  /* each thread's, in order of first event */
+	struct profile_set all;	     /* every thread's results together */
+	struct profile_set *threads; /* each thread's, in order of first event */
 	size_t n_threads;
 };
 
 /* What one run of fortstat measured: the run's facts and its sections. */
 struct profile {
-	char **argv;	/* PROGRAM's argv, NULL-terminated (owned; NULL: unknown) */
-	bool correct;	/* shown times are net of the overhead (false: --no-correct) */
-	double f1_ns[FS_N_CLOCKS]; /* overhead per entry on each clock (calibrated or measured), ns */
+	char **argv;  /* PROGRAM's argv, NULL-terminated (owned; NULL: unknown) */
+	bool correct; /* shown times are net of the overhead (false: --no-correct) */
+	double
+	    f1_ns[FS_N_CLOCKS]; /* overhead per entry on each clock (calibrated or measured), ns */
 	double f2_ns[FS_N_CLOCKS]; /* overhead per call made, ns */
 	uint64_t stops_measured;   /* segments whose measured cost gave f1 = f2; 0: calibration */
 	struct profile_section *sections; /* the program first; with -f the others follow */
@@ -157,10 +163,11 @@ int profile_add_books(struct profile *p, const struct profile_facts *f, const st
 
 /*
  * As profile_add_books, from accounting states: gross[c] the gross books of
- * clock c (both required; the same state twice for counts only), net[c] the
- * net books of clock c or NULL (then the formula). All must have st->n
- * routines, else -EINVAL; a net state that saw other events than its gross
- * one is ignored (NULL).
+ * clock c (NULL: that clock is not known; at least one is; the same state
+ * twice for counts only), net[c] the net books of clock c or NULL (then the
+ * formula; not used with --no-correct). All must have st->n routines, else
+ * -EINVAL; a net state whose arcs or calling contexts do not match its
+ * gross one's is not used for them.
  */
 int profile_add_accts(struct profile *p, const struct profile_facts *f, const struct symtab *st,
 		      const struct acct *const gross[FS_N_CLOCKS],

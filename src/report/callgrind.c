@@ -10,7 +10,6 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "view.h"
 
@@ -25,7 +24,7 @@ static uint64_t sum_shown_us(const struct report *rp)
 	return s;
 }
 
-static void cg_pos(FILE *out, const char *key, const struct routine *rt)
+static void cg_pos(FILE *out, const char *key, const struct profile_routine *rt)
 {
 	fprintf(out, "%s=%s\n", key, rt->file ? rt->file : "???");
 }
@@ -38,8 +37,7 @@ static void cg_pos(FILE *out, const char *key, const struct routine *rt)
 static void write_callgrind_part(FILE *out, const struct report *rp, int part, uint64_t *tot_us,
 				 uint64_t *tot_calls)
 {
-	const struct symtab *st = rp->st;
-	bool timed = !rp->run->count_only;
+	bool timed = rp->timed;
 	uint64_t sum_us = 0, sum_calls = 0;
 	size_t i, k;
 	struct arc_index ix;
@@ -50,29 +48,29 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 		fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n", sum_us, sum_calls);
 	*tot_us += sum_us;
 	*tot_calls += sum_calls;
-	arc_index_build(&ix, rp->prof, st->n);
+	arc_index_build(&ix, rp->set, rp->sec->n_routines);
 	for (i = 0; i < rp->n_rows; i++) {
 		const struct row *r = &rp->rows[i];
-		const struct routine *rt = &st->r[r->idx];
+		const struct profile_routine *rt = &rp->sec->routines[r->idx];
 
 		fputc('\n', out);
-		if (rp->prof->tid)
-			fprintf(out, "ob=thread %d\n", rp->prof->tid);
+		if (rp->set->tid)
+			fprintf(out, "ob=thread %d\n", rp->set->tid);
 		cg_pos(out, "fl", rt);
 		fprintf(out, "fn=%s\n", r->name);
 		fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
 			timed ? (r->shown + 500) / 1000 : 0, r->calls);
 		for (k = ix.caller_at[r->idx]; k < ix.caller_at[r->idx + 1]; k++) {
-			const struct acct_arc *a = ix.by_caller[k];
-			const struct routine *ct;
+			const struct profile_arc *a = ix.by_caller[k];
+			const struct profile_routine *ct;
 
-			if (!selected(st, a->callee))
+			if (!selected(rp, a->callee))
 				continue;
-			ct = &st->r[a->callee];
-			if (rp->prof->tid)
-				fprintf(out, "cob=thread %d\n", rp->prof->tid);
+			ct = &rp->sec->routines[a->callee];
+			if (rp->set->tid)
+				fprintf(out, "cob=thread %d\n", rp->set->tid);
 			cg_pos(out, "cfi", ct);
-			fprintf(out, "cfn=%s\n", rp->names[a->callee]);
+			fprintf(out, "cfn=%s\n", rname(rp, a->callee));
 			fprintf(out, "calls=%" PRIu64 " %d\n", a->calls,
 				ct->line > 0 ? ct->line : 0);
 			fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
@@ -82,20 +80,20 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 	arc_index_free(&ix);
 }
 
-void write_callgrind(FILE *out, const struct report *rp, const struct acct *acct)
+void write_callgrind(FILE *out, const struct report *rp)
 {
-	const struct report_run *run = rp->run;
+	char **argv = rp->p->argv;
 	uint64_t us = 0, calls = 0;
 	size_t i, t;
 
 	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION "\n", out);
 	fputs("cmd:", out);
-	for (i = 0; run->argv && run->argv[i]; i++) {
+	for (i = 0; argv && argv[i]; i++) {
 		fputc(' ', out);
-		folded_name(out, run->argv[i]);
+		folded_name(out, argv[i]);
 	}
-	if (!run->argv && run->program)
-		fprintf(out, " %s", run->program);
+	if (!argv && rp->sec->label)
+		fprintf(out, " %s", rp->sec->label);
 	fputs("\npositions: line\n", out);
 	fputs("event: us : self time (microseconds)\nevent: calls : calls\nevents: us calls\n",
 	      out);
@@ -105,12 +103,12 @@ void write_callgrind(FILE *out, const struct report *rp, const struct acct *acct
 		/* each thread's routines in an "object" of their own: KCachegrind keeps them apart
 		 */
 		fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n",
-			rp->run->count_only ? 0 : sum_shown_us(rp), rp->calls);
-		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, rp->run, t);
+			!rp->timed ? 0 : sum_shown_us(rp), rp->calls);
+		for (t = 0; t < rp->sec->n_threads; t++) {
+			const struct profile_set *th = &rp->sec->threads[t];
 			struct report tr;
 
-			report_build(&tr, rp->st, &p, run, rp->opts);
+			report_build(&tr, rp->p, rp->sec, th, rp->opts);
 			write_callgrind_part(out, &tr, (int)t + 1, &us, &calls);
 			report_free(&tr);
 		}

@@ -8,7 +8,6 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "view.h"
 
@@ -33,12 +32,12 @@ static void csv_field(FILE *out, const char *s)
 /* The CSV rows of one set of results; `tid` (0: none) ends each row when asked. */
 static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
 {
-	bool timed = !rp->run->count_only;
+	bool timed = rp->timed;
 	size_t i;
 
 	for (i = 0; i < rp->n_rows; i++) {
 		const struct row *r = &rp->rows[i];
-		const struct routine *rt = &rp->st->r[r->idx];
+		const struct profile_routine *rt = &rp->sec->routines[r->idx];
 		double s = secs(r->shown);
 
 		csv_field(out, r->name);
@@ -59,14 +58,14 @@ static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
 			fprintf(out, "%.6f", percent(rp, secs(r->incl)));
 		if (with_tid) {
 			fputc(',', out);
-			if (rp->prof->tid)
-				fprintf(out, "%d", rp->prof->tid);
+			if (rp->set->tid)
+				fprintf(out, "%d", rp->set->tid);
 		}
 		fputc('\n', out);
 	}
 }
 
-void write_csv(FILE *out, const struct report *rp, const struct acct *acct)
+void write_csv(FILE *out, const struct report *rp)
 {
 	bool threads = rp->opts->threads;
 	size_t t;
@@ -76,11 +75,11 @@ void write_csv(FILE *out, const struct report *rp, const struct acct *acct)
 	      out);
 	fputs(threads ? ",thread\n" : "\n", out);
 	csv_rows(out, rp, threads);
-	for (t = 0; threads && t < acct_n_threads(acct); t++) {
-		struct prof p = prof_thread(acct, rp->run, t);
+	for (t = 0; threads && t < rp->sec->n_threads; t++) {
+		const struct profile_set *th = &rp->sec->threads[t];
 		struct report tr;
 
-		report_build(&tr, rp->st, &p, rp->run, rp->opts);
+		report_build(&tr, rp->p, rp->sec, th, rp->opts);
 		csv_rows(out, &tr, true);
 		report_free(&tr);
 	}

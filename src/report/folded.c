@@ -8,7 +8,6 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "view.h"
 
@@ -31,8 +30,8 @@ static int cmp_folded(const void *p, const void *q)
 static void folded_collect(const struct report *rp, const char *prefix, struct folded_line **v,
 			   size_t *n, size_t *cap)
 {
-	const struct prof *p = rp->prof;
-	uint32_t *path = xcalloc(rp->st->n + 2, sizeof(*path));
+	const struct profile_set *p = rp->set;
+	uint32_t *path = xcalloc(rp->sec->n_routines + 2, sizeof(*path));
 	size_t i;
 
 	for (i = 1; i < p->n_nodes; i++) {
@@ -43,7 +42,7 @@ static void folded_collect(const struct report *rp, const char *prefix, struct f
 
 		if (!val)
 			continue;
-		for (k = (uint32_t)i; k && k != ACCT_NONE && depth < rp->st->n + 1;
+		for (k = (uint32_t)i; k && k != PROFILE_NONE && depth < rp->sec->n_routines + 1;
 		     k = p->nodes[k].parent)
 			path[depth++] = k;
 		if (*n == *cap) {
@@ -59,7 +58,7 @@ static void folded_collect(const struct report *rp, const char *prefix, struct f
 		while (depth--) {
 			uint32_t r = p->nodes[path[depth]].routine;
 
-			folded_name(f, r < rp->st->n ? rp->names[r] : "?");
+			folded_name(f, r < rp->sec->n_routines ? rname(rp, r) : "?");
 			if (depth)
 				fputc(';', f);
 		}
@@ -71,7 +70,7 @@ static void folded_collect(const struct report *rp, const char *prefix, struct f
 }
 
 /* Folded stacks, one line per stack of timed routines, sorted. */
-void write_folded(FILE *out, const struct report *rp, const struct acct *acct)
+void write_folded(FILE *out, const struct report *rp)
 {
 	struct folded_line *v = NULL;
 	size_t n = 0, cap = 0, i, t;
@@ -79,13 +78,13 @@ void write_folded(FILE *out, const struct report *rp, const struct acct *acct)
 	if (!rp->opts->threads) {
 		folded_collect(rp, NULL, &v, &n, &cap);
 	} else {
-		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, rp->run, t);
+		for (t = 0; t < rp->sec->n_threads; t++) {
+			const struct profile_set *th = &rp->sec->threads[t];
 			struct report tr;
 			char prefix[32];
 
-			report_build(&tr, rp->st, &p, rp->run, rp->opts);
-			snprintf(prefix, sizeof(prefix), "thread %d", p.tid);
+			report_build(&tr, rp->p, rp->sec, th, rp->opts);
+			snprintf(prefix, sizeof(prefix), "thread %d", th->tid);
 			folded_collect(&tr, prefix, &v, &n, &cap);
 			report_free(&tr);
 		}

@@ -8,14 +8,13 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "view.h"
 
 /* A frame of the flame graph. */
 struct fnode {
 	size_t parent;	   /* SIZE_MAX for the root */
-	uint32_t routine;  /* ACCT_NONE: the root or a thread */
+	uint32_t routine;  /* PROFILE_NONE: the root or a thread */
 	int tid;	   /* a thread's frame: its tid */
 	double self, incl; /* microseconds (or calls) */
 	double x;	   /* left edge, in the same unit */
@@ -46,13 +45,13 @@ static size_t flame_add(struct flame *fl, size_t parent, uint32_t routine, int t
 /* Append a calling-context tree under frame `under` (its root becomes `under`). */
 static void flame_graft(struct flame *fl, const struct report *rp, size_t under)
 {
-	const struct prof *p = rp->prof;
+	const struct profile_set *p = rp->set;
 	size_t *map = xcalloc(p->n_nodes ? p->n_nodes : 1, sizeof(*map));
 	size_t i;
 
 	map[0] = under;
 	for (i = 1; i < p->n_nodes; i++) {
-		const struct acct_node *x = &p->nodes[i];
+		const struct profile_node *x = &p->nodes[i];
 
 		map[i] = flame_add(fl, map[x->parent], x->routine, 0, (double)node_value(rp, i));
 	}
@@ -61,8 +60,8 @@ static void flame_graft(struct flame *fl, const struct report *rp, size_t under)
 
 static const char *flame_name(const struct report *rp, const struct fnode *f, char *buf, size_t len)
 {
-	if (f->routine != ACCT_NONE && f->routine < rp->st->n)
-		return rp->names[f->routine];
+	if (f->routine != PROFILE_NONE && f->routine < rp->sec->n_routines)
+		return rname(rp, f->routine);
 	if (f->tid) {
 		snprintf(buf, len, "thread %d", f->tid);
 		return buf;
@@ -225,25 +224,24 @@ static void flame_colour(const char *name, int *r, int *g, int *b)
 	*b = 30 + (int)((h >> 16) % 50);
 }
 
-void write_svg(FILE *out, const struct report *rp, const struct acct *acct)
+void write_svg(FILE *out, const struct report *rp)
 {
-	const struct report_run *run = rp->run;
-	bool timed = !run->count_only;
+	bool timed = rp->timed;
 	struct flame fl = {0};
 	double total;
 	int max_depth = 0, height;
 	size_t i, t;
 
-	flame_add(&fl, SIZE_MAX, ACCT_NONE, 0, 0);
+	flame_add(&fl, SIZE_MAX, PROFILE_NONE, 0, 0);
 	if (!rp->opts->threads) {
 		flame_graft(&fl, rp, 0);
 	} else {
-		for (t = 0; t < acct_n_threads(acct); t++) {
-			struct prof p = prof_thread(acct, rp->run, t);
+		for (t = 0; t < rp->sec->n_threads; t++) {
+			const struct profile_set *th = &rp->sec->threads[t];
 			struct report tr;
 
-			report_build(&tr, rp->st, &p, run, rp->opts);
-			flame_graft(&fl, &tr, flame_add(&fl, 0, ACCT_NONE, p.tid, 0));
+			report_build(&tr, rp->p, rp->sec, th, rp->opts);
+			flame_graft(&fl, &tr, flame_add(&fl, 0, PROFILE_NONE, th->tid, 0));
 			report_free(&tr);
 		}
 	}
@@ -265,10 +263,9 @@ void write_svg(FILE *out, const struct report *rp, const struct acct *acct)
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%d\" fill=\"#f8f8f0\"/>\n",
 		SVG_W + 2 * SVG_PAD, height);
 	fprintf(out, "<text x=\"%.0f\" y=\"20\" style=\"font-size:15px\">fortstat: ", SVG_PAD);
-	xml_str(out, run->program ? run->program : "?");
+	xml_str(out, rp->sec->label ? rp->sec->label : "?");
 	fprintf(out, " (%s; click a frame to zoom, click all to reset)</text>\n",
-		timed ? (run->clock && !strcmp(run->clock, "wall") ? "wall time" : "CPU time")
-		      : "calls");
+		timed ? (rp->c == CLOCK_KIND_WALL ? "wall time" : "CPU time") : "calls");
 	fprintf(out, "<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n", SVG_PAD, height - 10);
 	for (i = 0; i < fl.n; i++) {
 		const struct fnode *f = &fl.v[i];
@@ -282,7 +279,7 @@ void write_svg(FILE *out, const struct report *rp, const struct acct *acct)
 		if (!(f->incl > 0) || w < SVG_MINW)
 			continue;
 		flame_colour(name, &cr, &cg, &cb);
-		if (f->routine == ACCT_NONE)
+		if (f->routine == PROFILE_NONE)
 			cr = cg = cb = 200;
 		fprintf(out,
 			"<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" data-n=\"",

@@ -8,14 +8,13 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "view.h"
 
 #define NAME_WIDTH_MIN 20 /* the ROUTINE column is at least this wide */
 
 /* "file:line", "file", or "" (the --lines column); malloc'ed. */
-static char *source_of(const struct routine *rt)
+static char *source_of(const struct profile_routine *rt)
 {
 	if (!rt->file)
 		return xstrdup("");
@@ -46,7 +45,7 @@ static int source_width(const struct report *rp)
 	size_t i;
 
 	for (i = 0; i < rp->n_rows; i++) {
-		char *src = source_of(&rp->st->r[rp->rows[i].idx]);
+		char *src = source_of(&rp->sec->routines[rp->rows[i].idx]);
 		size_t len = strlen(src);
 
 		if (len > (size_t)w)
@@ -60,7 +59,7 @@ static int source_width(const struct report *rp)
 static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 {
 	const struct report_opts *opts = rp->opts;
-	bool timed = !rp->run->count_only;
+	bool timed = rp->timed;
 	size_t i;
 
 	fprintf(out, "  %-*s %12s", w, "ROUTINE", "CALLED");
@@ -87,7 +86,7 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 			fprintf(out, "%14.6f", r->calls ? s / (double)r->calls : 0.0);
 		}
 		if (opts->lines) {
-			char *src = source_of(&rp->st->r[r->idx]);
+			char *src = source_of(&rp->sec->routines[r->idx]);
 
 			/* padded only when INCOMPLETE follows */
 			fprintf(out, "  %-*s", timed && r->incomplete ? sw : 0, src);
@@ -112,7 +111,7 @@ static uint64_t outside_calls(const struct report *rp, const struct arc_index *i
 	for (k = ix->caller_at[i]; k < ix->caller_at[i + 1]; k++)
 		if (ix->by_caller[k]->callee == i)
 			rec += ix->by_caller[k]->calls;
-	return rp->ar[i].calls - rec;
+	return rp->set->r[i].calls - rec;
 }
 
 /* How the arcs of an entry of the call graph are sorted (qsort_r's argument). */
@@ -125,13 +124,13 @@ struct graph_sort {
 static int cmp_graph_arc(const void *p, const void *q, void *arg)
 {
 	const struct graph_sort *gs = arg;
-	const struct acct_arc *x = *(const struct acct_arc *const *)p;
-	const struct acct_arc *y = *(const struct acct_arc *const *)q;
+	const struct profile_arc *x = *(const struct profile_arc *const *)p;
+	const struct profile_arc *y = *(const struct profile_arc *const *)q;
 	double tx = arc_time_s(gs->rp, x), ty = arc_time_s(gs->rp, y);
 	uint32_t ex = gs->by_callee ? x->callee : x->caller;
 	uint32_t ey = gs->by_callee ? y->callee : y->caller;
-	const char *nx = ex < gs->rp->st->n ? gs->rp->names[ex] : "";
-	const char *ny = ey < gs->rp->st->n ? gs->rp->names[ey] : "";
+	const char *nx = ex < gs->rp->sec->n_routines ? rname(gs->rp, ex) : "";
+	const char *ny = ey < gs->rp->sec->n_routines ? rname(gs->rp, ey) : "";
 	int c;
 
 	if (tx != ty)
@@ -153,12 +152,12 @@ static int cmp_incl(const void *p, const void *q)
 
 /* One caller or callee line of an entry of the call graph. */
 static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_index *ix,
-			   const struct acct_arc *a, uint32_t other, const size_t *index)
+			   const struct profile_arc *a, uint32_t other, const size_t *index)
 {
-	bool timed = !rp->run->count_only;
+	bool timed = rp->timed;
 	char called[48];
 
-	if (other == ACCT_NONE || other >= rp->st->n) {
+	if (other == PROFILE_NONE || other >= rp->sec->n_routines) {
 		fprintf(out, "%13s", "");
 		if (timed)
 			fprintf(out, "%12.6f%12.6f", arc_self_s(rp, a),
@@ -181,7 +180,7 @@ static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_
 		snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->calls,
 			 outside_calls(rp, ix, a->callee));
 	}
-	fprintf(out, " %13s      %s [%zu]\n", called, rp->names[other], index[other]);
+	fprintf(out, " %13s      %s [%zu]\n", called, rname(rp, other), index[other]);
 }
 
 /*
@@ -192,18 +191,18 @@ static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_
  */
 static void write_graph(FILE *out, const struct report *rp)
 {
-	const struct symtab *st = rp->st;
-	bool timed = !rp->run->count_only;
+	size_t n = rp->sec->n_routines;
+	bool timed = rp->timed;
 	struct graph_sort gs = {.rp = rp};
 	struct arc_index ix;
 	const struct row **order;
-	const struct acct_arc **tmp;
+	const struct profile_arc **tmp;
 	size_t *index, i, k, n_order = 0, n_tmp;
 
-	arc_index_build(&ix, rp->prof, st->n);
+	arc_index_build(&ix, rp->set, n);
 	order = xcalloc(rp->n_rows + 1, sizeof(*order));
-	index = xcalloc(st->n + 1, sizeof(*index));
-	tmp = xcalloc(rp->prof->n_arcs + 1, sizeof(*tmp));
+	index = xcalloc(n + 1, sizeof(*index));
+	tmp = xcalloc(rp->set->n_arcs + 1, sizeof(*tmp));
 	for (i = 0; i < rp->n_rows; i++)
 		if (rp->rows[i].calls)
 			order[n_order++] = &rp->rows[i];
@@ -258,7 +257,7 @@ static void write_graph(FILE *out, const struct report *rp)
 		/* callees, the largest first; recursion first of all */
 		n_tmp = 0;
 		for (k = ix.caller_at[ri]; k < ix.caller_at[ri + 1]; k++)
-			if (ix.by_caller[k]->callee < st->n && index[ix.by_caller[k]->callee])
+			if (ix.by_caller[k]->callee < n && index[ix.by_caller[k]->callee])
 				tmp[n_tmp++] = ix.by_caller[k];
 		gs.by_callee = true;
 		qsort_r(tmp, n_tmp, sizeof(*tmp), cmp_graph_arc, &gs);
@@ -272,60 +271,71 @@ static void write_graph(FILE *out, const struct report *rp)
 	arc_index_free(&ix);
 }
 
-void write_table(FILE *out, const struct report *rp, const struct acct *acct)
+/* "fortstat: PROGRAM (exit status N), cpu clock" and the note. */
+static void table_head(FILE *out, const struct report *rp)
 {
-	const struct report_run *run = rp->run;
-	const struct report_opts *opts = rp->opts;
-	bool timed = !run->count_only;
-	int w = name_width(rp), sw = opts->lines ? source_width(rp) : 0;
-	char num[32];
-	size_t t;
+	const struct profile_section *sec = rp->sec;
 
-	fprintf(out, "fortstat: %s (", run->program ? run->program : "?");
-	if (run->term_signal)
-		fprintf(out, "killed by signal %d", run->term_signal);
+	fprintf(out, "fortstat: %s (", sec->label ? sec->label : "?");
+	if (sec->term_signal)
+		fprintf(out, "killed by signal %d", sec->term_signal);
 	else
-		fprintf(out, "exit status %d", run->exit_status);
-	if (timed)
-		fprintf(out, "), %s clock\n", run->clock ? run->clock : "?");
+		fprintf(out, "exit status %d", sec->exit_status);
+	if (rp->timed)
+		fprintf(out, "), %s clock\n", clock_name(rp->c));
 	else
 		fputs("), count only\n", out);
-	if (run->note)
-		fprintf(out, "fortstat: %s\n", run->note);
+	if (sec->note)
+		fprintf(out, "fortstat: %s\n", sec->note);
 	fputc('\n', out);
+}
 
+/* The summary lines under the table: program time, unaccounted, calls, overhead. */
+static void table_summary(FILE *out, const struct report *rp)
+{
+	double f1 = rp->p->f1_ns[rp->c], f2 = rp->p->f2_ns[rp->c];
+	char num[32];
+
+	if (!rp->timed) {
+		fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
+		return;
+	}
+	fprintf(out, "  %-22s %14.6f s\n", "total program time", rp->total_s);
+	fprintf(out, "  %-22s %14.6f s", "time unaccounted", rp->unaccounted_s);
+	if (rp->total_s > 0)
+		fprintf(out, " %7.2f %%", 100.0 * rp->unaccounted_s / rp->total_s);
+	fputc('\n', out);
+	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
+	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
+	if (rp->p->correct)
+		fprintf(out, "  %-22s %s s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
+			"overhead removed", num, f1 / 1e3, f2 / 1e3);
+	else if (f1 != 0 || f2 != 0)
+		fprintf(out,
+			"  %-22s %s s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
+			"call made)\n",
+			"overhead estimated", num, f1 / 1e3, f2 / 1e3);
+}
+
+void write_table(FILE *out, const struct report *rp)
+{
+	const struct report_opts *opts = rp->opts;
+	int w = name_width(rp), sw = opts->lines ? source_width(rp) : 0;
+	size_t t;
+
+	table_head(out, rp);
 	table_rows(out, rp, w, sw);
 	fputc('\n', out);
-
-	if (!timed) {
-		fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
-	} else {
-		fprintf(out, "  %-22s %14.6f s\n", "total program time", rp->total_s);
-		fprintf(out, "  %-22s %14.6f s", "time unaccounted", rp->unaccounted_s);
-		if (rp->total_s > 0)
-			fprintf(out, " %7.2f %%", 100.0 * rp->unaccounted_s / rp->total_s);
-		fputc('\n', out);
-		fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
-		snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
-		if (run->correct)
-			fprintf(out,
-				"  %-22s %s s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
-				"overhead removed", num, run->f1_ns / 1e3, run->f2_ns / 1e3);
-		else if (run->f1_ns != 0 || run->f2_ns != 0)
-			fprintf(out,
-				"  %-22s %s s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
-				"call made)\n",
-				"overhead estimated", num, run->f1_ns / 1e3, run->f2_ns / 1e3);
-	}
+	table_summary(out, rp);
 	if (opts->graph)
 		write_graph(out, rp);
 
-	for (t = 0; opts->threads && t < acct_n_threads(acct); t++) {
-		struct prof p = prof_thread(acct, rp->run, t);
+	for (t = 0; opts->threads && t < rp->sec->n_threads; t++) {
+		const struct profile_set *th = &rp->sec->threads[t];
 		struct report tr;
 
-		report_build(&tr, rp->st, &p, run, opts);
-		fprintf(out, "\nthread %d\n\n", p.tid);
+		report_build(&tr, rp->p, rp->sec, th, opts);
+		fprintf(out, "\nthread %d\n\n", th->tid);
 		table_rows(out, &tr, w, sw);
 		if (opts->graph)
 			write_graph(out, &tr);

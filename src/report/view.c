@@ -1,83 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* view.c - what the report writers share: rows of one set of results, sorted and corrected. */
+/* view.c - what the report writers share: rows of one set of results, sorted; report_write. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fortstat/account.h"
+#include "fortstat/profile.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "view.h"
-
-/* The net state to read corrected times from, or NULL (see struct prof). */
-static const struct acct *net_of(const struct acct *acct, const struct report_run *run)
-{
-	const struct acct *n = run->correct ? run->net : NULL;
-
-	if (!n || acct_n_routines(n) != acct_n_routines(acct))
-		return NULL;
-	return n;
-}
-
-/* The whole program's results. */
-static struct prof prof_all(const struct acct *acct, const struct report_run *run)
-{
-	const struct acct *net = net_of(acct, run);
-	struct prof p = {0};
-	size_t n;
-
-	p.r = acct_routines(acct);
-	p.arcs = acct_arcs(acct, &p.n_arcs);
-	p.nodes = acct_nodes(acct, &p.n_nodes);
-	if (net) {
-		p.rn = acct_routines(net);
-		p.arcs_n = acct_arcs(net, &n);
-		if (n != p.n_arcs)
-			p.arcs_n = NULL;
-		p.nodes_n = acct_nodes(net, &n);
-		if (n != p.n_nodes)
-			p.nodes_n = NULL;
-	}
-	return p;
-}
-
-/* Thread i's results. */
-struct prof prof_thread(const struct acct *acct, const struct report_run *run, size_t i)
-{
-	const struct acct *net = net_of(acct, run);
-	struct acct_thread_info ti, tn;
-	struct prof p = {0};
-
-	if (acct_thread(acct, i, &ti) < 0)
-		return p;
-	p.tid = ti.tid;
-	p.r = ti.r;
-	p.arcs = ti.arcs;
-	p.n_arcs = ti.n_arcs;
-	p.nodes = ti.nodes;
-	p.n_nodes = ti.n_nodes;
-	if (net && acct_thread(net, i, &tn) == 0 && tn.tid == ti.tid) {
-		p.rn = tn.r;
-		p.arcs_n = tn.n_arcs == ti.n_arcs ? tn.arcs : NULL;
-		p.nodes_n = tn.n_nodes == ti.n_nodes ? tn.nodes : NULL;
-	}
-	return p;
-}
-
-/* The routine's readable name, or a made-up one in *owned (freed by the caller). */
-static const char *routine_name(const struct routine *rt, char **owned)
-{
-	*owned = NULL;
-	if (rt->display && rt->display[0])
-		return rt->display;
-	if (rt->n_names && rt->names[0] && rt->names[0][0])
-		return rt->names[0];
-	*owned = xasprintf("0x%" PRIx64, rt->addr);
-	return *owned;
-}
 
 int cmp_name(const struct row *x, const struct row *y)
 {
@@ -111,76 +43,54 @@ static int cmp_names(const void *p, const void *q)
 	return cmp_name(p, q);
 }
 
-/* Collect, correct and sort the routines to show; compute the totals. */
-static void report_names(struct report *rp);
-
-/* The self time of routine i shown (net when the run corrects, else gross). */
-static acct_time_t shown_self(const struct report *rp, size_t i)
+/* One row of routine i of the set. */
+static void row_of(const struct report *rp, size_t i, struct row *w)
 {
-	const struct acct_routine *r = &rp->ar[i];
+	const struct profile_routine *rt = &rp->sec->routines[i];
+	const struct profile_stats *s = &rp->set->r[i];
 
-	if (!rp->run->correct)
-		return r->self;
-	if (rp->prof->rn)
-		return rp->prof->rn[i].self;
-	return acct_net(r->self, r->calls, r->calls_made, rp->run->f1_ns, rp->run->f2_ns);
+	w->idx = i;
+	w->name = rt->name;
+	w->calls = s->calls;
+	w->gross = s->gross_self[rp->c];
+	w->overhead = s->overhead[rp->c];
+	w->shown = s->self[rp->c];
+	w->incl = s->total[rp->c];
+	w->incomplete = s->incomplete;
+	w->mainline = rt->mainline;
 }
 
-/* The inclusive time of routine i shown: its overhead is that of every stop inside. */
-static acct_time_t shown_incl(const struct report *rp, size_t i)
+void report_build(struct report *rp, const struct profile *p, const struct profile_section *sec,
+		  const struct profile_set *set, const struct report_opts *opts)
 {
-	const struct acct_routine *r = &rp->ar[i];
-
-	if (!rp->run->correct)
-		return r->total;
-	if (rp->prof->rn)
-		return rp->prof->rn[i].total;
-	return acct_net(r->total, r->total_entries, r->total_calls_made, rp->run->f1_ns,
-			rp->run->f2_ns);
-}
-
-void report_build(struct report *rp, const struct symtab *st, const struct prof *prof,
-		  const struct report_run *run, const struct report_opts *opts)
-{
-	const struct acct_routine *ar = prof->r;
 	enum report_sort sort = opts->sort;
 	int (*cmp)(const void *, const void *) = cmp_time;
 	size_t i;
 
 	memset(rp, 0, sizeof(*rp));
-	rp->st = st;
-	rp->prof = prof;
+	rp->p = p;
+	rp->sec = sec;
+	rp->set = set;
 	rp->opts = opts;
-	rp->ar = ar;
-	rp->run = run;
-	rp->rows = xcalloc(st->n ? st->n : 1, sizeof(*rp->rows));
-	for (i = 0; i < st->n; i++) {
-		const struct routine *rt = &st->r[i];
+	rp->c = opts->clock == CLOCK_KIND_WALL ? CLOCK_KIND_WALL : CLOCK_KIND_CPU;
+	rp->timed = !sec->count_only;
+	rp->rows = xcalloc(sec->n_routines ? sec->n_routines : 1, sizeof(*rp->rows));
+	for (i = 0; i < sec->n_routines; i++) {
 		struct row *w;
 
-		if (!(rt->flags & RT_SELECTED) || (!ar[i].calls && !opts->zeros))
+		if (!sec->routines[i].selected || (!set->r[i].calls && !opts->zeros))
 			continue;
 		w = &rp->rows[rp->n_rows++];
-		w->idx = i;
-		w->name = routine_name(rt, &w->owned);
-		w->calls = ar[i].calls;
-		w->gross = ar[i].self;
-		w->net = prof->rn ? prof->rn[i].self
-				  : acct_net(ar[i].self, ar[i].calls, ar[i].calls_made, run->f1_ns,
-					     run->f2_ns);
-		w->shown = run->correct ? w->net : w->gross;
-		w->incl = shown_incl(rp, i);
-		w->incomplete = ar[i].incomplete;
-		w->mainline = rt->flags & RT_MAINLINE;
+		row_of(rp, i, w);
 		rp->calls += w->calls;
 		rp->sum_s += secs(w->shown);
 		rp->gross_sum_s += secs(w->gross);
-		if (w->gross >= w->net)
-			rp->overhead_s += secs(w->gross - w->net);
+		if (w->overhead >= 0)
+			rp->overhead_s += secs((acct_time_t)w->overhead);
 		else /* negative factors */
-			rp->overhead_s -= secs(w->net - w->gross);
+			rp->overhead_s -= secs((acct_time_t)-w->overhead);
 	}
-	if (run->count_only && sort == SORT_TIME)
+	if (sec->count_only && sort == SORT_TIME)
 		sort = SORT_CALLS; /* no times: the most called first */
 	if (sort == SORT_CALLS)
 		cmp = cmp_calls;
@@ -188,46 +98,28 @@ void report_build(struct report *rp, const struct symtab *st, const struct prof 
 		cmp = cmp_names;
 	qsort(rp->rows, rp->n_rows, sizeof(*rp->rows), cmp);
 	/* The overhead removed from the routines was part of the program's time. */
-	rp->total_s = run->total_time_s;
-	if (run->correct && !run->count_only && rp->overhead_s < rp->total_s)
+	rp->total_s = sec->total_s[rp->c];
+	if (p->correct && !sec->count_only && rp->overhead_s < rp->total_s)
 		rp->total_s -= rp->overhead_s;
 	rp->denom_s = rp->total_s > 0 ? rp->total_s : rp->sum_s;
 	rp->unaccounted_s = rp->total_s - rp->sum_s;
 	if (fabs(rp->unaccounted_s) < 5e-10)
 		rp->unaccounted_s = 0; /* no "-0.000000" from rounding */
-	report_names(rp);
-}
-
-/* Display names of every routine, for arcs and stacks. */
-static void report_names(struct report *rp)
-{
-	size_t i;
-
-	rp->names = xcalloc(rp->st->n ? rp->st->n : 1, sizeof(*rp->names));
-	rp->names_owned = xcalloc(rp->st->n ? rp->st->n : 1, sizeof(*rp->names_owned));
-	for (i = 0; i < rp->st->n; i++)
-		rp->names[i] = routine_name(&rp->st->r[i], &rp->names_owned[i]);
 }
 
 void report_free(struct report *rp)
 {
-	size_t i;
-
-	for (i = 0; i < rp->n_rows; i++)
-		free(rp->rows[i].owned);
 	free(rp->rows);
-	for (i = 0; i < rp->st->n; i++)
-		free(rp->names_owned[i]);
-	free(rp->names_owned);
-	free(rp->names);
+	rp->rows = NULL;
+	rp->n_rows = 0;
 }
 
 static size_t arc_slot(uint32_t r, size_t n)
 {
-	return r == ACCT_NONE || r >= n ? n : r;
+	return r == PROFILE_NONE || r >= n ? n : r;
 }
 
-void arc_index_build(struct arc_index *ix, const struct prof *p, size_t n)
+void arc_index_build(struct arc_index *ix, const struct profile_set *p, size_t n)
 {
 	size_t i, *fill;
 
@@ -266,34 +158,6 @@ void arc_index_free(struct arc_index *ix)
 	free(ix->callee_at);
 }
 
-/* The callee's self time along an arc, shown: its share of the callee's shown self time. */
-double arc_self_s(const struct report *rp, const struct acct_arc *a)
-{
-	const struct acct_routine *r = &rp->ar[a->callee];
-
-	if (rp->run->correct && rp->prof->arcs_n)
-		return secs(rp->prof->arcs_n[a - rp->prof->arcs].self);
-	if (!r->self)
-		return 0;
-	if (a->self == r->self)
-		return secs(shown_self(rp, a->callee));
-	return secs(a->self) * ((double)shown_self(rp, a->callee) / (double)r->self);
-}
-
-/* The callee's inclusive time along an arc, shown. */
-double arc_time_s(const struct report *rp, const struct acct_arc *a)
-{
-	const struct acct_routine *r = &rp->ar[a->callee];
-
-	if (rp->run->correct && rp->prof->arcs_n)
-		return secs(rp->prof->arcs_n[a - rp->prof->arcs].time);
-	if (!r->total)
-		return 0;
-	if (a->time == r->total)
-		return secs(shown_incl(rp, a->callee));
-	return secs(a->time) * ((double)shown_incl(rp, a->callee) / (double)r->total);
-}
-
 /* Calls of routine i that are not direct recursion. */
 /* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
 size_t utf8_len(const unsigned char *s)
@@ -328,26 +192,14 @@ size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/*
- * A JSON string (or null): escapes quotes, backslashes and control
- * characters; bytes that are not UTF-8 become U+FFFD.
- */
 /* A node's value: microseconds of shown self time, or calls when no clock ran. */
 uint64_t node_value(const struct report *rp, size_t i)
 {
-	const struct report_run *run = rp->run;
-	const struct acct_node *x = &rp->prof->nodes[i];
-	acct_time_t ns;
+	const struct profile_node *x = &rp->set->nodes[i];
 
-	if (run->count_only)
+	if (!rp->timed)
 		return x->calls;
-	if (run->correct && rp->prof->nodes_n)
-		ns = rp->prof->nodes_n[i].self;
-	else
-		ns = run->correct
-			 ? acct_net(x->self, x->calls, x->calls_made, run->f1_ns, run->f2_ns)
-			 : x->self;
-	return (ns + 500) / 1000;
+	return (x->self[rp->c] + 500) / 1000;
 }
 
 /* A name as a frame of a folded stack: ';' and line breaks would split it. */
@@ -357,63 +209,59 @@ void folded_name(FILE *out, const char *s)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
-/*
- * Write the report of acct over st in opts->format to out. Returns 0,
- * -EINVAL when st and acct disagree on the number of routines, or the
- * negative errno of a write error (out is flushed and checked).
- */
-int report_write(FILE *out, const struct symtab *st, const struct acct *acct,
-		 const struct report_run *run, const struct report_opts *opts)
+const char *clock_name(enum clock_kind c)
 {
-	struct report rp;
-	struct prof all;
+	return c == CLOCK_KIND_WALL ? "wall" : "cpu";
+}
 
-	if (!out || !st || !acct || !run || !opts || acct_n_routines(acct) != st->n)
-		return -EINVAL;
-	all = prof_all(acct, run);
-	report_build(&rp, st, &all, run, opts);
-	switch (opts->format) {
-	case FMT_CSV:
-		write_csv(out, &rp, acct);
-		break;
-	case FMT_JSON:
-		write_json(out, &rp, acct);
-		break;
-	case FMT_FOLDED:
-		write_folded(out, &rp, acct);
-		break;
-	case FMT_CALLGRIND:
-		write_callgrind(out, &rp, acct);
-		break;
-	case FMT_TABLE:
-	default:
-		write_table(out, &rp, acct);
-		break;
-	}
-	report_free(&rp);
+/* Flush out and say how writing went: 0 or a negative errno. */
+static int flushed(FILE *out)
+{
 	errno = 0;
 	if (fflush(out) != 0 || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;
 }
 
-/* The SVG flame graph of acct over st to out: 0, -EINVAL, or a write error's negative errno. */
-int report_write_svg(FILE *out, const struct symtab *st, const struct acct *acct,
-		     const struct report_run *run, const struct report_opts *opts)
+int report_write(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
 {
 	struct report rp;
-	struct prof all;
 
-	if (!out || !st || !acct || !run || !opts || acct_n_routines(acct) != st->n)
+	if (!out || !p || !opts || sec >= p->n_sections)
 		return -EINVAL;
-	all = prof_all(acct, run);
-	report_build(&rp, st, &all, run, opts);
-	write_svg(out, &rp, acct);
+	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
+	switch (opts->format) {
+	case FMT_CSV:
+		write_csv(out, &rp);
+		break;
+	case FMT_JSON:
+		write_json(out, &rp);
+		break;
+	case FMT_FOLDED:
+		write_folded(out, &rp);
+		break;
+	case FMT_CALLGRIND:
+		write_callgrind(out, &rp);
+		break;
+	case FMT_TABLE:
+	default:
+		write_table(out, &rp);
+		break;
+	}
 	report_free(&rp);
-	errno = 0;
-	if (fflush(out) != 0 || ferror(out))
-		return errno ? -errno : -EIO;
-	return 0;
+	return flushed(out);
+}
+
+int report_write_svg(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
+{
+	struct report rp;
+
+	if (!out || !p || !opts || sec >= p->n_sections)
+		return -EINVAL;
+	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
+	write_svg(out, &rp);
+	report_free(&rp);
+	return flushed(out);
 }
 
 /* "table", "csv", "json", "folded" or "callgrind" into *f: 0, or -1 (f untouched) otherwise. */

@@ -12,63 +12,44 @@
 #include <stdio.h>
 
 #include "fortstat/account.h"
+#include "fortstat/profile.h"
 #include "fortstat/report.h"
-#include "fortstat/symtab.h"
 
 /* One routine shown in the report. */
 struct row {
-	size_t idx;	  /* routine index in st and acct */
+	size_t idx;	  /* routine index in the section */
 	const char *name; /* display name */
-	char *owned;	  /* name, when made up here (no symbol name at all) */
 	uint64_t calls;
 	acct_time_t gross; /* gross self time */
-	acct_time_t net;   /* self time after the overhead correction */
-	acct_time_t shown; /* net or gross, as the run asks */
+	int64_t overhead;  /* the stops' overhead in it: removed, or only estimated */
+	acct_time_t shown; /* self time as the profile shows it (net or gross) */
 	acct_time_t incl;  /* inclusive time, net or gross as `shown` */
 	bool incomplete;
 	bool mainline;
 };
 
-/* One set of results: the whole program's, or one thread's (tid != 0). */
-struct prof {
-	int tid;
-	const struct acct_routine *r;
-	const struct acct_arc *arcs;
-	size_t n_arcs;
-	const struct acct_node *nodes;
-	size_t n_nodes;
-	/*
-	 * The same results on net times (report_run.net), index for index (the
-	 * two states saw the same events), or NULL: net from f1 and f2.
-	 */
-	const struct acct_routine *rn;
-	const struct acct_arc *arcs_n;
-	const struct acct_node *nodes_n;
-};
-
-/* Everything the formats share. */
+/* One set of results (the program's, or one thread's) ready to print on one clock. */
 struct report {
-	const struct symtab *st;
-	const struct prof *prof;
+	const struct profile *p;
+	const struct profile_section *sec;
+	const struct profile_set *set; /* &sec->all, or a thread's */
 	const struct report_opts *opts;
-	const struct acct_routine *ar;
-	const struct report_run *run;
+	enum clock_kind c; /* the clock shown (opts->clock) */
+	bool timed;	   /* times are kept (not count-only) */
 	struct row *rows;
 	size_t n_rows;
 	uint64_t calls;	    /* calls timed: sum over shown routines */
 	double sum_s;	    /* sum of shown times */
 	double gross_sum_s; /* sum of gross times */
-	double overhead_s;  /* sum of gross - net */
+	double overhead_s;  /* sum of the rows' overhead */
 	double denom_s;	    /* what PERCENT is a percentage of (0: none) */
 	double unaccounted_s;
-	double total_s;	    /* program time shown: net of the overhead removed */
-	const char **names; /* display name of every routine (for arcs) */
-	char **names_owned;
+	double total_s; /* program time shown: net of the overhead removed */
 };
 
 /* Arcs of one set of results grouped by caller and by callee (counting sort). */
 struct arc_index {
-	const struct acct_arc **by_caller, **by_callee;
+	const struct profile_arc **by_caller, **by_callee;
 	size_t *caller_at, *callee_at; /* n + 2 offsets; the root is routine n */
 };
 
@@ -83,30 +64,43 @@ static inline double percent(const struct report *rp, double s)
 	return rp->denom_s > 0 ? 100.0 * s / rp->denom_s : 0.0;
 }
 
-/* Routine i is one to show (selected for timing). */
-static inline bool selected(const struct symtab *st, uint32_t i)
+/* Routine i of the section exists and is one to show (selected for timing). */
+static inline bool selected(const struct report *rp, uint32_t i)
 {
-	return i < st->n && (st->r[i].flags & RT_SELECTED);
+	return i < rp->sec->n_routines && rp->sec->routines[i].selected;
 }
 
-/* Thread i's results (tid 0 and nothing else when there is no thread i). */
-struct prof prof_thread(const struct acct *acct, const struct report_run *run, size_t i);
+/* The display name of routine i of the section (i < n_routines). */
+static inline const char *rname(const struct report *rp, uint32_t i)
+{
+	return rp->sec->routines[i].name;
+}
 
-/* Collect, correct and sort the routines of *prof to show into *rp; compute the totals. */
-void report_build(struct report *rp, const struct symtab *st, const struct prof *prof,
-		  const struct report_run *run, const struct report_opts *opts);
+/* The callee's shown self and inclusive time along an arc, seconds. */
+static inline double arc_self_s(const struct report *rp, const struct profile_arc *a)
+{
+	return a->self_s[rp->c];
+}
+
+static inline double arc_time_s(const struct report *rp, const struct profile_arc *a)
+{
+	return a->time_s[rp->c];
+}
+
+/*
+ * Collect and sort the routines of set `set` of section sec to show, on
+ * opts->clock, into *rp; compute the totals. report_free frees.
+ */
+void report_build(struct report *rp, const struct profile *p, const struct profile_section *sec,
+		  const struct profile_set *set, const struct report_opts *opts);
 void report_free(struct report *rp);
 
 /* Rows by name, then routine index: the tie-break of every order. */
 int cmp_name(const struct row *x, const struct row *y);
 
-/* Group the arcs of *p (n routines) by caller and by callee; arc_index_free frees. */
-void arc_index_build(struct arc_index *ix, const struct prof *p, size_t n);
+/* Group the arcs of set s (n routines) by caller and by callee; arc_index_free frees. */
+void arc_index_build(struct arc_index *ix, const struct profile_set *s, size_t n);
 void arc_index_free(struct arc_index *ix);
-
-/* The callee's self and inclusive time along an arc, shown, in seconds. */
-double arc_self_s(const struct report *rp, const struct acct_arc *a);
-double arc_time_s(const struct report *rp, const struct acct_arc *a);
 
 /* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
 size_t utf8_len(const unsigned char *s);
@@ -117,12 +111,15 @@ uint64_t node_value(const struct report *rp, size_t i);
 /* A name as a frame of a folded stack (';' and line breaks would split it). */
 void folded_name(FILE *out, const char *s);
 
-/* The views of the whole program (acct gives the threads with opts->threads). */
-void write_table(FILE *out, const struct report *rp, const struct acct *acct);
-void write_csv(FILE *out, const struct report *rp, const struct acct *acct);
-void write_json(FILE *out, const struct report *rp, const struct acct *acct);
-void write_folded(FILE *out, const struct report *rp, const struct acct *acct);
-void write_callgrind(FILE *out, const struct report *rp, const struct acct *acct);
-void write_svg(FILE *out, const struct report *rp, const struct acct *acct);
+/* "cpu" or "wall". */
+const char *clock_name(enum clock_kind c);
+
+/* The views of a whole section (its threads from rp->sec with opts->threads). */
+void write_table(FILE *out, const struct report *rp);
+void write_csv(FILE *out, const struct report *rp);
+void write_json(FILE *out, const struct report *rp);
+void write_folded(FILE *out, const struct report *rp);
+void write_callgrind(FILE *out, const struct report *rp);
+void write_svg(FILE *out, const struct report *rp);
 
 #endif
