@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * dispatch.c - the ptrace loop: wait for the next stop, name it (stop.h), act on
+ * its kind, resume the thread. Each kind has one handler elsewhere in src/tracer/.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "stop.h"
+#include "tracer.h"
+
+/* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
+static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
+			 arch_regs *regs)
+{
+	memset(regs, 0, sizeof(*regs));
+	if (s->ev && fast_ok(tr) && stop_from_page(tr->ps, s)) {
+		/* The stub or the return trap said what this stop is. */
+		arch_regs_from_page(regs, tr->page->rsp, tr->page->ret);
+		if (!tr->ps->shstk_checked)
+			check_shstk(tr, th);
+		return true;
+	}
+	if (tr->o->count_only) {
+		/* Count-only needs RIP alone (no frames, no return address). */
+		uint64_t pc;
+
+		if (arch_get_pc(th->tid, &pc) < 0)
+			return false; /* gone */
+		stop_from_pc(tr->ps, true, pc - 1, s);
+		return true;
+	}
+	if (arch_get_regs(th->tid, regs) < 0)
+		return false; /* gone */
+	if (!tr->ps->shstk_checked)
+		check_shstk(tr, th);
+	stop_from_pc(tr->ps, false, arch_trap_addr(regs), s);
+	/* The segment this stop ends, measured from the registers (seg_slow). */
+	switch (s->kind) {
+	case STOP_RETURN:
+		seg_slow(tr, th, regs, SEG_NO_TSC);
+		break;
+	case STOP_RETURN_SITE:
+		seg_slow(tr, th, regs, SEG_RSITE);
+		break;
+	case STOP_ENTRY:
+	case STOP_UNWINDER:
+		seg_slow(tr, th, regs,
+			 tr->ps->patches[s->patch].stub ? SEG_STUB : SEG_NO_TSC);
+		break;
+	default:
+		th->seg_ok = false;
+		break;
+	}
+	return true;
+}
+
+/*
+ * A SIGTRAP that may be ours: act on what it was. Returns true when it was
+ * ours (or the thread is gone), false for the program's own SIGTRAP.
+ */
+static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
+{
+	arch_regs regs;
+	const struct patch *p;
+
+	seg_measure(tr, th, s->ev);
+	if (!decode_break(tr, th, s, &regs))
+		return true;
+	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE
+		    ? NULL
+		    : &tr->ps->patches[s->patch];
+	switch (s->kind) {
+	case STOP_RETURN:
+	case STOP_RETURN_SITE:
+		handle_return(tr, th, &regs, s->kind == STOP_RETURN_SITE);
+		return true;
+	case STOP_ENTRY:
+	case STOP_UNWINDER:
+		handle_entry(tr, th, &regs, p);
+		return true;
+	case STOP_COUNT:
+		ev_count(tr, th, p->routine);
+		if (!p->stub) /* a stub goes on by itself */
+			resume_patched(tr, th->tid, &regs, p, true);
+		return true;
+	case STOP_RENDEZVOUS:
+		handle_rdebug(tr, th);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The thread ended (exited or killed); its process too when it was the leader. */
+static void on_gone(struct tracer *tr, struct tthread *th, const struct stop *s)
+{
+	long idx;
+
+	if (th) {
+		ps_switch(tr, th->proc);
+		if (!th->exiting) {
+			ev_thread_exit(tr, th);
+			thr_end(tr, th);
+		}
+		thr_remove(tr, s->tid);
+	}
+	idx = ps_find(tr, s->tid);
+	if (idx >= 0)
+		ps_end(ps_get(tr, (size_t)idx), s->status);
+	if (s->tid == tr->program) {
+		tr->status = s->status;
+		tr->program_done = true;
+	}
+	/* With -f, followed processes may outlive the program. */
+	tr->done = tr->program_done && ps_find_any(tr) < 0;
+}
+
+/* A signal for the program: delivered unchanged (unless it is fortstat's own fault). */
+static void on_signal(struct tracer *tr, struct tthread *th, int sig)
+{
+	if (sig == SIGSEGV && rdtsc_refused(tr, th)) {
+		ptrace(PTRACE_CONT, th->tid, 0, 0);
+		return;
+	}
+	if (sig == SIGTRAP)
+		trap_handler_enter(tr, th);
+	ptrace(PTRACE_CONT, th->tid, 0, sig);
+}
+
+void dispatch(struct tracer *tr, pid_t tid, int status)
+{
+	struct tthread *th = thr_find(tr, tid);
+	struct stop s;
+
+	stop_from_status(tid, status, &s);
+	if (s.kind == STOP_GONE) {
+		on_gone(tr, th, &s);
+		return;
+	}
+	if (s.kind == STOP_NONE)
+		return;
+	if (!th) {
+		th = first_stop(tr, tid, status);
+		if (!th)
+			return;
+	}
+	ps_switch(tr, th->proc);
+	thr_stamp(tr, th);
+	/* Every stop consumes what the event page says (it only holds for this one). */
+	if (tr->page && tr->page->ev) {
+		s.ev = tr->page->ev;
+		tr->page->ev = 0;
+	}
+	switch (s.kind) {
+	case STOP_BREAK:
+		if (on_break(tr, th, &s)) {
+			if (th->in_trap_handler)
+				trap_handler_check(tr, th);
+			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
+			th->defer_sig = 0;
+			return;
+		}
+		on_signal(tr, th, SIGTRAP); /* not ours */
+		return;
+	case STOP_GROUP:
+		ptrace(PTRACE_LISTEN, tid, 0, 0); /* stay stopped */
+		return;
+	case STOP_INTERRUPT:
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		return;
+	case STOP_CLONE:
+	case STOP_FORK:
+	case STOP_VFORK:
+	case STOP_EXEC:
+	case STOP_EXIT:
+	case STOP_EVENT:
+		handle_event(tr, th, s.kind);
+		return;
+	default:
+		on_signal(tr, th, s.sig);
+		return;
+	}
+}
+
+/*
+ * The next stop of any traced thread (waitpid on all of them), or -1 when
+ * nothing is left to wait for.
+ */
+pid_t next_stop(int *status)
+{
+	for (;;) {
+		pid_t tid = waitpid(-1, status, __WALL);
+
+		if (tid >= 0 || errno != EINTR)
+			return tid;
+	}
+}
