@@ -16,6 +16,14 @@
  * when they were kept, else FTN4TRA's formula with f1 and f2), gross with
  * --no-correct. "Gross" times are the clock's advance as it was read. In a
  * count-only section (profile_section.count_only) no time means anything.
+ *
+ * A fortstat JSON report holds one section on its "clock": a routine's
+ * "calls", "self_s" (self), "gross_self_s", "total_s" (total),
+ * "gross_total_s", and the same four on each clock in its "cpu" and "wall"
+ * objects; "f1_ns", "f2_ns", "stops_measured", "overhead_removed" (correct),
+ * "gross_total_time_s" (total_s); an arc's "time_s" and "self_s"; per-thread
+ * results with --threads. Not in it: calls_made, the calling contexts, and
+ * a routine's overhead when it was not removed.
  */
 #ifndef FORTSTAT_PROFILE_H
 #define FORTSTAT_PROFILE_H
@@ -106,8 +114,13 @@ struct profile_section {
 	int pid;	 /* its process id */
 	int exit_status; /* its exit status, or 128+N when killed by signal N; 0 when it exec'ed */
 	int term_signal; /* N when killed by signal N, else 0 */
-	double total_s[FS_N_CLOCKS]; /* its time on each clock, gross, seconds */
-	bool count_only;	     /* calls were counted, not timed: no time is meaningful */
+	/*
+	 * Its time on each clock, gross, seconds (with -c the wall clock's on
+	 * both: no CPU clock is read). The views show it less the overhead
+	 * summed over the selected routines when the profile corrects.
+	 */
+	double total_s[FS_N_CLOCKS];
+	bool count_only; /* calls were counted, not timed: no time is meaningful */
 	/*
 	 * The clocks this section has times of: both for a traced run; a clock
 	 * not known (a report that had one clock only) has zero times.
@@ -125,10 +138,10 @@ struct profile_section {
 struct profile {
 	char **argv;  /* PROGRAM's argv, NULL-terminated (owned; NULL: unknown) */
 	bool correct; /* shown times are net of the overhead (false: --no-correct) */
-	double
-	    f1_ns[FS_N_CLOCKS]; /* overhead per entry on each clock (calibrated or measured), ns */
-	double f2_ns[FS_N_CLOCKS]; /* overhead per call made, ns */
-	uint64_t stops_measured;   /* segments whose measured cost gave f1 = f2; 0: calibration */
+	/* The stops' overhead on each clock, ns: per entry (f1) and per call made (f2). */
+	double f1_ns[FS_N_CLOCKS];
+	double f2_ns[FS_N_CLOCKS];
+	uint64_t stops_measured; /* segments whose measured cost gave f1 = f2; 0: calibration */
 	struct profile_section *sections; /* the program first; with -f the others follow */
 	size_t n_sections;
 };
