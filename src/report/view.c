@@ -84,7 +84,6 @@ void report_build(struct report *rp, const struct profile *p, const struct profi
 		row_of(rp, i, w);
 		rp->calls += w->calls;
 		rp->sum_s += secs(w->shown);
-		rp->gross_sum_s += secs(w->gross);
 		if (w->overhead >= 0)
 			rp->overhead_s += secs((acct_time_t)w->overhead);
 		else /* negative factors */

@@ -40,7 +40,6 @@ struct report {
 	size_t n_rows;
 	uint64_t calls;	    /* calls timed: sum over shown routines */
 	double sum_s;	    /* sum of shown times */
-	double gross_sum_s; /* sum of gross times */
 	double overhead_s;  /* sum of the rows' overhead */
 	double denom_s;	    /* what PERCENT is a percentage of (0: none) */
 	double unaccounted_s;
