@@ -38,10 +38,10 @@ struct report {
 	bool timed;	   /* times are kept (not count-only) */
 	struct row *rows;
 	size_t n_rows;
-	uint64_t calls;	    /* calls timed: sum over shown routines */
-	double sum_s;	    /* sum of shown times */
-	double overhead_s;  /* sum of the rows' overhead */
-	double denom_s;	    /* what PERCENT is a percentage of (0: none) */
+	uint64_t calls;	   /* calls timed: sum over shown routines */
+	double sum_s;	   /* sum of shown times */
+	double overhead_s; /* sum of the rows' overhead */
+	double denom_s;	   /* what PERCENT is a percentage of (0: none) */
 	double unaccounted_s;
 	double total_s; /* program time shown: net of the overhead removed */
 };
