@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * insn.h - how to run a routine's first instruction once an int3 sits on it
- * (capstone): copy it out of line, re-encode its RIP-relative displacement,
- * emulate it in the tracer, or refuse. Pure: works on byte strings.
+ * insn.h - part of the arch seam (arch.h): the code fortstat puts into a
+ * program, planned and generated from byte strings with capstone -- how a
+ * routine's first instruction runs once an int3 sits on it (out of line,
+ * re-encoded, emulated by the tracer, or refused), entry stubs, the return
+ * trap and return sites' traps. No ptrace here: callers read and write the
+ * bytes. x86-64: src/arch/x86_64/insn.c.
  */
 #ifndef FORTSTAT_INSN_H
 #define FORTSTAT_INSN_H

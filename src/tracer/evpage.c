@@ -64,7 +64,7 @@ bool fast_ok(struct tracer *tr)
 {
 	if (!tr->page || !tr->ps->page_addr || tr->fast_off)
 		return false;
-	if (tr->thr_n > 1 || tr->n_procs > 1) {
+	if (tr->thr.n > 1 || tr->n_procs > 1) {
 		tr->fast_off = true;
 		return false;
 	}

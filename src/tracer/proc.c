@@ -170,8 +170,8 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		ev_thread_exit(tr, th);
 		th->vfork_child = false;
 	} else {
-		for (size_t i = 0; i < tr->thr_cap; i++) {
-			struct tthread *o = tr->thr[i];
+		for (size_t i = 0; i < tr->thr.cap; i++) {
+			struct tthread *o = thr_at(tr, i);
 
 			if (o && o->proc == tr->cur) {
 				ev_thread_exit(tr, o);
@@ -369,8 +369,8 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
  */
 static void program_exec(struct tracer *tr)
 {
-	for (size_t i = 0; i < tr->thr_cap; i++) {
-		struct tthread *th = tr->thr[i];
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
 
 		if (!th)
 			continue;
@@ -384,14 +384,7 @@ static void program_exec(struct tracer *tr)
 	fs_info(1, "%s", tr->note);
 	unpin_task(tr, tr->ps->leader);
 	ptrace(PTRACE_DETACH, tr->ps->leader, 0, 0);
-	for (size_t i = 0; i < tr->thr_cap; i++) {
-		if (tr->thr[i]) {
-			fs_clock_close(&tr->thr[i]->clk);
-			free(tr->thr[i]);
-			tr->thr[i] = NULL;
-		}
-	}
-	tr->thr_n = 0;
+	thr_remove_all(tr);
 }
 
 /* The first stop of a thread or process we have not seen yet. */

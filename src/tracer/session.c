@@ -83,13 +83,7 @@ static int wait_exec(struct tracer *tr, int *status)
 
 static void tracer_free(struct tracer *tr)
 {
-	for (size_t i = 0; i < tr->thr_cap; i++) {
-		if (tr->thr[i]) {
-			fs_clock_close(&tr->thr[i]->clk);
-			free(tr->thr[i]);
-		}
-	}
-	free(tr->thr);
+	thr_remove_all(tr);
 	free(tr->pend);
 	free(tr->seg[0]);
 	free(tr->seg[1]);

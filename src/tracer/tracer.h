@@ -147,8 +147,7 @@ struct tracer {
 	size_t cur;	       /* index in procs of the state loaded in ps */
 	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
 	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
-	struct tthread **thr;  /* threads, by open addressing on tid */
-	size_t thr_cap, thr_n;
+	struct u64map thr;     /* threads: tid + 1 -> struct tthread * */
 	struct pending *pend;
 	size_t n_pend;
 	pid_t program;	       /* the program's process id */
@@ -199,6 +198,12 @@ void pin_start(struct tracer *tr);
 void thr_end(struct tracer *tr, struct tthread *th);
 
 struct tthread *thr_find(const struct tracer *tr, pid_t tid);
+
+/* The thread in cell `cell` of the table (0 .. tr->thr.cap-1), or NULL: for walking it. */
+struct tthread *thr_at(const struct tracer *tr, size_t cell);
+
+/* Forget every thread (the program exec'ed untraced, or the run is over). */
+void thr_remove_all(struct tracer *tr);
 
 struct tthread *thr_new(struct tracer *tr, pid_t tid);
 
