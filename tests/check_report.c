@@ -596,7 +596,7 @@ START_TEST(test_parse)
 END_TEST
 
 /*
- * Net times kept segment by segment (report_run.net): the corrected times
+ * Net times kept segment by segment (run.net): the corrected times
  * are read from that state, not computed from f1 and f2; gross from the
  * other. Here the net state saw the same events at half the times.
  */
