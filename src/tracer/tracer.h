@@ -156,6 +156,7 @@ struct tracer {
 	int status;	       /* the program's wait status */
 	bool pinned;	       /* fortstat and the program run on one CPU */
 	char note[160];	       /* how the run went, when it is worth a line */
+	size_t n_refused;      /* selected routines that could not be patched */
 	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
 	struct trace_result *res;
 	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */

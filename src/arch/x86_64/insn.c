@@ -119,6 +119,19 @@ static void set_text(struct insn_plan *plan, const cs_insn *in)
 	plan->text[n] = '\0';
 }
 
+/*
+ * A near jmp through a register or memory (jmp *%rax, jmp *0x110(%rdi),
+ * jmp *0x10(%rip)): it goes where the operand says from any address, so it
+ * can run out of line (a RIP-relative operand re-encoded like any other).
+ */
+static bool is_indirect_jmp(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	return in->id == X86_INS_JMP && x->op_count == 1 &&
+	       (x->operands[0].type == X86_OP_REG || x->operands[0].type == X86_OP_MEM);
+}
+
 /* Classify a branch (call, jmp, jcc, loop, ...): emulate it or refuse. */
 static void plan_branch(const cs_insn *in, struct insn_plan *plan)
 {
@@ -194,8 +207,14 @@ static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t ds
 			return "EIP-relative operand";
 		if (op->mem.base != X86_REG_RIP)
 			continue;
-		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
-		    x->encoding.disp_offset + 4u > in->size)
+		/*
+		 * A RIP-relative operand always has a 32-bit displacement, just
+		 * before the immediate if any (capstone 4 says disp_size 2 for
+		 * some 0x66-prefixed SSE instructions: the offset is right).
+		 */
+		if (!x->encoding.disp_offset ||
+		    x->encoding.disp_offset + 4u !=
+			    (x->encoding.imm_size ? x->encoding.imm_offset : in->size))
 			return "RIP-relative operand with an unexpected encoding";
 		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
 		disp = (int64_t)(abs - (dst + in->size));
@@ -263,11 +282,13 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 		refuse(plan, "interrupt instruction as first instruction");
 		goto out;
 	}
-	if (has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
-	    has_group(in, X86_GRP_BRANCH_RELATIVE)) {
+	if ((has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
+	     has_group(in, X86_GRP_BRANCH_RELATIVE)) &&
+	    !is_indirect_jmp(in)) {
 		plan_branch(in, plan);
 		goto out;
 	}
+	/* An indirect jmp (a tail call through a pointer) runs out of line as it is. */
 	/* ret, iret and everything else run out of line. */
 	if (plan->len + 5 > INSN_SLOT_SIZE) {
 		refuse(plan, "instruction too long for the slot");
@@ -420,7 +441,8 @@ static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%
 static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 {
 	for (size_t k = 0; stub->len < 5 && k < n; k++) {
-		if (is_control(&in[k]))
+		/* An indirect jmp may end the covered bytes: the stub moves it too. */
+		if (is_control(&in[k]) && !(is_indirect_jmp(&in[k]) && stub->len + in[k].size >= 5))
 			return stub_refuse(stub, "a branch among the first 5 bytes");
 		stub->len += in[k].size;
 	}
