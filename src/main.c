@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fortstat/account.h"
+#include "fortstat/books.h"
 #include "fortstat/calib.h"
 #include "fortstat/cli.h"
 #include "fortstat/names.h"
@@ -147,8 +148,9 @@ int main(int argc, char **argv)
 	struct trace_result res;
 	struct calib cal;
 	struct report_run run;
-	struct trace_net tn;
-	struct acct *acct, *acct2;
+	struct books *books;
+	enum clock_kind ck, alt;
+	double est[FS_N_CLOCKS] = { 0, 0 };
 	FILE *out = stderr, *svg = NULL;
 	char *path;
 	size_t n_sel;
@@ -228,19 +230,14 @@ int main(int argc, char **argv)
 				cal.alt_f2_ns / 1e3, cal.batches, cal.calls, cal.seconds);
 	}
 
-	acct = acct_new(st.n);
-	/* Both clocks are read at every stop: the other one feeds JSON's objects. */
-	acct2 = o.count_only ? NULL : acct_new(st.n);
-	/* Net times segment by segment, when times are corrected (trace_net). */
-	memset(&tn, 0, sizeof(tn));
-	if (!o.count_only && !o.no_correct && cal.batches) {
-		tn.acct = acct_new(st.n);
-		tn.acct2 = acct_new(st.n);
-		tn.est_ns = (cal.f1_ns + cal.f2_ns) / 2;
-		tn.est2_ns = (cal.alt_f1_ns + cal.alt_f2_ns) / 2;
-	}
-	err = trace_run(path, o.argv, &st, acct, acct2, o.names_file ? &names : NULL,
-			o.exclude_file ? &exclude : NULL, &o, tn.acct ? &tn : NULL, &res);
+	/* Both clocks are read at every stop; net times segment by segment when corrected. */
+	ck = o.clock;
+	alt = ck == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
+	books = books_new(st.n, !o.count_only, !o.count_only && !o.no_correct && cal.batches);
+	est[ck] = (cal.f1_ns + cal.f2_ns) / 2;
+	est[alt] = (cal.alt_f1_ns + cal.alt_f2_ns) / 2;
+	err = trace_run(path, o.argv, &st, books, o.names_file ? &names : NULL,
+			o.exclude_file ? &exclude : NULL, &o, est, &res);
 	if (err || !res.started) {
 		/* Nothing was measured: the error has been said in one line. */
 		rc = res.exit_status ? res.exit_status : EXIT_FS_ERROR;
@@ -262,28 +259,23 @@ int main(int argc, char **argv)
 	run.term_signal = res.term_signal;
 	run.clock = o.clock == CLOCK_KIND_WALL ? "wall" : "cpu";
 	run.count_only = o.count_only || res.counted_only;
-	run.total_time_s = res.total_time_s;
+	/* count-only reads no CPU clock: its program time is the wall's */
+	run.total_time_s = res.total_s[o.count_only ? CLOCK_KIND_WALL : ck];
 	run.correct = !o.no_correct;
 	run.f1_ns = cal.f1_ns;
 	run.f2_ns = cal.f2_ns;
-	run.alt = acct2;
-	run.net = tn.acct;
-	run.alt_net = tn.acct2;
+	run.alt = books_timed(books) ? books_acct(books, alt, false) : NULL;
+	run.net = books_acct(books, ck, true);
+	run.alt_net = books_acct(books, alt, true);
 	run.alt_clock = o.clock == CLOCK_KIND_WALL ? "cpu" : "wall";
 	run.alt_f1_ns = cal.alt_f1_ns;
 	run.alt_f2_ns = cal.alt_f2_ns;
 	run.note = res.note[0] ? res.note : NULL;
 	fflush(stdout);
 	/* Libraries loaded in a followed child may have grown the shared table. */
-	acct_grow(acct, st.n);
-	if (acct2)
-		acct_grow(acct2, st.n);
-	if (tn.acct) {
-		acct_grow(tn.acct, st.n);
-		acct_grow(tn.acct2, st.n);
-	}
+	books_grow(books, st.n);
 	if (out_for(&o, res.pid, &out, &outs) == 0)
-		report_one(out, &o, &st, acct, &run);
+		report_one(out, &o, &st, books_acct(books, ck, false), &run);
 	prev = out;
 	for (size_t i = 0; i < res.n_sections; i++) {
 		const struct trace_section *sec = &res.sections[i];
@@ -292,35 +284,29 @@ int main(int argc, char **argv)
 
 		/* Images without symbols were followed for their children only; a
 		 * forked copy that exec'ed before calling anything has nothing to say. */
-		if (!sec->st->n || (sec->execed && !acct_total_calls(sec->acct)))
+		if (!sec->st->n || (sec->execed && !books_total_calls(sec->books)))
 			continue;
 		label = xasprintf("%s [pid %d]", sec->path, sec->pid);
-		acct_grow(sec->acct, sec->st->n);
-		if (sec->acct2)
-			acct_grow(sec->acct2, sec->st->n);
-		if (sec->net)
-			acct_grow(sec->net, sec->st->n);
-		if (sec->net2)
-			acct_grow(sec->net2, sec->st->n);
+		books_grow(sec->books, sec->st->n);
 		r2.program = label;
 		r2.exit_status = sec->exit_status;
 		r2.term_signal = sec->term_signal;
 		r2.count_only = o.count_only || sec->counted_only;
-		r2.total_time_s = sec->total_time_s;
-		r2.alt = sec->acct2;
-		r2.net = sec->net;
-		r2.alt_net = sec->net2;
+		r2.total_time_s = sec->total_s[o.count_only ? CLOCK_KIND_WALL : ck];
+		r2.alt = books_timed(sec->books) ? books_acct(sec->books, alt, false) : NULL;
+		r2.net = books_acct(sec->books, ck, true);
+		r2.alt_net = books_acct(sec->books, alt, true);
 		r2.note = sec->note[0] ? sec->note : NULL;
 		if (out_for(&o, sec->pid, &out, &outs) == 0) {
 			if (out == prev && (o.report.format == FMT_TABLE ||
 					    o.report.format == FMT_CSV))
 				fputc('\n', out);
 			prev = out;
-			report_one(out, &o, sec->st, sec->acct, &r2);
+			report_one(out, &o, sec->st, books_acct(sec->books, ck, false), &r2);
 		}
 		free(label);
 	}
-	err = svg ? report_write_svg(svg, &st, acct, &run, &o.report) : 0;
+	err = svg ? report_write_svg(svg, &st, books_acct(books, ck, false), &run, &o.report) : 0;
 	if (err < 0)
 		fs_error("%s: cannot write the flame graph: %s", o.svg, strerror(-err));
 	rc = res.exit_status;
@@ -347,10 +333,7 @@ done:
 		if (rc == 0)
 			rc = EXIT_FS_ERROR;
 	}
-	acct_free(acct);
-	acct_free(acct2);
-	acct_free(tn.acct);
-	acct_free(tn.acct2);
+	books_free(books);
 	names_free(&names);
 	names_free(&exclude);
 	symtab_free(&st);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fortstat/clock.h"
 #include "fortstat/report.h"
 
 /* Exit codes of fortstat's own (as env(1) and time(1)). */
@@ -15,8 +16,6 @@ enum {
 	EXIT_FS_CANNOT = 126,	 /* PROGRAM found but cannot be timed */
 	EXIT_FS_NOTFOUND = 127,	 /* PROGRAM not found */
 };
-
-enum clock_kind { CLOCK_KIND_CPU, CLOCK_KIND_WALL };
 
 /* Where fortstat and the program run (--pin). */
 enum pin_mode {

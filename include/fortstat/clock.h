@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The two clocks of every stop: a thread's CPU time, and wall time. */
+enum clock_kind { CLOCK_KIND_CPU, CLOCK_KIND_WALL };
+#define FS_N_CLOCKS 2
+
 enum fs_clock_src {
 	FS_CLOCK_WALL,	    /* CLOCK_MONOTONIC */
 	FS_CLOCK_PERF,	    /* perf_event task-clock of one thread (a file descriptor) */

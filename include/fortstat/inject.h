@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * inject.h - working inside a stopped tracee: its memory through
- * /proc/PID/mem, its auxv and maps, syscall injection, and scratch pages.
+ * inject.h - part of the arch seam (arch.h): running code of fortstat's in a
+ * stopped thread of the tracee (system calls, calls) and finding room for
+ * scratch pages within reach of its code. x86-64: src/arch/x86_64/inject.c.
  */
 #ifndef FORTSTAT_INJECT_H
 #define FORTSTAT_INJECT_H
@@ -9,20 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* Open /proc/PID/mem for reading and writing. Returns an fd or a negative errno. */
-int mem_open(pid_t pid);
-
-/*
- * Read or write n bytes at addr of the tracee whose mem fd is `fd`. Writes
- * go through read-only and execute-only mappings (the kernel forces them for
- * a tracer). Return 0, or a negative errno (short transfer: -EIO).
- */
-int mem_read(int fd, uint64_t addr, void *buf, size_t n);
-int mem_write(int fd, uint64_t addr, const void *buf, size_t n);
-
-/* Value of auxv entry `type` of process pid. Returns 0 or a negative errno. */
-int auxv_get(pid_t pid, unsigned long type, uint64_t *val);
 
 /*
  * Find a free, page-aligned range of `size` bytes in pid's address space

@@ -10,8 +10,10 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fortstat/clock.h"
+
 struct symtab;
-struct acct;
+struct books;
 struct options;
 struct names;
 
@@ -21,12 +23,10 @@ struct trace_section {
 	char *path;	     /* its program (owned) */
 	struct symtab *st;   /* its routines (owned when own_st; else the program's) */
 	bool own_st;
-	struct acct *acct;   /* owned */
-	struct acct *acct2;  /* owned, may be NULL */
-	struct acct *net, *net2; /* owned, may be NULL: as acct, acct2 on net times */
+	struct books *books; /* its accounting (owned) */
 	int exit_status;     /* status, or 128+N; 0 when it exec'ed on */
 	int term_signal;
-	double total_time_s, total_time2_s;
+	double total_s[FS_N_CLOCKS]; /* its time on each clock */
 	bool counted_only;
 	bool execed;	     /* it ended by exec'ing a new image (a section follows) */
 	char note[160];
@@ -36,8 +36,7 @@ struct trace_result {
 	int exit_status;     /* what fortstat exits with: status, or 128+N */
 	int term_signal;     /* N when the program was killed by signal N */
 	bool started;	     /* PROGRAM was exec'ed (there is something to report) */
-	double total_time_s; /* program time on the chosen clock */
-	double total_time2_s; /* program time on the other clock */
+	double total_s[FS_N_CLOCKS]; /* program time on each clock */
 	size_t n_patched;    /* routines patched */
 	size_t n_refused;    /* selected routines left unpatched (see -v) */
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
@@ -59,28 +58,17 @@ void trace_result_free(struct trace_result *res);
 /*
  * Run PROGRAM (`path`, with `argv` as its argv and fortstat's environment),
  * time the RT_SELECTED routines of `st` (routine i of st is routine i of
- * acct) and feed `acct` (on the clock that options choose) and `acct2` (on
- * the other clock; may be NULL) until the program ends. Routines that cannot be
+ * `books`) and feed `books` until the program ends. Routines that cannot be
  * patched lose RT_SELECTED. With -l (o->libs), routines of the matching
  * shared libraries are chosen with `names`/`exclude` (may be NULL) as they
- * load, appended to `st`, and both accounting states grow to match.
+ * load, appended to `st`, and the books grow to match. With net books, a
+ * stop whose cost was not measured costs est_ns[clock] (may be NULL: 0)
+ * until 100 stops were measured, then the mean measured.
  * Returns 0 when the program ran (res filled), or a negative errno when it
  * could not be started or traced (an error line has been printed).
  */
-/*
- * Net times, segment by segment: two more accounting states fed the same
- * events on each thread's clocks less the overhead of every stop so far --
- * measured (trace_result.seg_*) where the stop had timestamps, else the
- * estimate est_ns (est2_ns on the other clock) a stop.
- */
-struct trace_net {
-	struct acct *acct;  /* on the chosen clock */
-	struct acct *acct2; /* on the other (may be NULL) */
-	double est_ns, est2_ns;
-};
-
-int trace_run(const char *path, char *const argv[], struct symtab *st, struct acct *acct,
-	      struct acct *acct2, struct names *names, struct names *exclude,
-	      const struct options *o, const struct trace_net *net, struct trace_result *res);
+int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
+	      struct names *names, struct names *exclude, const struct options *o,
+	      const double est_ns[FS_N_CLOCKS], struct trace_result *res);
 
 #endif

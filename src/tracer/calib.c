@@ -10,6 +10,7 @@
  * (plus nothing: it does no work), and the driver's is W + n*f2.
  */
 #include "fortstat/calib.h"
+#include "fortstat/books.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -166,7 +167,7 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 	static char name[] = "fortstat-calibrate";
 	char *argv[] = { name, NULL };
 	struct trace_result res;
-	struct acct *acct, *acct2;
+	struct books *books;
 	uint64_t w[2] = { 0, 0 }; /* cpu, wall */
 	int wall = o->clock == CLOCK_KIND_WALL;
 	char env[64];
@@ -176,22 +177,23 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 		return -errno;
 	snprintf(env, sizeof(env), "%d,%d", CALIB_CALLS, p[1]);
 	setenv(CALIB_ENV, env, 1);
-	acct = acct_new(st->n);
-	acct2 = acct_new(st->n);
-	err = trace_run("/proc/self/exe", argv, st, acct, acct2, NULL, NULL, o, NULL, &res);
+	books = books_new(st->n, true, false);
+	err = trace_run("/proc/self/exe", argv, st, books, NULL, NULL, o, NULL, &res);
 	unsetenv(CALIB_ENV);
 	close(p[1]);
 	if (!err && (read(p[0], w, sizeof(w)) != (ssize_t)sizeof(w) || res.exit_status != 0))
 		err = -EIO;
 	close(p[0]);
 	if (!err)
-		err = calib_factors(acct, ie, id, w[wall], &f[0], &f[1]);
+		err = calib_factors(books_acct(books, o->clock, false), ie, id, w[wall], &f[0],
+				    &f[1]);
 	if (!err)
-		err = calib_factors(acct2, ie, id, w[!wall], &f[2], &f[3]);
+		err = calib_factors(books_acct(books, !wall ? CLOCK_KIND_WALL : CLOCK_KIND_CPU,
+					       false),
+				    ie, id, w[!wall], &f[2], &f[3]);
 	f[4] = wall ? res.seg_wall_ns : res.seg_cpu_ns;
 	f[5] = wall ? res.seg_cpu_ns : res.seg_wall_ns;
-	acct_free(acct);
-	acct_free(acct2);
+	books_free(books);
 	return err;
 }
 

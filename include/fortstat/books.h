@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * books.h - the books of one traced process: its accounting on both clocks
+ * (a thread's CPU time and the wall clock), gross and net of what the stops
+ * cost the program, fed each event once. Pure: no ptrace, no clock of its
+ * own; the tracer stamps each event with both clocks of the thread, and the
+ * report picks the clock (--clock) when it is written.
+ */
+#ifndef FORTSTAT_BOOKS_H
+#define FORTSTAT_BOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fortstat/account.h"
+#include "fortstat/clock.h"
+
+/* A thread's two clocks at one stop, indexed by enum clock_kind (ns). */
+struct stamp {
+	acct_time_t t[FS_N_CLOCKS];
+};
+
+struct books; /* opaque */
+
+/*
+ * New books for routines 0..n_routines-1. `timed` false (count-only): one
+ * accounting state of counts, returned for either clock by books_acct.
+ * `net`: also keep net times (each thread's clocks less its stops' cost so
+ * far, see books_stop_cost). Never NULL.
+ */
+struct books *books_new(size_t n_routines, bool timed, bool net);
+void books_free(struct books *b);
+
+/* New empty books of the same kind as b (timed, net) for n_routines routines. */
+struct books *books_new_like(const struct books *b, size_t n_routines);
+
+/* Room for routines up to n_routines-1 in every state; never shrinks. */
+void books_grow(struct books *b, size_t n_routines);
+
+/* As acct_enter, acct_count, acct_chain, acct_leave, acct_thread_exit, on every state. */
+void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		 const struct stamp *s);
+void books_count(struct books *b, int tid, uint32_t routine);
+int books_chain(struct books *b, int tid, uint32_t routine, const struct stamp *s);
+int books_leave(struct books *b, int tid, const struct stamp *s, uint64_t *ret);
+void books_thread_exit(struct books *b, int tid, const struct stamp *s);
+
+/*
+ * One stop cost thread tid ovh[CLOCK_KIND_CPU] ns of its CPU clock and
+ * ovh[CLOCK_KIND_WALL] of the wall clock: from now on its net times are that
+ * much less (never going backwards). No effect without net books.
+ */
+void books_stop_cost(struct books *b, int tid, const double ovh[FS_N_CLOCKS]);
+
+/*
+ * The process ended at wall time `wall_end`: close every open frame as
+ * incomplete (CPU and net books at each thread's last stamp, the wall books
+ * at wall_end when later).
+ */
+void books_finish(struct books *b, acct_time_t wall_end);
+
+/* The frames of thread tid (the same on every state): as acct_top, acct_frames. */
+int books_top(const struct books *b, int tid, uint32_t *routine, uint64_t *slot, uint64_t *ret);
+void books_frames(const struct books *b, int tid,
+		  void (*fn)(uint32_t routine, uint64_t slot, uint64_t ret, void *arg), void *arg);
+
+/*
+ * The accounting on clock c, gross (net false) or net of the stops' cost;
+ * NULL for net books not kept. Count-only books give their one state for
+ * either clock and NULL for net. Valid until the next event.
+ */
+const struct acct *books_acct(const struct books *b, enum clock_kind c, bool net);
+
+bool books_timed(const struct books *b);
+size_t books_n_routines(const struct books *b);
+uint64_t books_total_calls(const struct books *b);
+
+#endif

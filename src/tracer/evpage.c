@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * evpage.c - the event page shared with the program: what a stop says without its
+ * registers, and the stops' cost measured segment by segment with the TSC.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+/*
+ * Map the event page (the memfd the program inherited from fortstat) into
+ * the program at its first exec stop, and close that descriptor there, before
+ * any of the program's code runs.
+ */
+void map_event_page(struct tracer *tr)
+{
+	long args[6] = { 0, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
+	long cargs[6] = { tr->page_fd, 0, 0, 0, 0, 0 };
+
+	if (tr->page_fd < 0)
+		return;
+	if (inject_syscall(tr->ps->leader, tr->ps->memfd, SYS_mmap, args, &ret) == 0 && ret > 0)
+		tr->ps->page_addr = (uint64_t)ret;
+	inject_syscall(tr->ps->leader, tr->ps->memfd, SYS_close, cargs, &ret);
+	tr->page_fd = -1; /* the program's first image only */
+	fs_info(2, "event page at 0x%" PRIx64, tr->ps->page_addr);
+}
+
+/*
+ * May the stop's facts be taken from the event page? Only while the
+ * program has had a single thread and a single process: with two, their
+ * writes could cross (the page is shared by all of them).
+ */
+bool fast_ok(struct tracer *tr)
+{
+	if (!tr->page || !tr->ps->page_addr || tr->fast_off)
+		return false;
+	if (tr->thr_n > 1 || tr->n_procs > 1) {
+		tr->fast_off = true;
+		return false;
+	}
+	return true;
+}
+
+/* Thread th's slot, on fortstat's side. */
+struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *th)
+{
+	return (struct insn_event_page *)((char *)tr->page + EV_PAGE +
+					  (size_t)th->slot * INSN_EV_SLOT_SIZE);
+}
+
+
+/*
+ * A stop's overhead joins thread th's, for its net times (thr_vtime): what
+ * was measured (o_c on the CPU clock, o_w on the wall; NAN: nothing), or
+ * the mean of what was measured so far, or before 100 measures the
+ * calibration's. A CPU-clock measure under half that is a segment whose
+ * thread was preempted (the CPU clock stopped, the TSC did not): the mean
+ * stands for it.
+ */
+static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w)
+{
+	bool warm = tr->acc_n >= 100;
+	double mc = warm ? tr->acc_c / tr->acc_n : tr->est[CLOCK_KIND_CPU];
+	double mw = warm ? tr->acc_w / tr->acc_n : tr->est[CLOCK_KIND_WALL];
+
+	if (!isnan(o_c) && !isnan(o_w) && o_c >= mc / 2) {
+		tr->acc_n++;
+		tr->acc_c += o_c;
+		tr->acc_w += o_w;
+	} else {
+		o_c = mc;
+		if (isnan(o_w))
+			o_w = mw;
+	}
+	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){ o_c, o_w });
+}
+
+/* One segment of thread th measured: it ends at TSC t_trap, `ev` holds its t_go. */
+static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
+		    struct insn_event_page *ev, uint64_t c, uint64_t w)
+{
+	if (th->seg_ok && ev->t_go && t_trap > ev->t_go) {
+		double u = (double)(t_trap - ev->t_go) * tr->tsc_ns;
+		double o_c = NAN, o_w = (double)(w - th->seg_w) - u;
+
+		if (th->clk.src != FS_CLOCK_WALL) {
+			o_c = (double)(c - th->seg_c) - u;
+			acct_ovh_add(tr->seg[0], o_c);
+		}
+		acct_ovh_add(tr->seg[1], o_w);
+		ovh_add(tr, th, o_c, o_w);
+	} else {
+		ovh_add(tr, th, NAN, NAN);
+	}
+	th->seg_ok = true;
+	th->seg_c = c;
+	th->seg_w = w;
+	ev->t_go = 0;
+}
+
+/*
+ * Measure the segment a breakpoint stop ends. An entry stub's or a return
+ * site's stop leaves the TSC of just before its int3 on the event page,
+ * and the code resumed after the previous such stop left the TSC of just
+ * after it (t_go, cleared here at every one): in between the program ran
+ * its own code. What the clocks advanced beyond that is the stops' cost.
+ * Any other stop (an int3 patch, the common return trap) breaks the chain.
+ */
+void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
+{
+	struct insn_event_page *pg = tr->page;
+	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
+
+	if (!fast_ok(tr))
+		return; /* seg_slow, once the registers are read */
+	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN) {
+		th->seg_ok = false;
+		ovh_add(tr, th, NAN, NAN);
+		return;
+	}
+	seg_add(tr, th, pg->t_trap, pg, c, w);
+}
+
+/*
+ * The same measure when the shared page cannot be trusted (more than one
+ * thread or process): the stub or the return site's trap left t_trap in
+ * EAX:EDX, read with the registers; the register it addresses the page
+ * with (`reg`: 10 in a stub, 11 in a return site's trap, 0: a stop with no
+ * timestamps) is pointed at the thread's own slot, where the code after
+ * the int3 writes t_go and reads the hook pair. Costs one PTRACE_POKEUSER
+ * on a path that already reads all the registers.
+ */
+void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+		     int reg)
+{
+	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
+	uint64_t addr;
+
+	if (!reg || !tr->seg[0] || th->slot < 0 || !tr->ps->page_addr) {
+		th->seg_ok = false;
+		ovh_add(tr, th, NAN, NAN);
+		return;
+	}
+	addr = tr->ps->page_addr + EV_PAGE + (uint64_t)th->slot * INSN_EV_SLOT_SIZE;
+	if (ptrace(PTRACE_POKEUSER, th->tid,
+		   reg == 10 ? offsetof(struct user_regs_struct, r10)
+			     : offsetof(struct user_regs_struct, r11),
+		   addr) < 0) {
+		th->seg_ok = false;
+		ovh_add(tr, th, NAN, NAN);
+		return;
+	}
+	if (reg == 10)
+		regs->r10 = addr;
+	else
+		regs->r11 = addr;
+	seg_add(tr, th, (regs->rdx << 32) | (regs->rax & 0xffffffffu), thr_slot_page(tr, th), c,
+		w);
+}
+
+/* Is pc inside code fortstat wrote for the process (a stub, a return site's trap)? */
+static bool in_our_code(const struct pstate *ps, uint64_t pc)
+{
+	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
+		return true;
+	for (size_t i = 0; i < ps->n_patches; i++) {
+		const struct patch *p = &ps->patches[i];
+
+		if (p->stub && !p->dead && pc >= p->slot && pc < p->slot + INSN_STUB_SIZE)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A program may forbid rdtsc (prctl PR_SET_TSC, PR_TSC_SIGSEGV: sandboxes,
+ * record-and-replay): then the stubs' and return sites' TSC reads fault.
+ * Such a SIGSEGV is fortstat's, not the program's: the rdtsc becomes a
+ * 2-byte nop (the stores that follow write what RAX and RDX held, restored
+ * right after), the thread goes on, and the run's stops are not measured
+ * any more (the calibration's f1 and f2 stand). Returns 1 when it was that.
+ */
+int rdtsc_refused(struct tracer *tr, struct tthread *th)
+{
+	static const uint8_t rdtsc[2] = { 0x0f, 0x31 }, nop2[2] = { 0x66, 0x90 };
+	uint8_t code[2];
+	uint64_t pc;
+
+	errno = 0;
+	pc = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid, offsetof(struct user_regs_struct, rip), 0);
+	if (errno || !in_our_code(tr->ps, pc) || mem_read(tr->ps->memfd, pc, code, 2) < 0 ||
+	    memcmp(code, rdtsc, 2) || mem_write(tr->ps->memfd, pc, nop2, 2) < 0)
+		return 0;
+	if (tr->seg[0]) {
+		fs_info(1, "the program forbids rdtsc (PR_SET_TSC): stops not measured in the run");
+		free(tr->seg[0]);
+		free(tr->seg[1]);
+		tr->seg[0] = tr->seg[1] = NULL;
+	}
+	return 1;
+}

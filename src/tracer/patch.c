@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * patch.c - patching a process: scratch pages near its code, entry stubs or int3
+ * patches with their displaced instructions, and resuming past them.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+/*
+ * Routines that read return addresses from the stack (C++ exceptions,
+ * forced unwinding, backtraces). When a thread enters one, its original
+ * return addresses are put back; they are rewritten again at its next stop
+ * for the frames that survived.
+ */
+static bool is_unwinder_name(const char *s)
+{
+	static const char *const names[] = {
+		"__cxa_throw", "__cxa_rethrow", "_Unwind_RaiseException", "_Unwind_Resume",
+		"_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind", "_Unwind_Backtrace",
+		"backtrace", "__backtrace", "pthread_exit", "__pthread_unwind",
+		"__pthread_unwind_next", "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	/* std::__throw_out_of_range and friends */
+	return !strncmp(s, "_ZSt", 4) && strstr(s, "__throw_") != NULL;
+}
+
+/* Where a catch handler starts: the unwinding is over. */
+static bool is_rehook_name(const char *s)
+{
+	return !strcmp(s, "__cxa_begin_catch");
+}
+
+static bool is_rehook(const struct routine *r)
+{
+	for (size_t i = 0; i < r->n_names; i++)
+		if (is_rehook_name(r->names[i]))
+			return true;
+	return false;
+}
+
+static bool is_unwinder(const struct routine *r)
+{
+	for (size_t i = 0; i < r->n_names; i++)
+		if (is_unwinder_name(r->names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Map `size` bytes of scratch (read+exec) in the program within reach of
+ * [lo, hi), by a system call run in thread tid (at RIP at the exec stop,
+ * else in the program's first scratch page). Returns 0 and *base, or -errno.
+ */
+static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, size_t size,
+		       uint64_t *base, int *deferred)
+{
+	long args[6], ret;
+	int err;
+
+	err = find_gap(tid, lo, hi, size, base);
+	if (err)
+		return err;
+	args[0] = (long)*base;
+	args[1] = (long)size;
+	args[2] = PROT_READ | PROT_EXEC;
+	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	args[4] = -1;
+	args[5] = 0;
+	if (tr->ps->scratch)
+		err = inject_syscall_at(tid, tr->ps->memfd, tr->ps->scratch + SCRATCH_SYSCALL, SYS_mmap, args,
+					&ret, deferred);
+	else
+		err = inject_syscall(tid, tr->ps->memfd, SYS_mmap, args, &ret);
+	if (err)
+		return err;
+	if ((uint64_t)ret != *base)
+		return ret < 0 && ret > -4096 ? (int)ret : -EEXIST;
+	return 0;
+}
+
+struct patch *patch_new(struct tracer *tr)
+{
+	if (tr->ps->n_patches == tr->ps->cap_patches) {
+		tr->ps->cap_patches = tr->ps->cap_patches ? 2 * tr->ps->cap_patches : 64;
+		tr->ps->patches = xrealloc(tr->ps->patches, tr->ps->cap_patches * sizeof(*tr->ps->patches));
+	}
+	memset(&tr->ps->patches[tr->ps->n_patches], 0, sizeof(*tr->ps->patches));
+	return &tr->ps->patches[tr->ps->n_patches];
+}
+
+/*
+ * The fast entry patch (insn_plan_stub): a jmp to a stub that swaps the
+ * return address itself. Fills p and the stub's bytes at `slot_buf`;
+ * returns false when the routine must get the plain int3 instead.
+ * FORTSTAT_NO_STUBS=1 turns it off (bench/overhead compares both).
+ */
+static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
+		     struct patch *p, uint8_t *slot_buf)
+{
+	static int off = -1;
+	struct insn_stub stub;
+	uint8_t *code;
+	size_t len = (size_t)r->size;
+
+	if (off < 0)
+		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
+	/* A routine of unknown size (an indirect function's target) cannot be
+	 * checked for branches; one that never returns is never hooked. */
+	if (off || (r->flags & RT_IFUNC) || (!tr->o->count_only && (r->flags & RT_NORETURN)) ||
+	    !(r->flags & RT_SELECTED) || len < 5 || len > 65536)
+		return false;
+	code = xmalloc(len);
+	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
+	    insn_plan_stub(code, len, entry, p->slot, tr->o->count_only ? 0 : tr->ps->retrap,
+			   tr->ps->page_addr,
+			   (uint32_t)(p - tr->ps->patches) + 1, &stub) != 0) {
+		if (stub.reason)
+			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
+				stub.reason);
+		free(code);
+		return false;
+	}
+	p->stub = true;
+	p->jmp_addr = stub.addr;
+	p->orig_len = stub.len;
+	memcpy(p->orig_bytes, code + (stub.addr - entry), stub.len);
+	memcpy(p->jmp, stub.jmp, stub.len);
+	p->plain_off = stub.plain_off;
+	p->trap = p->slot + stub.trap_off;
+	p->routine = (uint32_t)(r - tr->ps->st->r);
+	p->noreturn = false;
+	p->orig = 0xcc;
+	memcpy(slot_buf, stub.code, stub.code_len);
+	free(code);
+	return true;
+}
+
+/* Is routine r to be patched in this mode (timed, or hooked for the unwinder)? */
+static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum patch_mode mode,
+			 bool *hook)
+{
+	*hook = !tr->o->count_only && (is_unwinder(r) || is_rehook(r));
+	if (mode == PATCH_HOOKS)
+		return *hook;
+	if (mode == PATCH_LIB)
+		*hook = *hook && (r->flags & RT_SELECTED);
+	return (r->flags & RT_SELECTED) || *hook;
+}
+
+/*
+ * Patch routines [from, to) of table `tab`, loaded at `bias`: plan each
+ * entry, write the out-of-line slots to new scratch pages near them, then
+ * the int3s. The program itself (PATCH_OWN) also gets its PLT stubs into
+ * the unwinder hooked, and a scratch page even with nothing to patch when
+ * the dynamic linker is followed. Routines that cannot be patched lose
+ * RT_SELECTED. Runs in the stopped thread tid. Returns 0 or -errno (said).
+ */
+int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
+			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred)
+{
+	struct symtab *st = tab;
+	bool own = mode == PATCH_OWN;
+	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
+	uint64_t lo = UINT64_MAX, hi = 0, base;
+	size_t n = 0, size, k = 0, hdr = own ? SCRATCH_HDR : 0, p0 = tr->ps->n_patches;
+	uint8_t *buf;
+	int err;
+
+	for (size_t i = from; i < to; i++) {
+		bool hook;
+
+		if (!patch_wanted(tr, &st->r[i], mode, &hook))
+			continue;
+		n++;
+		if (st->r[i].addr + bias < lo)
+			lo = st->r[i].addr + bias;
+		if (st->r[i].addr + st->r[i].size + bias > hi)
+			hi = st->r[i].addr + st->r[i].size + bias;
+	}
+	if (!n && !(own && tr->ps->follow_dl))
+		return 0;
+	if (!n) { /* a page for the return trap and injected code only */
+		lo = st->e_entry + bias;
+		hi = lo + 1;
+	}
+	size = (hdr + n * INSN_STUB_SIZE + 4095) & ~(size_t)4095;
+	if (own && tr->ps->page_addr)
+		size += RSITE_MAX * INSN_RSITE_SIZE;
+	err = map_scratch(tr, tid, lo, hi, size, &base, deferred);
+	if (err) {
+		if (err == -ENOSPC)
+			fs_error("%s: no free address range within 2 GiB of its code", what);
+		else
+			fs_error("%s: cannot map scratch pages in the program: %s", what,
+				 strerror(-err));
+		return err;
+	}
+	buf = xmalloc(size);
+	memset(buf, 0xcc, size);
+	if (own) {
+		tr->ps->scratch = base;
+		tr->ps->retrap = base;
+		tr->ps->retrap_trap = base + insn_return_trap(tr->ps->page_addr, buf) - 1;
+		if (tr->ps->page_addr)
+			tr->ps->rsites = base + size - RSITE_MAX * INSN_RSITE_SIZE;
+	}
+	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
+
+	for (size_t i = from; i < to; i++) {
+		struct routine *r = &st->r[i];
+		struct patch *p;
+		uint8_t code[32];
+		uint64_t entry = r->addr + bias;
+		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
+		const char *name = r->display ? r->display : r->names[0];
+		bool hook;
+
+		if (!patch_wanted(tr, r, mode, &hook))
+			continue;
+		p = patch_new(tr);
+		p->slot = base + hdr + k * INSN_STUB_SIZE;
+		if (!hook && try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE)) {
+			fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved)", name,
+				p->jmp_addr, p->orig_len);
+			tr->ps->n_patches++;
+			k++;
+			continue;
+		}
+		err = mem_read(tr->ps->memfd, entry, code, len);
+		if (!err)
+			insn_plan(code, len, entry, p->slot, &p->plan);
+		if (err || p->plan.kind == INSN_REFUSE) {
+			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
+				err ? "its code cannot be read" : p->plan.reason);
+			r->flags &= ~(unsigned)RT_SELECTED;
+			continue;
+		}
+		p->trap = p->plan.addr;
+		p->unhook = hook && is_unwinder(r);
+		p->rehook = hook && !p->unhook;
+		p->routine = mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
+		p->noreturn = (r->flags & RT_NORETURN) != 0;
+		p->orig = code[p->plan.addr - entry];
+		if (p->plan.kind == INSN_XOL)
+			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
+		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
+			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+		tr->ps->n_patches++;
+		k++;
+	}
+	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
+	for (size_t j = 0; own && !tr->o->count_only && j < st->n_plt; j++) {
+		struct patch *p;
+
+		if (!is_unwinder_name(st->plt[j].name) && !is_rehook_name(st->plt[j].name))
+			continue;
+		p = patch_new(tr);
+		p->trap = st->plt[j].jmp + bias;
+		p->got = st->plt[j].got + bias;
+		p->unhook = is_unwinder_name(st->plt[j].name);
+		p->rehook = !p->unhook;
+		p->routine = ACCT_NONE;
+		if (mem_read(tr->ps->memfd, p->trap, &p->orig, 1) < 0)
+			continue;
+		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
+		tr->ps->n_patches++;
+	}
+	err = mem_write(tr->ps->memfd, base, buf, size);
+	free(buf);
+	if (err) {
+		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
+		return err;
+	}
+	for (size_t j = p0; j < tr->ps->n_patches; j++) {
+		static const uint8_t int3 = 0xcc;
+		const struct patch *p = &tr->ps->patches[j];
+
+		if (p->stub)
+			err = mem_write(tr->ps->memfd, p->jmp_addr, p->jmp, p->orig_len);
+		else
+			err = mem_write(tr->ps->memfd, p->trap, &int3, 1);
+		if (err) {
+			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->ps->patches[j].trap,
+				 strerror(-err));
+			return err;
+		}
+		u64map_put(&tr->ps->traps, tr->ps->patches[j].trap, (uint32_t)j);
+	}
+	return 0;
+}
+
+int setup_image(struct tracer *tr)
+{
+	struct symtab *st = tr->ps->st;
+	size_t n = 0;
+	int err;
+
+	map_event_page(tr);
+
+	if (st->pie) {
+		uint64_t entry;
+		err = auxv_get(tr->ps->leader, AT_ENTRY, &entry);
+		if (err) {
+			fs_error("%s: cannot read the load address: %s", st->path, strerror(-err));
+			return err;
+		}
+		tr->ps->bias = entry - st->e_entry;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		n += (st->r[i].flags & RT_SELECTED) != 0;
+	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->ps->bias, n);
+	if (tr->o->n_libs && (st->is_static || !st->interp))
+		fs_warn("-l: %s is statically linked: its library routines are its own (see --all)",
+			st->path);
+	/*
+	 * Libraries are followed for -l, and to hook the unwinder of
+	 * libgcc_s wherever it is reached from (a C++ exception thrown inside
+	 * libstdc++, backtrace(), pthread_exit): it must read the original
+	 * return addresses. Count-only rewrites none.
+	 */
+	tr->ps->follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
+	err = patch_routines(tr, tr->ps->leader, st, 0, st->n, tr->ps->bias, PATCH_OWN, NULL);
+	if (err)
+		return err;
+	if (tr->ps->follow_dl)
+		setup_rdebug(tr);
+	return 0;
+}
+
+/* Set RIP alone: one word, about 1 us cheaper a stop than PTRACE_SETREGS. */
+int set_rip(pid_t tid, uint64_t rip)
+{
+	if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user_regs_struct, rip), rip) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Resume the thread past the displaced instruction of patch p. `regs` is
+ * complete unless `rip_only` (count-only: only RIP was read).
+ */
+int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct *regs,
+			  const struct patch *p, bool rip_only)
+{
+	const struct insn_plan *pl = &p->plan;
+	uint64_t next = pl->addr + pl->len;
+
+	if (p->stub)
+		return set_rip(tid, p->slot + p->plain_off);
+	if (pl->kind == INSN_XOL)
+		return set_rip(tid, p->slot);
+	if (pl->kind == INSN_JMP)
+		return set_rip(tid, pl->target);
+	if (rip_only && ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
+		return -errno;
+	switch (pl->kind) {
+	case INSN_XOL:
+	case INSN_JMP:
+		break;
+	case INSN_CALL:
+		regs->rsp -= 8;
+		if (ptrace(PTRACE_POKEDATA, tid, regs->rsp, next) < 0)
+			return -errno;
+		regs->rip = pl->target;
+		break;
+	case INSN_JCC:
+		return set_rip(tid, insn_cond_true(pl->cond, regs->eflags, regs->rcx) ? pl->target
+										 : next);
+	case INSN_REFUSE:
+		return -EINVAL;
+	}
+	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Undo every live patch of the current process in the memory behind fd (a forked copy). */
+void patch_undo_all(struct tracer *tr, int fd)
+{
+	for (size_t j = 0; j < tr->ps->n_patches; j++) {
+		const struct patch *p = &tr->ps->patches[j];
+
+		if (p->dead)
+			continue;
+		if (p->stub)
+			mem_write(fd, p->jmp_addr, p->orig_bytes, p->orig_len);
+		else
+			mem_write(fd, p->trap, &p->orig, 1);
+	}
+}

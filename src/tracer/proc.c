@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * proc.c - the traced processes: their states, children that fork or vfork (held
+ * until settled, followed with -f or released unpatched), images exec'ed, and the
+ * ptrace events (clone, fork, vfork, exec, exit).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+/* Process state i. */
+struct pstate *ps_get(struct tracer *tr, size_t i)
+{
+	return tr->procs[i];
+}
+
+/* Make process state i the current one (tr->ps). */
+void ps_switch(struct tracer *tr, size_t i)
+{
+	tr->ps = tr->procs[i];
+	tr->cur = i;
+}
+
+size_t ps_add(struct tracer *tr, const struct pstate *init)
+{
+	tr->procs = xrealloc(tr->procs, (tr->n_procs + 1) * sizeof(*tr->procs));
+	tr->procs[tr->n_procs] = xmalloc(sizeof(**tr->procs));
+	*tr->procs[tr->n_procs] = *init;
+	return tr->n_procs++;
+}
+
+/* Any live process state, or -1. */
+long ps_find_any(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->n_procs; i++)
+		if (!ps_get(tr, i)->ended)
+			return (long)i;
+	return -1;
+}
+
+/* The live (not ended) process state of process pid, or -1. */
+long ps_find(struct tracer *tr, pid_t pid)
+{
+	for (size_t i = 0; i < tr->n_procs; i++)
+		if (!ps_get(tr, i)->ended && ps_get(tr, i)->leader == pid)
+			return (long)i;
+	return -1;
+}
+
+/* A process state ended now (exit, exec, let go). */
+void ps_end(struct pstate *ps, int status)
+{
+	if (ps->ended)
+		return;
+	ps->ended = true;
+	ps->status = status;
+	ps->wall1 = wall_now();
+}
+
+static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
+{
+	int fd = mem_open(pid);
+
+	if (fd >= 0) {
+		patch_undo_all(tr, fd);
+		if (parent)
+			frames_undo(tr, fd, parent);
+		close(fd);
+	}
+	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
+	unpin_task(tr, pid);
+	ptrace(PTRACE_DETACH, pid, 0, 0);
+}
+
+/*
+ * -f: a forked child carries the patches of its parent's image: time it as
+ * a process of its own. The return addresses rewritten in the parent's
+ * frames are put back in the child (those calls are not timed there).
+ */
+static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
+{
+	struct tthread *pth = thr_find(tr, parent);
+	struct pstate ns;
+	int fd;
+
+	if (pth)
+		ps_switch(tr, pth->proc);
+	fd = mem_open(pid);
+	if (fd < 0) {
+		release_fork_child(tr, pid, parent);
+		return;
+	}
+	if (parent)
+		frames_undo(tr, fd, parent);
+	ns = *tr->ps;
+	ns.leader = pid;
+	ns.memfd = fd;
+	ns.books = books_new_like(tr->ps->books, ns.st->n);
+	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
+	memcpy(ns.patches, tr->ps->patches, ns.n_patches * sizeof(*ns.patches));
+	u64map_dup(&ns.traps, &tr->ps->traps);
+	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
+	memset(&ns.retsite, 0, sizeof(ns.retsite));
+	memset(&ns.orphans, 0, sizeof(ns.orphans));
+	ns.mods = xmalloc((ns.n_mods ? ns.n_mods : 1) * sizeof(*ns.mods));
+	for (size_t i = 0; i < ns.n_mods; i++) {
+		ns.mods[i] = tr->ps->mods[i];
+		ns.mods[i].path = xstrdup(tr->ps->mods[i].path);
+		ns.mods[i].real = xstrdup(tr->ps->mods[i].real);
+		ns.mods[i].name = xstrdup(tr->ps->mods[i].name);
+	}
+	ns.cpu_total_ns = 0;
+	ns.wall0 = wall_now();
+	ns.path = NULL;
+	ns.own_st = false;
+	ns.ended = false;
+	ps_switch(tr, ps_add(tr, &ns));
+	thr_new(tr, pid);
+	if (tr->o->pin == PIN_AUTO)
+		unpin_all(tr, pid);
+	fs_info(1, "forked child %d: followed", (int)pid);
+	ptrace(PTRACE_CONT, pid, 0, 0);
+}
+
+/*
+ * -f: thread th (now its process's only thread, with the process id)
+ * exec'ed a new image. Close the old image's clocks and time the new one,
+ * patched at this exec stop like the program at its start.
+ */
+static void follow_exec(struct tracer *tr, struct tthread *th)
+{
+	char link[64], path[PATH_MAX];
+	struct symtab *st = xcalloc(1, sizeof(*st));
+	struct pstate ns;
+	ssize_t len;
+	pid_t pid = th->tid;
+	int err;
+
+	if (th->vfork_child) {
+		/* It ran in its parent's memory until now: not a process of its own yet. */
+		ev_thread_exit(tr, th);
+		th->vfork_child = false;
+	} else {
+		for (size_t i = 0; i < tr->thr_cap; i++) {
+			struct tthread *o = tr->thr[i];
+
+			if (o && o->proc == tr->cur) {
+				ev_thread_exit(tr, o);
+				thr_end(tr, o);
+			}
+		}
+		ps_end(tr->ps, 0);
+		tr->ps->execed = true;
+	}
+	th->c0 = th->clast = fs_clock_read(&th->clk);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	path[len > 0 ? len : 0] = '\0';
+	err = len > 0 ? symtab_load(path, st) : -errno;
+	if (err == SYMTAB_ENOSYMS) {
+		/*
+		 * Stripped (a shell, a system tool): followed for its children
+		 * and, with -l, for its libraries' routines.
+		 */
+		err = 0;
+	}
+	if (err) {
+		fs_warn("process %d exec'ed %s: %s: not followed", (int)pid, path[0] ? path : "?",
+			symtab_strerror(err));
+		free(st);
+		unpin_task(tr, pid);
+		thr_remove(tr, pid);
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		return;
+	}
+	symtab_select(st, tr->names, tr->exclude, tr->o->all);
+	memset(&ns, 0, sizeof(ns));
+	ns.st = st;
+	ns.own_st = true;
+	ns.path = xstrdup(path);
+	ns.books = books_new_like(tr->ps->books, st->n);
+	ns.leader = pid;
+	ns.memfd = mem_open(pid);
+	ns.wall0 = wall_now();
+	ps_switch(tr, ps_add(tr, &ns));
+	th->proc = tr->cur;
+	if (!st->n && (!tr->o->n_libs || st->is_static)) {
+		fs_info(1, "process %d exec'ed %s: no symbols, followed untimed", (int)pid, path);
+		return;
+	}
+	if (setup_image(tr) < 0) {
+		fs_warn("process %d exec'ed %s: cannot patch it: not followed", (int)pid, path);
+		ps_end(tr->ps, 0);
+		thr_remove(tr, pid);
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		return;
+	}
+	fs_info(1, "process %d exec'ed %s: followed", (int)pid, path);
+}
+
+static struct pending *pend_find(struct tracer *tr, pid_t pid)
+{
+	for (size_t i = 0; i < tr->n_pend; i++)
+		if (tr->pend[i].pid == pid)
+			return &tr->pend[i];
+	return NULL;
+}
+
+static struct pending *pend_add(struct tracer *tr, pid_t pid)
+{
+	struct pending *p = pend_find(tr, pid);
+
+	if (p)
+		return p;
+	tr->pend = xrealloc(tr->pend, (tr->n_pend + 1) * sizeof(*tr->pend));
+	p = &tr->pend[tr->n_pend++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static void pend_drop(struct tracer *tr, struct pending *p)
+{
+	*p = tr->pend[--tr->n_pend];
+}
+
+/* A new child process is known and stopped: decide what to do with it. */
+static void pend_settle(struct tracer *tr, struct pending *p)
+{
+	if (!p->stopped || p->kind == CHILD_UNKNOWN)
+		return;
+	if (p->kind == CHILD_FORK && tr->o->follow) {
+		follow_fork_child(tr, p->pid, p->parent);
+	} else if (p->kind == CHILD_FORK) {
+		release_fork_child(tr, p->pid, p->parent);
+	} else {
+		/* vfork: it runs in our memory until it execs or exits. */
+		struct tthread *pth = thr_find(tr, p->parent), *th;
+
+		if (pth)
+			ps_switch(tr, pth->proc);
+		th = thr_new(tr, p->pid);
+		th->vfork_child = true;
+		ptrace(PTRACE_CONT, p->pid, 0, 0);
+	}
+	pend_drop(tr, p);
+}
+
+static pid_t tgid_of(pid_t tid)
+{
+	char path[48], line[128];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* Wait for the first stop of a new child; false if it ended instead. */
+static void program_exec(struct tracer *tr);
+
+static bool wait_first_stop(pid_t pid)
+{
+	int status;
+	pid_t w;
+
+	do
+		w = waitpid(pid, &status, __WALL);
+	while (w < 0 && errno == EINTR);
+	return w == pid && WIFSTOPPED(status);
+}
+
+void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
+{
+	unsigned long msg = 0;
+	pid_t tid = th->tid;
+
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+		if (event == PTRACE_EVENT_CLONE && tr->o->pin == PIN_AUTO)
+			unpin_all(tr, (pid_t)msg);
+		if (event != PTRACE_EVENT_CLONE || tgid_of((pid_t)msg) != tr->ps->leader) {
+			struct pending *p = pend_add(tr, (pid_t)msg);
+			p->parent = tid;
+			p->kind = event == PTRACE_EVENT_VFORK ? CHILD_VFORK : CHILD_FORK;
+			/* Hold the parent until the child is let go: it may trace it. */
+			if (!p->stopped)
+				p->stopped = wait_first_stop(p->pid);
+			if (!p->stopped) {
+				pend_drop(tr, p);
+				break;
+			}
+			pend_settle(tr, p);
+		}
+		break;
+	case PTRACE_EVENT_EXEC:
+		if (tr->o->follow) {
+			follow_exec(tr, th);
+			break;
+		}
+		if (th->vfork_child || tid != tr->ps->leader) {
+			/* A vfork child (or a thread) replaced its image: it no
+			 * longer shares our patches. Let it go. */
+			ev_thread_exit(tr, th);
+			fs_info(1, "process %d exec'ed a new program: not followed", (int)tid);
+			thr_end(tr, th);
+			unpin_task(tr, tid);
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			thr_remove(tr, tid);
+			return;
+		}
+		program_exec(tr);
+		return;
+	case PTRACE_EVENT_EXIT:
+		th->exiting = true;
+		ev_thread_exit(tr, th);
+		thr_end(tr, th);
+		break;
+	default:
+		break;
+	}
+	ptrace(PTRACE_CONT, tid, 0, 0);
+}
+
+/*
+ * The program replaced its image (execve): the new one carries no patches
+ * and is not followed. Close every open clock, forget the traps, give the
+ * program its CPU mask back and let it run on untraced; its exit status is
+ * still ours to wait for.
+ */
+static void program_exec(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr_cap; i++) {
+		struct tthread *th = tr->thr[i];
+
+		if (!th)
+			continue;
+		ev_thread_exit(tr, th);
+		thr_end(tr, th);
+	}
+	u64map_free(&tr->ps->traps);
+	tr->ps->n_patches = 0;
+	snprintf(tr->note, sizeof(tr->note),
+		 "the program exec'ed a new image: timed up to the exec, not followed");
+	fs_info(1, "%s", tr->note);
+	unpin_task(tr, tr->ps->leader);
+	ptrace(PTRACE_DETACH, tr->ps->leader, 0, 0);
+	for (size_t i = 0; i < tr->thr_cap; i++) {
+		if (tr->thr[i]) {
+			fs_clock_close(&tr->thr[i]->clk);
+			free(tr->thr[i]);
+			tr->thr[i] = NULL;
+		}
+	}
+	tr->thr_n = 0;
+}
+
+/* The first stop of a thread or process we have not seen yet. */
+struct tthread *first_stop(struct tracer *tr, pid_t tid, int status)
+{
+	pid_t tgid = tgid_of(tid);
+	struct pending *p;
+
+	long idx = ps_find(tr, tgid);
+
+	if (idx >= 0) {
+		ps_switch(tr, (size_t)idx);
+		return thr_new(tr, tid);
+	}
+	p = pend_find(tr, tid);
+	if (p && p->kind == CHILD_VFORK) {
+		struct tthread *pth = thr_find(tr, p->parent);
+
+		if (pth)
+			ps_switch(tr, pth->proc);
+		return thr_new(tr, tid);
+	}
+	/* A new process whose parent's event may not have arrived yet. */
+	p = pend_add(tr, tid);
+	p->stopped = true;
+	(void)status;
+	pend_settle(tr, p);
+	return NULL;
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * retaddr.c - return addresses: an entry hooks its caller's return, a return puts it
+ * back; return sites with traps of their own; frames unwound by stack pointer
+ * (longjmp, exceptions) and orphans; the unwinder sees the original addresses.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
+static bool is_hooked(const struct pstate *ps, uint64_t v)
+{
+	return v == ps->retrap ||
+	       (ps->rsites && v >= ps->rsites && v < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
+		(v - ps->rsites) % INSN_RSITE_SIZE == 0);
+}
+
+/* Is pc the int3 of a return site's trap? */
+bool is_rsite_trap(const struct pstate *ps, uint64_t pc)
+{
+	return ps->rsites && pc >= ps->rsites &&
+	       pc < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
+	       (pc - ps->rsites) % INSN_RSITE_SIZE == INSN_RSITE_TRAP;
+}
+
+/*
+ * The trap of return site ret, made on first use (one write to the
+ * program); the common return trap when RSITE_MAX are made.
+ */
+static uint64_t rsite_for(struct tracer *tr, uint64_t ret)
+{
+	uint8_t code[INSN_RSITE_SIZE];
+	uint64_t t;
+
+	if (u64map_get(&tr->ps->rsite_map, ret, &t))
+		return t;
+	if (tr->ps->rsite_n == RSITE_MAX)
+		return tr->ps->retrap;
+	t = tr->ps->rsites + tr->ps->rsite_n * INSN_RSITE_SIZE;
+	insn_rsite_code(tr->ps->page_addr, ret, code);
+	if (mem_write(tr->ps->memfd, t, code, sizeof(code)) < 0)
+		return tr->ps->retrap;
+	tr->ps->rsite_n++;
+	u64map_put(&tr->ps->rsite_map, ret, t);
+	return t;
+}
+
+static int return_site_ok(struct tracer *tr, uint64_t ret)
+{
+	uint8_t before[16];
+	uint64_t v;
+
+	if (u64map_get(&tr->ps->retsite, ret, &v))
+		return (int)v;
+	v = 0;
+	if (ret >= sizeof(before) && mem_read(tr->ps->memfd, ret - sizeof(before), before,
+					      sizeof(before)) == 0)
+		v = (uint64_t)insn_is_return_site(before, sizeof(before));
+	u64map_put(&tr->ps->retsite, ret, v);
+	return (int)v;
+}
+
+struct undo_ctx {
+	int fd;
+	const struct pstate *ps;
+};
+
+static void undo_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct undo_ctx *u = arg;
+	uint64_t cur;
+
+	(void)routine;
+	/* Only where the slot still holds our trap (chained frames share one). */
+	if (mem_read(u->fd, slot, &cur, sizeof(cur)) == 0 && is_hooked(u->ps, cur))
+		mem_write(u->fd, slot, &ret, sizeof(ret));
+}
+
+/*
+ * Put back, in the memory behind `fd` (a forked copy of the current
+ * process), the return addresses hooked in thread tid's open frames.
+ */
+void frames_undo(struct tracer *tr, int fd, pid_t tid)
+{
+	struct undo_ctx u = { .fd = fd, .ps = tr->ps };
+
+	books_frames(tr->ps->books, tid, undo_frame, &u);
+}
+
+/*
+ * Frames whose slot lies below sp are gone (longjmp, exceptions) or live on
+ * another stack (swapcontext): close them, but keep their return addresses,
+ * so that a return through a slot of another stack still finds its way.
+ */
+static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp, uint64_t t)
+{
+	uint32_t routine;
+	uint64_t slot, ret;
+
+	while (books_top(tr->ps->books, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
+		ev_leave(tr, th, t, &ret);
+		u64map_put(&tr->ps->orphans, slot, ret);
+	}
+}
+
+struct hook_ctx {
+	int fd;
+	const struct pstate *ps;
+	uint64_t to;	   /* rehook: the trap to write where a slot holds its frame's ret */
+	bool back;	   /* true: trap -> ret (unhook); false: ret -> trap (rehook) */
+};
+
+static void swap_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct hook_ctx *h = arg;
+	uint64_t cur, put = h->back ? ret : h->to;
+
+	(void)routine;
+	if (mem_read(h->fd, slot, &cur, sizeof(cur)) == 0 &&
+	    (h->back ? is_hooked(h->ps, cur) : cur == ret))
+		mem_write(h->fd, slot, &put, sizeof(put));
+}
+
+struct frame_list {
+	uint64_t *slot, *ret;
+	size_t n, cap;
+};
+
+static void collect_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct frame_list *l = arg;
+
+	(void)routine;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->slot = xrealloc(l->slot, l->cap * sizeof(*l->slot));
+		l->ret = xrealloc(l->ret, l->cap * sizeof(*l->ret));
+	}
+	l->slot[l->n] = slot;
+	l->ret[l->n++] = ret;
+}
+
+/*
+ * Put thread th's original return addresses back (the unwinder will read
+ * them). Top frame first: where frames share a slot, the newest owns it.
+ */
+static void unhook_thread(struct tracer *tr, struct tthread *th)
+{
+	struct hook_ctx h = { .fd = tr->ps->memfd, .ps = tr->ps, .back = true };
+	struct frame_list l = { 0 };
+
+	books_frames(tr->ps->books, th->tid, collect_frame, &l);
+	for (size_t i = l.n; i-- > 0;)
+		swap_frame(0, l.slot[i], l.ret[i], &h);
+	free(l.slot);
+	free(l.ret);
+	th->unhooked = true;
+}
+
+/* Rewrite the return addresses of the frames that survived the unwinder. */
+static void rehook_thread(struct tracer *tr, struct tthread *th)
+{
+	struct hook_ctx h = { .fd = tr->ps->memfd, .ps = tr->ps, .to = tr->ps->retrap, .back = false };
+
+	books_frames(tr->ps->books, th->tid, swap_frame, &h);
+	th->unhooked = false;
+}
+
+void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+			 const struct patch *p, uint64_t t)
+{
+	pid_t tid = th->tid;
+	uint64_t ret, slot = regs->rsp;
+	uint32_t top;
+	uint64_t top_slot, top_ret;
+
+	unwind_below(tr, th, slot, t);
+	/*
+	 * Entering the unwinder: it must read the real return addresses. They
+	 * are hooked again at the next entry into the program's own code (a
+	 * destructor, the code after a backtrace) or at a catch's start, not
+	 * at an entry into a library routine: with -l, those are what the
+	 * unwinder calls (the personality routine) while it still walks the
+	 * stack.
+	 */
+	if (p->unhook)
+		unhook_thread(tr, th);
+	else if (th->unhooked &&
+		 (p->rehook || p->routine == ACCT_NONE || !tr->ps->st->r[p->routine].module))
+		rehook_thread(tr, th);
+	/*
+	 * The unwinder's entries, and a catch handler's start (__cxa_begin_catch:
+	 * the unwinding is over, the frames thrown through were popped by stack
+	 * pointer above and the survivors hooked again), are passed through; a
+	 * PLT stub goes on at its GOT slot's target.
+	 */
+	if (p->unhook || p->rehook) {
+		if (p->routine != ACCT_NONE)
+			ev_count(tr, th, p->routine);
+		if (p->got) {
+			errno = 0;
+			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
+			if (!errno)
+				set_rip(tid, regs->rip);
+			return;
+		}
+		goto resume;
+	}
+	if (tr->o->count_only || tr->ps->no_rewrite) {
+		ev_count(tr, th, p->routine);
+		goto resume;
+	}
+	if (p->stub) {
+		/* The stub read the return address into r11 and will hook it. */
+		ret = regs->r11;
+		if (is_hooked(tr->ps, ret)) {
+			if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 &&
+			    top_slot == slot)
+				ev_chain(tr, th, p->routine, t);
+			else
+				ev_count(tr, th, p->routine);
+			if (fast_ok(tr)) { /* keep the trap that is there */
+				tr->page->hook_val = ret;
+				tr->page->hook_key = ret;
+			} else if (th->seg_ok) { /* r10 is the thread's slot (seg_slow) */
+				thr_slot_page(tr, th)->hook_val = ret;
+				thr_slot_page(tr, th)->hook_key = ret;
+			}
+			return; /* the stub writes a trap where one already is */
+		}
+		if (return_site_ok(tr, ret)) {
+			unwind_below(tr, th, slot + 1, t);
+			if (tr->ps->orphans.n) {
+				uint64_t old;
+				if (u64map_get(&tr->ps->orphans, slot, &old) && old)
+					u64map_put(&tr->ps->orphans, slot, 0);
+			}
+			ev_enter(tr, th, p->routine, slot, ret, t);
+			/*
+			 * Single-threaded: tell the stub this return site's own trap
+			 * (the return then costs no register write). With more
+			 * threads the pair stays as it is: a stub whose return
+			 * address is not its key writes the common trap.
+			 */
+			if (tr->ps->rsites && fast_ok(tr)) {
+				tr->page->hook_val = rsite_for(tr, ret);
+				tr->page->hook_key = ret;
+			} else if (tr->ps->rsites && th->seg_ok) { /* r10: its slot */
+				thr_slot_page(tr, th)->hook_val = rsite_for(tr, ret);
+				thr_slot_page(tr, th)->hook_key = ret;
+			}
+			return; /* resumes after the int3: the stub hooks the return */
+		}
+		ev_count(tr, th, p->routine);
+		goto resume;
+	}
+	errno = 0;
+	ret = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, slot, 0);
+	if (errno)
+		return;
+	if (is_hooked(tr->ps, ret)) {
+		/* Tail call: entered by a jump with our trap as return address. */
+		if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+			ev_chain(tr, th, p->routine, t);
+		else
+			ev_count(tr, th, p->routine);
+	} else if (!p->noreturn && return_site_ok(tr, ret)) {
+		/*
+		 * A call (not a tail call) whose return address sits in the slot
+		 * of an open frame: that frame returned unseen (an unwinder had
+		 * its return address back). Close it.
+		 */
+		unwind_below(tr, th, slot + 1, t);
+		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->ps->retrap) < 0)
+			return;
+		if (tr->ps->orphans.n) {
+			uint64_t old;
+			if (u64map_get(&tr->ps->orphans, slot, &old) && old)
+				u64map_put(&tr->ps->orphans, slot, 0); /* overwritten */
+		}
+		ev_enter(tr, th, p->routine, slot, ret, t);
+	} else {
+		ev_count(tr, th, p->routine);
+	}
+resume:
+	resume_patched(tr, tid, regs, p, false);
+}
+
+void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+			  uint64_t t, bool site)
+{
+	uint64_t ret;
+
+	uint64_t slot = regs->rsp - 8, top_slot, top_ret;
+	uint32_t top;
+
+	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
+	unwind_below(tr, th, slot, t);
+	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
+		ev_leave(tr, th, t, &ret);
+	} else if (u64map_get(&tr->ps->orphans, slot, &ret) && ret) {
+		/* a frame closed earlier, returning on another stack */
+		u64map_put(&tr->ps->orphans, slot, 0);
+	} else if (site) {
+		return; /* a return site's trap knows where to go: nothing to account */
+	} else {
+		fs_error("thread %d returned through fortstat's trap from 0x%" PRIx64
+			 " with no frame to return to",
+			 (int)th->tid, slot);
+		kill(tr->ps->leader, SIGKILL);
+		return;
+	}
+	if (!site)
+		set_rip(th->tid, ret);
+}
+
+/*
+ * A CET user shadow stack (enabled by the C library at start, for every
+ * thread) keeps its own copy of each return address: a rewritten one would
+ * end the program with a control-protection fault. Checked at the first
+ * stop, before any is rewritten; then calls are counted, never timed.
+ */
+void check_shstk(struct tracer *tr, struct tthread *th)
+{
+	tr->ps->shstk_checked = true;
+	if (precheck_thread_shstk(th->tid) == 1) {
+		tr->ps->no_rewrite = true;
+		snprintf(tr->note, sizeof(tr->note),
+			 "the program runs with a CET shadow stack: calls counted, not timed");
+		fs_warn("%s (return addresses cannot be rewritten)", tr->note);
+	}
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * session.c - one traced run: launch the program, patch it at its exec stop, wait for
+ * stops until every traced process has ended, and say how it went.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+static volatile sig_atomic_t forward_pid;
+
+static void forward_signal(int sig)
+{
+	/* SIGTERM/SIGHUP to fortstat alone: the program gets it as without us. */
+	if (forward_pid > 0)
+		kill(forward_pid, sig);
+}
+
+static pid_t launch(const char *path, char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Stop so that the parent can seize us before exec. */
+		raise(SIGSTOP);
+		execv(path, argv);
+		fprintf(stderr, "fortstat: error: %s: %s\n", path, strerror(errno));
+		_exit(errno == ENOENT ? EXIT_FS_NOTFOUND : EXIT_FS_CANNOT);
+	}
+	return pid;
+}
+
+/* Wait until the child has exec'ed PROGRAM. Returns 0, or the child's end. */
+static int wait_exec(struct tracer *tr, int *status)
+{
+	pid_t pid = tr->ps->leader;
+
+	for (;;) {
+		if (waitpid(pid, status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(*status))
+			return 1; /* exited before exec */
+		if (*status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+			return 0;
+		if (*status >> 16 == PTRACE_EVENT_STOP || WSTOPSIG(*status) == SIGSTOP ||
+		    WSTOPSIG(*status) == SIGCONT)
+			ptrace(PTRACE_CONT, pid, 0, 0);
+		else
+			ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(*status));
+	}
+}
+
+static void tracer_free(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr_cap; i++) {
+		if (tr->thr[i]) {
+			fs_clock_close(&tr->thr[i]->clk);
+			free(tr->thr[i]);
+		}
+	}
+	free(tr->thr);
+	free(tr->pend);
+	free(tr->seg[0]);
+	free(tr->seg[1]);
+	for (size_t k = 0; k < tr->n_procs; k++) {
+		struct pstate *ps = tr->procs[k];
+
+		free(ps->patches);
+		for (size_t i = 0; i < ps->n_mods; i++) {
+			free(ps->mods[i].path);
+			free(ps->mods[i].real);
+			free(ps->mods[i].name);
+		}
+		free(ps->mods);
+		u64map_free(&ps->traps);
+		u64map_free(&ps->retsite);
+		u64map_free(&ps->orphans);
+		u64map_free(&ps->rsite_map);
+		if (ps->memfd >= 0)
+			close(ps->memfd);
+		free(ps);
+	}
+	free(tr->procs);
+	if (tr->page)
+		munmap(tr->page, EV_SIZE);
+}
+
+/* Close the accounting of process state ps and say how it went in *sec. */
+static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
+		      struct trace_section *sec)
+{
+	double cpu_s, wall_s;
+
+	if (ps->ended)
+		wall1 = ps->wall1;
+	cpu_s = ps->cpu_total_ns / 1e9;
+	wall_s = (double)(wall1 - ps->wall0) / 1e9;
+	books_finish(ps->books, wall1);
+	sec->pid = ps->leader;
+	sec->total_s[CLOCK_KIND_CPU] = cpu_s;
+	sec->total_s[CLOCK_KIND_WALL] = wall_s;
+	sec->counted_only = ps->no_rewrite;
+	sec->execed = ps->execed;
+	if (ps->execed)
+		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
+	if (WIFSIGNALED(ps->status)) {
+		int sig = WTERMSIG(ps->status);
+
+		sec->term_signal = sig;
+		sec->exit_status = 128 + sig;
+		snprintf(sec->note, sizeof(sec->note), "killed by signal %d (SIG%s)", sig,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	} else if (WIFEXITED(ps->status)) {
+		sec->exit_status = WEXITSTATUS(ps->status);
+	}
+}
+
+int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
+	      struct names *names, struct names *exclude, const struct options *o,
+	      const double est_ns[FS_N_CLOCKS], struct trace_result *res)
+{
+	struct tracer tr = { .o = o, .names = names, .exclude = exclude };
+	const struct pstate init = { .st = st, .books = books, .memfd = -1 };
+	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	struct tthread *th;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	int status, err;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	ps_switch(&tr, ps_add(&tr, &init));
+	pin_start(&tr);
+	/*
+	 * The event page: a memfd the program inherits (no CLOEXEC) and maps
+	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
+	 */
+	tr.page_fd = -1;
+	for (int k = 0; est_ns && k < FS_N_CLOCKS; k++)
+		tr.est[k] = est_ns[k];
+	tr.tsc_ns = fs_tsc_ns_per_tick();
+	if (!o->count_only && tr.tsc_ns > 0) {
+		tr.seg[0] = xcalloc(1, sizeof(*tr.seg[0]));
+		tr.seg[1] = xcalloc(1, sizeof(*tr.seg[1]));
+	}
+	if (!(getenv("FORTSTAT_NO_SHARED") && *getenv("FORTSTAT_NO_SHARED") != '0')) {
+		int fd = memfd_create("fortstat-events", 0);
+		void *m = MAP_FAILED;
+
+		if (fd >= 0 && ftruncate(fd, EV_SIZE) == 0)
+			m = mmap(NULL, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED) {
+			tr.page = m;
+			tr.page_fd = fd;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	fflush(NULL);
+	pid = launch(path, argv);
+	if (tr.page_fd >= 0)
+		close(tr.page_fd); /* the program holds its copy (same number) until its exec stop */
+	if (pid < 0) {
+		fs_error("cannot fork: %s", strerror((int)-pid));
+		tracer_free(&tr);
+		return (int)pid;
+	}
+	tr.ps->leader = pid;
+	tr.program = pid;
+	res->pid = pid;
+	if (waitpid(pid, &status, WSTOPPED) < 0 || !WIFSTOPPED(status) ||
+	    ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
+		int e = errno ? errno : ESRCH;
+		pid_t tracer = e == EPERM ? precheck_tracer_pid(pid) : 0;
+
+		if (tracer > 0)
+			precheck_say_traced(path, tracer); /* a debugger took it first */
+		else
+			fs_error("cannot trace %s: %s", path, strerror(e));
+		if (e == EPERM)
+			res->exit_status = EXIT_FS_CANNOT;
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -e;
+	}
+	kill(pid, SIGCONT);
+	sigaction(SIGINT, &sa_ign, &old_int);
+	sigaction(SIGQUIT, &sa_ign, &old_quit);
+	forward_pid = pid;
+	sigaction(SIGTERM, &sa_fwd, &old_term);
+	sigaction(SIGHUP, &sa_fwd, &old_hup);
+
+	err = wait_exec(&tr, &status);
+	if (err != 0) {
+		/* exec failed; the child said why */
+		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
+		err = -ENOEXEC;
+		goto out;
+	}
+	res->started = true;
+	tr.ps->memfd = mem_open(pid);
+	if (tr.ps->memfd < 0) {
+		fs_error("cannot open the memory of %s: %s", path, strerror(-tr.ps->memfd));
+		err = tr.ps->memfd;
+		goto kill_out;
+	}
+	err = setup_image(&tr);
+	if (err)
+		goto kill_out;
+	res->n_patched = tr.ps->n_patches;
+	th = thr_new(&tr, pid);
+	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
+	tr.ps->wall0 = wall_now();
+	ptrace(PTRACE_CONT, pid, 0, 0);
+
+	while (!tr.done) {
+		pid_t tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		dispatch(&tr, tid, status);
+	}
+	{
+		uint64_t wall1 = wall_now();
+		struct trace_section main_sec;
+
+		memset(&main_sec, 0, sizeof(main_sec));
+		ps_result(&tr, tr.procs[0], wall1, &main_sec);
+		res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
+		res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
+		res->counted_only = main_sec.counted_only;
+		/* -f: every other process and image, in order of appearance. */
+		if (tr.n_procs > 1)
+			res->sections = xcalloc(tr.n_procs - 1, sizeof(*res->sections));
+		for (size_t i = 1; i < tr.n_procs; i++) {
+			struct pstate *ps = tr.procs[i];
+			struct trace_section *sec = &res->sections[res->n_sections++];
+
+			ps_result(&tr, ps, wall1, sec);
+			sec->st = ps->st;
+			sec->own_st = ps->own_st;
+			sec->path = xstrdup(ps->path ? ps->path : path);
+			sec->books = ps->books;
+		}
+	}
+	for (size_t k = 0; tr.procs[0]->follow_dl && k < o->n_libs; k++)
+		if (!tr.lib_hit[k])
+			fs_warn("-l %s: no library of the program matched", o->libs[k]);
+	if (tr.note[0])
+		snprintf(res->note, sizeof(res->note), "%s", tr.note);
+	if (tr.seg[1] && tr.seg[1]->n) {
+		res->seg_n = tr.seg[1]->n;
+		res->seg_cpu_ns = acct_ovh_estimate(tr.seg[0], true);
+		res->seg_wall_ns = acct_ovh_estimate(tr.seg[1], false);
+		for (int k = 0; k < 2; k++)
+			fs_info(2,
+				"stops measured on the %s clock: %" PRIu64
+				" segments, median %.3f us, mean %.3f us, estimate %.3f us",
+				k ? "wall" : "CPU", tr.seg[k]->n, acct_ovh_median(tr.seg[k]) / 1e3,
+				tr.seg[k]->n ? tr.seg[k]->sum / (double)tr.seg[k]->n / 1e3 : 0,
+				acct_ovh_estimate(tr.seg[k], !k) / 1e3);
+	}
+	if (WIFSIGNALED(tr.status)) {
+		int sig = WTERMSIG(tr.status);
+		res->term_signal = sig;
+		res->exit_status = 128 + sig;
+		snprintf(res->note, sizeof(res->note), "program killed by signal %d (SIG%s)", sig,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	} else {
+		res->exit_status = WEXITSTATUS(tr.status);
+	}
+	err = 0;
+	goto out;
+kill_out:
+	kill(pid, SIGKILL);
+	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
+	for (;;) {
+		pid_t w = waitpid(-1, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, w, 0, 0);
+	}
+	res->exit_status = EXIT_FS_ERROR;
+out:
+	if (tr.pinned)
+		sched_setaffinity(0, sizeof(tr.orig_mask), &tr.orig_mask);
+	forward_pid = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	/* Nothing is left behind: reap whatever is still ours. */
+	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+		;
+	tracer_free(&tr);
+	return err;
+}
+
+void trace_result_free(struct trace_result *res)
+{
+	for (size_t i = 0; i < res->n_sections; i++) {
+		struct trace_section *sec = &res->sections[i];
+
+		free(sec->path);
+		books_free(sec->books);
+		if (sec->own_st) {
+			symtab_free(sec->st);
+			free(sec->st);
+		}
+	}
+	free(res->sections);
+	res->sections = NULL;
+	res->n_sections = 0;
+}

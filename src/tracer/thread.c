@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * thread.c - the threads of the traced processes: their table, clocks, CPU placement
+ * (--pin), and the events they feed to their process's books.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/inject.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+#include "fortstat/names.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+static size_t thr_slot(const struct tracer *tr, pid_t tid)
+{
+	size_t i = ((size_t)tid * 2654435761u) & (tr->thr_cap - 1);
+
+	while (tr->thr[i] && tr->thr[i]->tid != tid)
+		i = (i + 1) & (tr->thr_cap - 1);
+	return i;
+}
+
+struct tthread *thr_find(const struct tracer *tr, pid_t tid)
+{
+	if (!tr->thr_cap)
+		return NULL;
+	return tr->thr[thr_slot(tr, tid)];
+}
+
+static void thr_insert(struct tracer *tr, struct tthread *th)
+{
+	if ((tr->thr_n + 1) * 2 > tr->thr_cap) {
+		struct tthread **old = tr->thr;
+		size_t oldcap = tr->thr_cap;
+
+		tr->thr_cap = oldcap ? oldcap * 2 : 16;
+		tr->thr = xcalloc(tr->thr_cap, sizeof(*tr->thr));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i])
+				tr->thr[thr_slot(tr, old[i]->tid)] = old[i];
+		free(old);
+	}
+	tr->thr[thr_slot(tr, th->tid)] = th;
+	tr->thr_n++;
+}
+
+void thr_remove(struct tracer *tr, pid_t tid)
+{
+	size_t i, j;
+
+	if (!tr->thr_cap)
+		return;
+	i = thr_slot(tr, tid);
+	if (!tr->thr[i])
+		return;
+	if (tr->thr[i]->slot >= 0)
+		tr->slot_used[tr->thr[i]->slot] = 0;
+	fs_clock_close(&tr->thr[i]->clk);
+	free(tr->thr[i]);
+	tr->thr[i] = NULL;
+	tr->thr_n--;
+	/* Re-insert the cluster after the hole (linear probing deletion). */
+	for (j = (i + 1) & (tr->thr_cap - 1); tr->thr[j]; j = (j + 1) & (tr->thr_cap - 1)) {
+		struct tthread *t = tr->thr[j];
+		tr->thr[j] = NULL;
+		tr->thr[thr_slot(tr, t->tid)] = t;
+	}
+}
+
+uint64_t wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Read both clocks of a stopped thread: its CPU clock and the wall clock.
+ * Sets th->now, never going backwards.
+ */
+void thr_stamp(struct tracer *tr, struct tthread *th)
+{
+	uint64_t c = fs_clock_read(&th->clk), w = wall_now();
+
+	(void)tr;
+	if (c > th->clast)
+		th->clast = c;
+	if (c > th->now.t[CLOCK_KIND_CPU])
+		th->now.t[CLOCK_KIND_CPU] = c;
+	if (w > th->now.t[CLOCK_KIND_WALL])
+		th->now.t[CLOCK_KIND_WALL] = w;
+}
+
+struct tthread *thr_new(struct tracer *tr, pid_t tid)
+{
+	struct tthread *th = xcalloc(1, sizeof(*th));
+
+	th->tid = tid;
+	th->proc = tr->cur;
+	th->slot = -1;
+	for (int k = 0; tr->page && k < EV_SLOTS; k++) {
+		if (!tr->slot_used[k]) {
+			tr->slot_used[k] = 1;
+			th->slot = k;
+			memset((char *)tr->page + EV_PAGE + (size_t)k * INSN_EV_SLOT_SIZE, 0,
+			       INSN_EV_SLOT_SIZE);
+			break;
+		}
+	}
+	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps->leader, tid) < 0)
+		fs_clock_open(&th->clk, 0, tr->ps->leader, tid); /* no clocks, gone or refused: wall */
+	th->c0 = th->clast = fs_clock_read(&th->clk);
+	thr_stamp(tr, th);
+	thr_insert(tr, th);
+	return th;
+}
+
+/* Account a thread's clock as ended (its CPU time joins the program's). */
+void thr_end(struct tracer *tr, struct tthread *th)
+{
+	if (th->clk.src != FS_CLOCK_WALL)
+		tr->ps->cpu_total_ns += (double)(th->clast - th->c0);
+}
+
+/*
+ * A ptrace stop costs several times more when the tracer and the tracee wake
+ * each other across CPUs. Pin both to one CPU when that cannot change what
+ * the program does; the program inherits the mask from fortstat.
+ */
+void pin_start(struct tracer *tr)
+{
+	enum pin_mode mode = tr->o->pin;
+	cpu_set_t one;
+	int cpu;
+
+	if (mode == PIN_NEVER || sched_getaffinity(0, sizeof(tr->orig_mask), &tr->orig_mask) < 0)
+		return;
+	if (CPU_COUNT(&tr->orig_mask) < 2)
+		return;
+	if (mode == PIN_AUTO && tr->ps->st->parallel_runtime) {
+		fs_info(1, "not pinning: the program uses OpenMP or TBB");
+		return;
+	}
+	cpu = sched_getcpu();
+	if (cpu < 0 || !CPU_ISSET(cpu, &tr->orig_mask))
+		for (cpu = 0; !CPU_ISSET(cpu, &tr->orig_mask); cpu++)
+			;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+		tr->pinned = true;
+		fs_info(1, "fortstat and the program run on CPU %d (--pin=%s)", cpu,
+			mode == PIN_ALWAYS ? "always" : "auto");
+	}
+}
+
+/* Give one task of the program its own CPU mask back. */
+void unpin_task(struct tracer *tr, pid_t tid)
+{
+	if (tr->pinned)
+		sched_setaffinity(tid, sizeof(tr->orig_mask), &tr->orig_mask);
+}
+
+/* The program has a second thread: every task and fortstat get their mask back. */
+void unpin_all(struct tracer *tr, pid_t also)
+{
+	if (!tr->pinned)
+		return;
+	for (size_t i = 0; i < tr->thr_cap; i++)
+		if (tr->thr[i])
+			unpin_task(tr, tr->thr[i]->tid);
+	unpin_task(tr, also);
+	sched_setaffinity(0, sizeof(tr->orig_mask), &tr->orig_mask);
+	tr->pinned = false;
+	fs_info(1, "the program started a second thread: CPU masks restored");
+}
+
+/* Events go to the process's books, stamped with the thread's clocks at this stop. */
+void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
+		     uint64_t ret, uint64_t t)
+{
+	(void)t;
+	books_enter(tr->ps->books, th->tid, r, slot, ret, &th->now);
+}
+
+void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
+{
+	books_count(tr->ps->books, th->tid, r);
+}
+
+void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
+{
+	(void)t;
+	books_chain(tr->ps->books, th->tid, r, &th->now);
+}
+
+int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
+{
+	(void)t;
+	return books_leave(tr->ps->books, th->tid, &th->now, ret);
+}
+
+void ev_thread_exit(struct tracer *tr, struct tthread *th)
+{
+	books_thread_exit(tr->ps->books, th->tid, &th->now);
+}

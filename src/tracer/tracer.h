@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracer.h - private to src/tracer/: the state of a traced run (processes,
+ * threads, patches, libraries) and what its modules give each other. The
+ * public contract is include/fortstat/trace.h. Every function here acts on
+ * a stopped thread; ptrace calls may fail with ESRCH (the thread is gone),
+ * which is an event, never an error.
+ */
+#ifndef FORTSTAT_TRACER_H
+#define FORTSTAT_TRACER_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "fortstat/cli.h"
+#include "fortstat/clock.h"
+#include "fortstat/insn.h"
+#include "fortstat/map.h"
+
+struct books;
+struct names;
+struct routine;
+struct symtab;
+struct trace_result;
+struct trace_section;
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/*
+ * The program's first scratch page starts with a header: byte 0 is the
+ * return trap (insn_return_trap: its int3 is retrap_trap), SCRATCH_SYSCALL
+ * holds injected system calls, SCRATCH_CALLRET is the int3 that injected
+ * calls return to; slots follow.
+ */
+#define SCRATCH_HDR 64
+#define RSITE_MAX 1024 /* return sites with a trap of their own, a process */
+#define SCRATCH_SYSCALL 32
+#define SCRATCH_CALLRET 48
+
+/*
+ * The event memory: the page, then a slot a thread (INSN_EV_SLOT_SIZE
+ * bytes each) for stops that cannot use the shared page (see seg_slow).
+ */
+#define EV_PAGE 4096
+#define EV_SLOTS 1024
+#define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
+#define EV_SIGACT 0x800 /* room in the event page for a struct ksigaction */
+
+/* The kernel's struct sigaction on x86-64 (rt_sigaction, 8-byte sigset). */
+struct ksigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+#define KSA_NODEFER 0x40000000u
+#define KSA_RESETHAND 0x80000000u
+struct patch {
+	uint64_t trap;	 /* runtime address of the int3 */
+	uint32_t routine; /* ACCT_NONE for an unwinder hook that is not timed */
+	bool unhook;	 /* an unwinder entry: put the original return addresses back */
+	bool rehook;	 /* a catch handler's start: hook the surviving frames again */
+	bool stub;	 /* a jmp to a stub (trap is the stub's int3), not an int3 at entry */
+	unsigned plain_off; /* stub: where to resume without hooking the return */
+	uint64_t jmp_addr;  /* stub: where the jmp was written */
+	unsigned orig_len;  /* stub: bytes the jmp covers */
+	uint8_t orig_bytes[16], jmp[16];
+	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
+	uint8_t orig;	 /* the byte the int3 replaced */
+	bool rdebug;	 /* the dynamic linker's _dl_debug_state: libraries changed */
+	bool dead;	 /* its library was unloaded: not ours any more */
+	bool noreturn;	 /* never rewrite its return */
+	struct insn_plan plan;
+	uint64_t slot; /* runtime address of its XOL slot */
+};
+struct tthread {
+	pid_t tid;
+	struct fs_clock clk; /* the thread's CPU clock (wall when it cannot be had) */
+	uint64_t c0, clast;  /* first and last readings of clk */
+	struct stamp now;    /* both clocks at its last stop, never going backwards */
+	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
+	bool unhooked;	 /* its return addresses were put back for an unwinder */
+	bool vfork_child; /* a vfork child sharing our memory */
+	int defer_sig;	  /* a signal that arrived during an injected call: deliver it next */
+	size_t proc;	  /* its process: index in tracer.procs */
+	int slot;	  /* its slot after the event page, -1: none (see seg_slow) */
+	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
+	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
+	uint64_t seg_c, seg_w; /* the clocks at that stop */
+};
+/* A shared library of the program (-l). */
+struct tmodule {
+	char *path;	 /* as the dynamic linker names it (l_name) */
+	char *real;	 /* realpath: the same file loaded again is the same module */
+	char *name;	 /* soname, else file name: what reports show */
+	bool matched;	 /* an -l pattern matches it */
+	bool unwinder;	 /* libgcc_s or libunwind: entries hooked, never timed */
+	bool loaded, seen;
+	uint64_t lm;	 /* its link_map in the program */
+	uint64_t bias;	 /* l_addr */
+	bool have_routines;
+	size_t first, n; /* its routines in the table */
+	size_t p0, np;	 /* its patches, while loaded */
+};
+enum child_kind { CHILD_UNKNOWN, CHILD_FORK, CHILD_VFORK };
+
+struct pending {
+	pid_t pid;
+	pid_t parent;		/* thread that forked it (0 until the event is seen) */
+	enum child_kind kind;
+	bool stopped;		/* its first stop was seen and it waits */
+};
+/* What fortstat knows of one traced process (one image of it). */
+struct pstate {
+	struct symtab *st;
+	struct books *books; /* its accounting, both clocks */
+	pid_t leader;	    /* its process id */
+	int memfd;
+	uint64_t bias;
+	uint64_t scratch;  /* base of the scratch pages */
+	uint64_t retrap;   /* address of the return trap (written over return addresses) */
+	uint64_t retrap_trap; /* address of its int3 */
+	uint64_t page_addr;   /* the event page in the program (0: none) */
+	uint64_t rsites;      /* the return sites' traps (insn_rsite_code), with the page */
+	size_t rsite_n;	      /* traps made */
+	struct u64map rsite_map; /* return address -> its trap */
+	struct patch *patches;
+	size_t n_patches, cap_patches;
+	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
+	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
+	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
+	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
+	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
+	struct tmodule *mods;  /* shared libraries seen */
+	size_t n_mods;
+	struct u64map traps;   /* int3 address -> index into patches */
+	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
+	struct u64map orphans; /* slot -> original return address of a frame popped
+				* by stack pointer whose slot may still return
+				* (another stack: swapcontext); 0 = none */
+	double cpu_total_ns;   /* CPU time of threads that have ended */
+	uint64_t wall0;
+	char *path;	       /* the image's file (owned), NULL for the program's first */
+	bool own_st;	       /* st (and path) belong to this state: an image exec'ed (-f) */
+	bool ended;	       /* exited, exec'ed a new image, or let go */
+	bool execed;	       /* ended by exec'ing a new image */
+	int status;	       /* its wait status, when it exited */
+	uint64_t wall1;	       /* when it ended */
+};
+struct tracer {
+	const struct options *o;
+	struct pstate *ps;     /* the process of the thread being handled: one of procs */
+	struct pstate **procs; /* every process followed (-f), in order of appearance */
+	size_t n_procs;
+	size_t cur;	       /* index in procs of the state loaded in ps */
+	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
+	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
+	struct tthread **thr;  /* threads, by open addressing on tid */
+	size_t thr_cap, thr_n;
+	struct pending *pend;
+	size_t n_pend;
+	pid_t program;	       /* the program's process id */
+	bool done;
+	bool program_done;     /* the program itself has ended (children may run on, -f) */
+	int status;	       /* the program's wait status */
+	bool pinned;	       /* fortstat and the program run on one CPU */
+	char note[160];	       /* how the run went, when it is worth a line */
+	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
+	struct trace_result *res;
+	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */
+	int page_fd;	       /* its memfd, inherited by the program until the exec stop */
+	bool fast_off;	       /* the page can no longer be trusted (threads, processes) */
+	/* The stops' cost, measured per segment (see seg_measure); NULL: not measured. */
+	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
+	double tsc_ns;		 /* ns per TSC tick */
+	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
+	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
+	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
+};
+enum patch_mode {
+	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
+	PATCH_LIB,   /* routines of a library appended to the table (-l) */
+	PATCH_HOOKS, /* only the unwinder entries of a library (not timed) */
+};
+
+/* ---- thread.c ---- */
+
+void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t);
+
+void ev_count(struct tracer *tr, struct tthread *th, uint32_t r);
+
+/* Events go to the process's books, stamped with the thread's clocks at this stop. */
+void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
+		     uint64_t ret, uint64_t t);
+
+int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret);
+
+void ev_thread_exit(struct tracer *tr, struct tthread *th);
+
+/*
+ * A ptrace stop costs several times more when the tracer and the tracee wake
+ * each other across CPUs. Pin both to one CPU when that cannot change what
+ * the program does; the program inherits the mask from fortstat.
+ */
+void pin_start(struct tracer *tr);
+
+/* Account a thread's clock as ended (its CPU time joins the program's). */
+void thr_end(struct tracer *tr, struct tthread *th);
+
+struct tthread *thr_find(const struct tracer *tr, pid_t tid);
+
+struct tthread *thr_new(struct tracer *tr, pid_t tid);
+
+void thr_remove(struct tracer *tr, pid_t tid);
+
+/*
+ * Read both clocks of a stopped thread: its CPU clock and the wall clock.
+ * Sets th->now, never going backwards.
+ */
+void thr_stamp(struct tracer *tr, struct tthread *th);
+
+/* The program has a second thread: every task and fortstat get their mask back. */
+void unpin_all(struct tracer *tr, pid_t also);
+
+/* Give one task of the program its own CPU mask back. */
+void unpin_task(struct tracer *tr, pid_t tid);
+
+uint64_t wall_now(void);
+
+
+/* ---- proc.c ---- */
+
+/* The first stop of a thread or process we have not seen yet. */
+struct tthread *first_stop(struct tracer *tr, pid_t tid, int status);
+
+void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t);
+
+size_t ps_add(struct tracer *tr, const struct pstate *init);
+
+/* A process state ended now (exit, exec, let go). */
+void ps_end(struct pstate *ps, int status);
+
+/* The live (not ended) process state of process pid, or -1. */
+long ps_find(struct tracer *tr, pid_t pid);
+
+/* Any live process state, or -1. */
+long ps_find_any(struct tracer *tr);
+
+/* Process state i: the loaded copy when it is the current one. */
+struct pstate *ps_get(struct tracer *tr, size_t i);
+
+/* Make process state i the current one (tr->ps). */
+void ps_switch(struct tracer *tr, size_t i);
+
+
+/* ---- patch.c ---- */
+
+/* Undo every live patch of the current process in the forked copy behind fd. */
+void patch_undo_all(struct tracer *tr, int fd);
+
+struct patch *patch_new(struct tracer *tr);
+
+/*
+ * Patch routines [from, to) of table `tab`, loaded at `bias`: plan each
+ * entry, write the out-of-line slots to new scratch pages near them, then
+ * the int3s. The program itself (PATCH_OWN) also gets its PLT stubs into
+ * the unwinder hooked, and a scratch page even with nothing to patch when
+ * the dynamic linker is followed. Routines that cannot be patched lose
+ * RT_SELECTED. Runs in the stopped thread tid. Returns 0 or -errno (said).
+ */
+int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
+			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred);
+
+/*
+ * Resume the thread past the displaced instruction of patch p. `regs` is
+ * complete unless `rip_only` (count-only: only RIP was read).
+ */
+int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct *regs,
+			  const struct patch *p, bool rip_only);
+
+/* Set RIP alone: one word, about 1 us cheaper a stop than PTRACE_SETREGS. */
+int set_rip(pid_t tid, uint64_t rip);
+
+int setup_image(struct tracer *tr);
+
+
+/* ---- modules.c ---- */
+
+/* The thread stopped on _dl_debug_state: look at the libraries, then return. */
+void handle_rdebug(struct tracer *tr, struct tthread *th);
+
+/*
+ * Follow the dynamic linker (for -l): a breakpoint on _dl_debug_state, which
+ * it calls with r_debug.r_state RT_CONSISTENT after each change of the
+ * library list (at start, dlopen, dlclose). Its body is a bare `ret`, which
+ * the breakpoint emulates.
+ */
+void setup_rdebug(struct tracer *tr);
+
+
+/* ---- retaddr.c ---- */
+
+/*
+ * A CET user shadow stack (enabled by the C library at start, for every
+ * thread) keeps its own copy of each return address: a rewritten one would
+ * end the program with a control-protection fault. Checked at the first
+ * stop, before any is rewritten; then calls are counted, never timed.
+ */
+void check_shstk(struct tracer *tr, struct tthread *th);
+
+void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+			 const struct patch *p, uint64_t t);
+
+void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+			  uint64_t t, bool site);
+
+/* Is pc the int3 of a return site's trap? */
+bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
+
+/* Put back the return addresses of thread tid's frames in the forked copy behind fd. */
+void frames_undo(struct tracer *tr, int fd, pid_t tid);
+
+
+/* ---- evpage.c ---- */
+
+/*
+ * May the stop's facts be taken from the event page? Only while the
+ * program has had a single thread and a single process: with two, their
+ * writes could cross (the page is shared by all of them).
+ */
+bool fast_ok(struct tracer *tr);
+
+/*
+ * Map the event page (the memfd the program inherited from fortstat) into
+ * the program at its first exec stop, and close that descriptor there, before
+ * any of the program's code runs.
+ */
+void map_event_page(struct tracer *tr);
+
+/*
+ * A program may forbid rdtsc (prctl PR_SET_TSC, PR_TSC_SIGSEGV: sandboxes,
+ * record-and-replay): then the stubs' and return sites' TSC reads fault.
+ * Such a SIGSEGV is fortstat's, not the program's: the rdtsc becomes a
+ * 2-byte nop (the stores that follow write what RAX and RDX held, restored
+ * right after), the thread goes on, and the run's stops are not measured
+ * any more (the calibration's f1 and f2 stand). Returns 1 when it was that.
+ */
+int rdtsc_refused(struct tracer *tr, struct tthread *th);
+
+void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev);
+
+/*
+ * The same measure when the shared page cannot be trusted (more than one
+ * thread or process): the stub or the return site's trap left t_trap in
+ * EAX:EDX, read with the registers; the register it addresses the page
+ * with (`reg`: 10 in a stub, 11 in a return site's trap, 0: a stop with no
+ * timestamps) is pointed at the thread's own slot, where the code after
+ * the int3 writes t_go and reads the hook pair. Costs one PTRACE_POKEUSER
+ * on a path that already reads all the registers.
+ */
+void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
+		     int reg);
+
+/* Thread th's slot, on fortstat's side. */
+struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *th);
+
+
+/* ---- sigtrap.c ---- */
+
+/*
+ * After a breakpoint of thread th, which may run the program's SIGTRAP
+ * handler: if the kernel reset the action, put it back and block SIGTRAP
+ * again, as the handler had it; if the action is intact, SIGTRAP was not
+ * blocked: the handler is over.
+ */
+void trap_handler_check(struct tracer *tr, struct tthread *th);
+
+/*
+ * The program's own SIGTRAP is about to be delivered to thread th: with a
+ * handler that runs with SIGTRAP blocked (no SA_NODEFER, no SA_RESETHAND),
+ * note the action. A breakpoint hit in that handler makes the kernel
+ * reset it to SIG_DFL and unblock SIGTRAP (a forced signal may not be
+ * blocked), which would end the program at its next SIGTRAP.
+ */
+void trap_handler_enter(struct tracer *tr, struct tthread *th);
+
+
+/* ---- dispatch.c ---- */
+
+void dispatch(struct tracer *tr, pid_t tid, int status);
+
+#endif
