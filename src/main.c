@@ -173,15 +173,15 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	err = symtab_load(path, &st);
-	if (err == SYMTAB_ENOSYMS && o.n_libs && !st.is_static) {
+	if ((err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) && o.n_libs && !st.is_static) {
 		/* Stripped: nothing of its own to time, but its libraries' routines. */
-		fs_info(1, "%s: no function symbols (stripped?): only the libraries of -l are timed",
-			path);
+		fs_info(1, "%s: %s: only the libraries of -l are timed", path,
+			symtab_strerror(err));
 		err = 0;
 	}
 	if (err) {
+		symtab_say_error(path, &st, err);
 		symtab_free(&st);
-		fs_error("%s: %s", path, symtab_strerror(err));
 		return EXIT_FS_CANNOT;
 	}
 	if (o.names_file && load_names(o.names_file, &names))

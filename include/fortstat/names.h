@@ -54,6 +54,13 @@ size_t names_qualifier(const char *pattern);
  */
 bool names_lib_match(const char *pattern, size_t len, const char *name);
 
+/*
+ * `s` made safe to print on a terminal, malloc'ed: printable ASCII as it
+ * is, a backslash doubled, every other byte (control characters, bytes of
+ * 0x80 and above) as \xNN.
+ */
+char *names_escape(const char *s);
+
 void names_free(struct names *nm);
 
 #endif

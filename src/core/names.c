@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -223,6 +224,25 @@ bool names_lib_match(const char *pattern, size_t len, const char *name)
 	n = strlen(pat);
 	return strncmp(subject, pat, n) == 0 &&
 	       (subject[n] == '\0' || subject[n] == '.' || subject[n] == '-');
+}
+
+/* See names.h. */
+char *names_escape(const char *s)
+{
+	char *out = xmalloc(4 * strlen(s) + 1), *q = out;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\') {
+			*q++ = '\\';
+			*q++ = '\\';
+		} else if (*p >= 0x20 && *p < 0x7f) {
+			*q++ = (char)*p;
+		} else {
+			q += sprintf(q, "\\x%02x", *p);
+		}
+	}
+	*q = '\0';
+	return out;
 }
 
 /* Free what @nm owns and leave it empty; NULL is accepted. */

@@ -122,10 +122,10 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 	Elf_Data *data;
 
 	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrnum(elf, &shnum) != 0)
-		return SYMTAB_ETRUNC;
+		return SYMTAB_EBADSHDR;
 	data = elf_getdata(scn, NULL);
 	if (!data)
-		return SYMTAB_ETRUNC;
+		return SYMTAB_EBADSHDR;
 	memset(&vi, 0, sizeof(vi));
 	if (sh.sh_type == SHT_DYNSYM)
 		verinfo_init(elf, &vi);
@@ -138,7 +138,7 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 		int type;
 
 		if (!gelf_getsym(data, (int)i, &sym))
-			return SYMTAB_ETRUNC;
+			return SYMTAB_EBADSHDR;
 		type = GELF_ST_TYPE(sym.st_info);
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (type == STT_FILE) {

@@ -1,34 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* symtab.c - the routine table of an executable: loading it, queries, freeing it. */
 #include "symtab_int.h"
+#include "fortstat/names.h"
 #include "fortstat/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Check that every header and section lies inside the file. */
-static int check_layout(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize)
+/*
+ * Has the file lost its end? Linkers put the section header table last: a
+ * file that still holds all of it was not cut short, and a header that
+ * points beyond its end is corrupt.
+ */
+static bool cut_short(const GElf_Ehdr *eh, uint64_t fsize)
+{
+	return eh->e_shoff && eh->e_shentsize == sizeof(Elf64_Shdr) &&
+	       (eh->e_shoff > fsize || (uint64_t)eh->e_shnum * eh->e_shentsize > fsize - eh->e_shoff);
+}
+
+/* Check that the program header table lies inside the file. Returns 0 or SYMTAB_E*. */
+static int check_phdrs(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize)
+{
+	size_t phnum;
+
+	if (eh->e_phnum &&
+	    (eh->e_phoff > fsize || (uint64_t)eh->e_phnum * eh->e_phentsize > fsize - eh->e_phoff))
+		return cut_short(eh, fsize) ? SYMTAB_ETRUNC : SYMTAB_EBADPHDR;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return SYMTAB_EBADPHDR;
+	return 0;
+}
+
+/*
+ * Check that the section headers can be read: the kernel never reads them,
+ * so a program whose section headers are corrupt still runs (and its
+ * libraries can be timed), but its symbols cannot be found. Sections that
+ * lie outside the file are left to their readers (libelf gives no data).
+ * Returns 0 or SYMTAB_EBADSHDR.
+ */
+static int check_shdrs(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize)
 {
 	Elf_Scn *scn = NULL;
-	size_t shnum, shstrndx, phnum;
+	size_t shnum, shstrndx;
 
-	if (eh->e_phnum && eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize > fsize)
-		return SYMTAB_ETRUNC;
-	if (eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize > fsize)
-		return SYMTAB_ETRUNC;
-	if (elf_getshdrnum(elf, &shnum) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
-	    elf_getphdrnum(elf, &phnum) != 0)
-		return SYMTAB_ETRUNC;
+	if (eh->e_shoff > fsize || (uint64_t)eh->e_shnum * eh->e_shentsize > fsize - eh->e_shoff)
+		return SYMTAB_EBADSHDR;
+	if (elf_getshdrnum(elf, &shnum) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return SYMTAB_EBADSHDR;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
-			return SYMTAB_ETRUNC;
-		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > fsize)
-			return SYMTAB_ETRUNC;
+			return SYMTAB_EBADSHDR;
 	}
 	return 0;
 }
@@ -79,42 +107,125 @@ static void build_routines(struct symtab *st, struct rawsym *raw, size_t n_raw,
 }
 
 /*
- * Check what the ELF header says: a 64-bit x86-64 executable or shared
- * object whose headers and sections lie inside the file. Returns 0 or SYMTAB_E*.
+ * Check what the ELF header says: an x86-64 executable or shared object
+ * whose program headers lie inside the file. Returns 0 or SYMTAB_E*.
  */
 static int check_header(Elf *elf, uint64_t fsize, GElf_Ehdr *eh)
 {
-	const char *ident;
-
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return SYMTAB_ENOTELF;
-	ident = elf_getident(elf, NULL);
-	if (!ident)
-		return SYMTAB_ETRUNC;
-	if (ident[EI_CLASS] != ELFCLASS64)
-		return SYMTAB_ENOTX86_64;
-	if (!gelf_getehdr(elf, eh))
+	if (!elf_getident(elf, NULL) || !gelf_getehdr(elf, eh))
 		return SYMTAB_ETRUNC;
 	if (eh->e_machine != EM_X86_64)
 		return SYMTAB_ENOTX86_64;
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return SYMTAB_ENOTEXEC;
-	return check_layout(elf, eh, fsize);
+	return check_phdrs(elf, eh, fsize);
 }
 
-/* Read the program headers: static or not, and the interpreter. Returns 0 or SYMTAB_ETRUNC. */
-static int read_phdrs(Elf *elf, struct symtab *st)
+/*
+ * Map the file at fd privately and make its identification read as the
+ * kernel reads it. Linux checks only the magic, e_type and e_machine of an
+ * executable: a file whose EI_CLASS, EI_DATA or EI_VERSION says something
+ * else still runs as 64-bit little-endian when e_machine is EM_X86_64, so
+ * the private copy says so too (libelf would not read it). Returns the
+ * image (*len bytes, munmap it), or NULL with *rc set.
+ */
+static unsigned char *map_image(int fd, const char *path, size_t *len, int *rc)
 {
-	size_t i, phnum;
+	struct stat sb;
+	unsigned char *b;
+
+	if (fstat(fd, &sb) < 0) {
+		*rc = -errno;
+		return NULL;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		*rc = -EISDIR;
+		return NULL;
+	}
+	*len = (size_t)sb.st_size;
+	if (*len < SELFMAG) {
+		*rc = SYMTAB_ENOTELF;
+		return NULL;
+	}
+	b = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (b == MAP_FAILED) {
+		*rc = errno == ENODEV || errno == EACCES ? SYMTAB_ENOTELF : -errno;
+		return NULL;
+	}
+	*rc = 0;
+	if (memcmp(b, ELFMAG, SELFMAG) != 0)
+		*rc = SYMTAB_ENOTELF;
+	else if (*len < sizeof(Elf64_Ehdr))
+		*rc = SYMTAB_ETRUNC;
+	else if (b[18] != (EM_X86_64 & 0xff) || b[19] != EM_X86_64 >> 8)
+		*rc = SYMTAB_ENOTX86_64; /* e_machine, read little-endian as the kernel reads it */
+	if (!*rc && (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB ||
+		     b[EI_VERSION] != EV_CURRENT)) {
+		fs_info(1, "%s: ELF class %u, data %u, version %u in its identification: read as "
+			   "64-bit little-endian, version 1, as the kernel does",
+			path, b[EI_CLASS], b[EI_DATA], b[EI_VERSION]);
+		b[EI_CLASS] = ELFCLASS64;
+		b[EI_DATA] = ELFDATA2LSB;
+		b[EI_VERSION] = EV_CURRENT;
+	}
+	if (*rc) {
+		munmap(b, *len);
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * Would the kernel map this loadable segment? Linux kills the program
+ * during execve (SIGSEGV) when a PT_LOAD segment's file offset and address
+ * differ modulo the page size, its file size exceeds its memory size, or it
+ * reaches beyond the user address space.
+ */
+static bool load_ok(const GElf_Phdr *ph)
+{
+	const uint64_t task_size = 0x7ffffffff000ull, page = 4096;
+
+	if (ph->p_filesz && (ph->p_offset - ph->p_vaddr) % page)
+		return false;
+	return ph->p_filesz <= ph->p_memsz && ph->p_memsz <= task_size &&
+	       ph->p_vaddr <= task_size - ph->p_memsz;
+}
+
+/*
+ * Read the program headers: static or not, and the interpreter, which must
+ * exist; the entry point (when there is one: not in most shared libraries)
+ * must lie in an executable segment, and every loadable segment inside the
+ * file. Returns 0, SYMTAB_ETRUNC, SYMTAB_EBADPHDR, SYMTAB_EBADENTRY or
+ * SYMTAB_ENOINTERP.
+ */
+static int read_phdrs(Elf *elf, const GElf_Ehdr *eh, struct symtab *st)
+{
+	size_t i, phnum, fsize = 0;
+	bool entry_ok = false;
 
 	st->is_static = true;
+	elf_rawfile(elf, &fsize);
 	if (elf_getphdrnum(elf, &phnum) != 0)
-		return SYMTAB_ETRUNC;
+		return SYMTAB_EBADPHDR;
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, (int)i, &ph))
-			return SYMTAB_ETRUNC;
+			return SYMTAB_EBADPHDR;
+		if (ph.p_type == PT_LOAD && (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset))
+			return cut_short(eh, fsize) ? SYMTAB_ETRUNC : SYMTAB_EBADPHDR;
+		if (ph.p_type == PT_LOAD && !load_ok(&ph)) {
+			fs_info(1, "%s: program header %zu: PT_LOAD at %#" PRIx64 ", %#" PRIx64
+				   " bytes from offset %#" PRIx64 " (%#" PRIx64 " in the file)",
+				st->path, i, (uint64_t)ph.p_vaddr, (uint64_t)ph.p_memsz,
+				(uint64_t)ph.p_offset, (uint64_t)ph.p_filesz);
+			return SYMTAB_EBADPHDR;
+		}
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && st->e_entry >= ph.p_vaddr &&
+		    st->e_entry - ph.p_vaddr < ph.p_memsz)
+			entry_ok = true;
 		if (ph.p_type == PT_INTERP) {
 			size_t len;
 			const char *ip = elf_rawfile(elf, &len);
@@ -125,10 +236,14 @@ static int read_phdrs(Elf *elf, struct symtab *st)
 				st->interp = xasprintf("%.*s", (int)ph.p_filesz, ip + ph.p_offset);
 		}
 	}
+	if (st->e_entry && !entry_ok)
+		return SYMTAB_EBADENTRY;
+	if (st->interp && access(st->interp, F_OK) != 0)
+		return SYMTAB_ENOINTERP;
 	return 0;
 }
 
-/* The symbol table to read: .symtab, else .dynsym, else NULL. Returns 0 or SYMTAB_ETRUNC. */
+/* The symbol table to read: .symtab, else .dynsym, else NULL. Returns 0 or SYMTAB_EBADSHDR. */
 static int find_symbols(Elf *elf, struct symtab *st, Elf_Scn **symscn)
 {
 	Elf_Scn *scn = NULL, *dynscn = NULL;
@@ -138,7 +253,7 @@ static int find_symbols(Elf *elf, struct symtab *st, Elf_Scn **symscn)
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
-			return SYMTAB_ETRUNC;
+			return SYMTAB_EBADSHDR;
 		if (sh.sh_type == SHT_SYMTAB && !*symscn)
 			*symscn = scn;
 		else if (sh.sh_type == SHT_DYNSYM && !dynscn)
@@ -150,8 +265,11 @@ static int find_symbols(Elf *elf, struct symtab *st, Elf_Scn **symscn)
 	return 0;
 }
 
-/* Read the routines of an ELF whose header was checked into st. Returns 0 or SYMTAB_E*. */
-static int read_routines(Elf *elf, struct symtab *st)
+/*
+ * Read the routines of an ELF whose header was checked (eh, fsize bytes)
+ * into st. Returns 0, SYMTAB_ENOSYMS or SYMTAB_EBADSHDR.
+ */
+static int read_routines(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize, struct symtab *st)
 {
 	struct rawsym *raw = NULL;
 	uint64_t *ifunc = NULL;
@@ -162,6 +280,9 @@ static int read_routines(Elf *elf, struct symtab *st)
 	int rc;
 
 	memset(&dw, 0, sizeof(dw));
+	rc = check_shdrs(elf, eh, fsize);
+	if (rc)
+		return rc;
 	rc = find_symbols(elf, st, &symscn);
 	if (rc)
 		return rc;
@@ -198,7 +319,8 @@ static int read_routines(Elf *elf, struct symtab *st)
 int symtab_load(const char *path, struct symtab *st)
 {
 	static bool elf_ready;
-	struct stat sb;
+	unsigned char *image;
+	size_t len = 0;
 	GElf_Ehdr eh;
 	Elf *elf = NULL;
 	int fd, rc = 0;
@@ -212,36 +334,30 @@ int symtab_load(const char *path, struct symtab *st)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		rc = -EISDIR;
-		goto out;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	rc = check_header(elf, (uint64_t)sb.st_size, &eh);
+	image = map_image(fd, path, &len, &rc);
+	close(fd);
+	if (!image)
+		return rc;
+	elf = elf_memory((char *)image, len);
+	rc = check_header(elf, (uint64_t)len, &eh);
 	if (rc)
 		goto out;
 	st->path = xstrdup(path);
 	st->e_entry = eh.e_entry;
 	st->pie = eh.e_type == ET_DYN;
-	rc = read_phdrs(elf, st);
+	rc = read_phdrs(elf, &eh, st);
 	if (rc)
 		goto out;
 	st->soname = dynamic_soname(elf);
-	rc = read_routines(elf, st);
+	rc = read_routines(elf, &eh, (uint64_t)len, st);
 out:
 	if (elf)
 		elf_end(elf);
-	close(fd);
-	if (rc && rc != SYMTAB_ENOSYMS)
+	munmap(image, len);
+	if (rc && rc != SYMTAB_ENOSYMS && rc != SYMTAB_EBADSHDR && rc != SYMTAB_ENOINTERP)
 		symtab_free(st);
 	return rc;
 }
-
-/* ---- queries -------------------------------------------------------------- */
 
 /* A static one-line reason for a symtab_load() error (negative errnos too). */
 const char *symtab_strerror(int err)
@@ -254,14 +370,48 @@ const char *symtab_strerror(int err)
 	case SYMTAB_ENOTX86_64:
 		return "not an x86-64 ELF executable";
 	case SYMTAB_ETRUNC:
-		return "truncated or malformed ELF file";
+		return "truncated ELF file (shorter than its headers say)";
 	case SYMTAB_ENOSYMS:
 		return "no function symbols (stripped?)";
 	case SYMTAB_ENOTEXEC:
 		return "not an executable (object file or core dump?)";
+	case SYMTAB_EBADPHDR:
+		return "corrupt program headers: the kernel cannot load it";
+	case SYMTAB_EBADSHDR:
+		return "corrupt section headers: its symbols cannot be read";
+	case SYMTAB_ENOINTERP:
+		return "its ELF interpreter (PT_INTERP) does not exist";
+	case SYMTAB_EBADENTRY:
+		return "corrupt ELF headers: its entry point lies in no executable segment";
 	default:
 		return err < 0 ? strerror(-err) : "unknown error";
 	}
+}
+
+/* See symtab.h. */
+void symtab_say_error(const char *path, const struct symtab *st, int err)
+{
+	char *p = names_escape(path), *interp;
+
+	if (err == SYMTAB_ENOSYMS && st && !st->is_static) {
+		fs_error("%s: no function symbols (stripped?): time its libraries' routines with "
+			 "-l, e.g. fortstat -l libc %s",
+			 p, p);
+	} else if (err == SYMTAB_ENOSYMS && st) {
+		fs_error("%s: no function symbols (stripped?), and statically linked: nothing in it "
+			 "can be timed",
+			 p);
+	} else if (err == SYMTAB_EBADSHDR && st && !st->is_static) {
+		fs_error("%s: %s (its libraries' routines can be timed with -l)", p,
+			 symtab_strerror(err));
+	} else if (err == SYMTAB_ENOINTERP && st && st->interp) {
+		interp = names_escape(st->interp);
+		fs_error("%s: its ELF interpreter %s (PT_INTERP) does not exist", p, interp);
+		free(interp);
+	} else {
+		fs_error("%s: %s", p, symtab_strerror(err));
+	}
+	free(p);
 }
 
 /* The routine whose [addr, addr + size) holds @addr (link-time), or NULL. */

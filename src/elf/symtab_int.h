@@ -68,7 +68,7 @@ void strlist_free(struct strlist *l);
  * symbol table section `scn` into *raw (malloc'ed, *n_raw of them); the
  * addresses of STT_GNU_IFUNC symbols go to *ifunc and the named ones to
  * st->ifuncs. Names that had to be made up are kept in `own`.
- * Returns 0 or SYMTAB_ETRUNC.
+ * Returns 0 or SYMTAB_EBADSHDR (the table cannot be read).
  */
 int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uint64_t **ifunc,
 		 size_t *n_ifunc, struct symtab *st, struct strlist *own);

@@ -224,8 +224,12 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 
 	err = wait_exec(&tr, &status);
 	if (err != 0) {
-		/* exec failed; the child said why */
+		/* exec failed; the child said why, unless the kernel killed it in execve */
 		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
+		if (err > 0 && WIFSIGNALED(status))
+			fs_error("%s: the kernel could not load it (killed by %s in execve): "
+				 "a corrupt ELF file?",
+				 path, strsignal(WTERMSIG(status)));
 		err = -ENOEXEC;
 		goto out;
 	}
