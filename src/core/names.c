@@ -114,6 +114,26 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
+/* See names.h. */
+bool names_is_text(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if ((c < 0x20 && !is_blank_char((char)c) && c != '\n') || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* See names.h. */
+const char *names_strerror(int err)
+{
+	if (err == NAMES_ENOTTEXT)
+		return "not a text file";
+	return err < 0 ? strerror(-err) : "unknown error";
+}
+
 int names_load(const char *path, struct names *out)
 {
 	struct stat st;
@@ -138,6 +158,10 @@ int names_load(const char *path, struct names *out)
 	close(fd);
 	if (r < 0)
 		return r;
+	if (!names_is_text(buf, len)) {
+		free(buf);
+		return NAMES_ENOTTEXT;
+	}
 	r = names_parse(buf, len, path, out);
 	free(buf);
 	return r;

@@ -281,9 +281,14 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 			sec->books = ps->books;
 		}
 	}
-	for (size_t k = 0; tr.procs[0]->follow_dl && k < o->n_libs; k++)
-		if (!tr.lib_hit[k])
-			fs_warn("-l %s: no library of the program matched", o->libs[k]);
+	for (size_t k = 0; tr.procs[0]->follow_dl && k < o->n_libs; k++) {
+		if (!tr.lib_hit[k]) {
+			char *lib = names_escape(o->libs[k]);
+
+			fs_warn("-l %s: no library of the program matched", lib);
+			free(lib);
+		}
+	}
 	if (tr.note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr.note);
 	if (tr.seg[1] && tr.seg[1]->n) {
