@@ -10,6 +10,34 @@
 
 #define T 100 /* the thread id used by single-thread tests */
 
+static void count_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	(void)routine;
+	(void)slot;
+	(void)ret;
+	++*(size_t *)arg;
+}
+
+/* Depth of thread tid's shadow stack, through acct_frames. */
+static size_t acct_depth(const struct acct *a, int tid)
+{
+	size_t n = 0;
+
+	acct_frames(a, tid, count_frame, &n);
+	return n;
+}
+
+/* Pop the frames whose slot lies below sp, as the tracer does (longjmp); returns how many. */
+static size_t acct_unwind_to(struct acct *a, int tid, uint64_t sp, acct_time_t t)
+{
+	uint64_t slot;
+	size_t n = 0;
+
+	while (acct_top(a, tid, NULL, &slot, NULL) == 0 && slot < sp && acct_leave(a, tid, t, NULL) == 0)
+		n++;
+	return n;
+}
+
 /* The arc caller -> callee, or NULL. */
 static const struct acct_arc *find_arc(const struct acct *a, uint32_t caller, uint32_t callee)
 {

@@ -95,12 +95,6 @@ void acct_count(struct acct *a, int tid, uint32_t routine);
 int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret);
 
 /*
- * Frames whose slot lies below sp are gone (longjmp, exception unwinding):
- * pop them, closing their clocks at t. Returns the number popped.
- */
-size_t acct_unwind_to(struct acct *a, int tid, uint64_t sp, acct_time_t t);
-
-/*
  * A tail call: `routine` was jumped to with the return slot of the running
  * frame; it replaces that frame (same slot, same return address).
  * Returns 0, or -1 when the thread has no frame (then nothing is recorded).
@@ -116,9 +110,6 @@ void acct_thread_exit(struct acct *a, int tid, acct_time_t t);
  * `t_is_shared` is set, as with a wall clock).
  */
 void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared);
-
-/* Depth of thread tid's shadow stack (0 when unknown). */
-size_t acct_depth(const struct acct *a, int tid);
 
 /*
  * The top frame of thread tid: sets *routine, *slot and *ret; returns 0, or

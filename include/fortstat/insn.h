@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * insn.h - how to run a routine's first instruction once an int3 sits on it
- * (capstone): copy it out of line, re-encode its RIP-relative displacement,
- * emulate it in the tracer, or refuse. Pure: works on byte strings.
+ * insn.h - part of the arch seam (arch.h): the code fortstat puts into a
+ * program, planned and generated from byte strings with capstone -- how a
+ * routine's first instruction runs once an int3 sits on it (out of line,
+ * re-encoded, emulated by the tracer, or refused), entry stubs, the return
+ * trap and return sites' traps. No ptrace here: callers read and write the
+ * bytes. x86-64: src/arch/x86_64/insn.c.
  */
 #ifndef FORTSTAT_INSN_H
 #define FORTSTAT_INSN_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "fortstat/evabi.h"
 
 #define INSN_SLOT_SIZE 32 /* bytes of scratch per out-of-line slot */
 
@@ -67,37 +72,6 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  */
 #define INSN_STUB_SIZE 208 /* bytes of scratch per stub */
 
-/*
- * The event page: memory shared by the tracer and the program. With one
- * (`page` not 0), the stub writes {return address, slot, ev} there before
- * its int3 and the return trap writes {-, rsp, INSN_EV_RETURN}: a tracer that
- * knows the program has a single thread reads the stop's facts from its own
- * mapping instead of the registers. It clears `ev` at every stop.
- *
- * The stub's hook path and a return site's trap also read the TSC just
- * before their int3 and just after it (t_trap, t_go): between one stop's
- * t_go and the next one's t_trap the program ran its own code, so the
- * tracer learns how much of each segment its clocks charged was the stops'
- * (the kernel's and the tracer's) -- measured in the run itself, where the
- * calibration can only predict it. At the stop, EAX:EDX hold t_trap too
- * and the register that addresses the page (r10 in a stub, r11 in a return
- * site's trap) still does: t_go and the hook pair are read through it, so
- * a tracer that cannot trust the shared page (threads) points it at a slot
- * of the thread's own (INSN_EV_SLOT_SIZE bytes, the same layout).
- */
-struct insn_event_page {
-	uint64_t ret;	 /* entry: the return address */
-	uint64_t rsp;	 /* entry: RSP (the slot); return: RSP after the ret */
-	uint32_t ev;	 /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN* */
-	uint32_t pad;
-	uint64_t hook_val; /* written by the tracer: the stub writes hook_val over */
-	uint64_t hook_key; /* the return address when it equals hook_key, else the trap */
-	uint64_t t_trap;   /* the TSC just before the int3 (an entry stub, a site's trap) */
-	uint64_t t_go;	   /* the TSC just after it, once resumed (the tracer clears it) */
-};
-#define INSN_EV_SLOT_SIZE 64		/* a thread's slot: an insn_event_page */
-#define INSN_EV_RETURN 0xffffffffu	/* the common return trap (the tracer sets RIP) */
-#define INSN_EV_RETURN_SITE 0xfffffffeu /* a return site's own trap (it jumps back itself) */
 #define INSN_RSITE_SIZE 80		/* bytes of a return site's trap */
 #define INSN_RSITE_TRAP 42		/* offset of its int3 */
 

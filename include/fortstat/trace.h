@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * trace.h - the ptrace engine: launch PROGRAM, patch its selected routines
- * with int3, turn stops into accounting events, and report how it ended.
+ * trace.h - the ptrace engine (src/tracer/): launch PROGRAM, patch its
+ * selected routines (entry stubs or int3), turn every stop into events of
+ * its process's books, follow threads, forks, execs and libraries, and say
+ * how the run ended.
  */
 #ifndef FORTSTAT_TRACE_H
 #define FORTSTAT_TRACE_H

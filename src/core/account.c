@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* account.c - shadow stacks, switched clocks (FORTSTAT), inclusive time, arcs, overhead. */
 #include "fortstat/account.h"
+#include "fortstat/map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,25 +26,23 @@ struct frame {
 	bool outermost;
 };
 
-/* Arcs: contiguous array + open-addressing index (slot holds index + 1). */
+/* Arcs: a contiguous array, indexed by (caller, callee). */
 struct arcset {
 	struct acct_arc *v;
 	size_t n, cap;
-	size_t *idx;
-	size_t idx_cap;
+	struct u64map idx; /* pair_key(caller, callee) -> index in v */
 };
 
 /*
- * A calling-context tree: nodes in an array (node 0 the root) and an
- * open-addressing index on (parent, routine) holding node index + 1. `link`
- * (thread trees only) maps each node to its node in the merged tree.
+ * A calling-context tree: nodes in an array (node 0 the root), indexed by
+ * (parent, routine). `link` (thread trees only) maps each node to its node
+ * in the merged tree.
  */
 struct cct {
 	struct acct_node *v;
 	uint32_t *link;
 	size_t n, cap;
-	uint32_t *idx;
-	size_t idx_cap;
+	struct u64map idx; /* pair_key(parent, routine) -> node */
 };
 
 struct thread {
@@ -64,9 +63,8 @@ struct acct {
 	size_t n;
 	struct acct_routine *r;
 
-	/* threads: open addressing, linear probing, power-of-two size */
-	struct thread **thr;
-	size_t thr_cap, thr_n;
+	struct u64map thr;    /* tid + 1 -> struct thread * */
+	size_t thr_n;
 	struct thread *hot;   /* last thread looked up */
 	struct thread **list; /* threads in order of their first event */
 	size_t list_cap;
@@ -75,14 +73,10 @@ struct acct {
 	struct cct cct; /* every thread's tree merged */
 };
 
-static inline size_t hash_u64(uint64_t k)
+/* The map key of a pair of 32-bit indices (never 0, as the map wants). */
+static uint64_t pair_key(uint32_t hi, uint32_t lo)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return (size_t)k;
+	return ((uint64_t)hi << 32 | lo) + 1;
 }
 
 /* ---- calling-context trees ---- */
@@ -101,22 +95,7 @@ static void cct_free(struct cct *c)
 {
 	free(c->v);
 	free(c->link);
-	free(c->idx);
-}
-
-static uint64_t node_key(uint32_t parent, uint32_t routine)
-{
-	return (uint64_t)parent << 32 | routine;
-}
-
-static void cct_index_put(uint32_t *tab, size_t cap, const struct acct_node *v, uint32_t node)
-{
-	size_t mask = cap - 1;
-	size_t i = hash_u64(node_key(v[node].parent, v[node].routine)) & mask;
-
-	while (tab[i])
-		i = (i + 1) & mask;
-	tab[i] = node + 1;
+	u64map_free(&c->idx);
 }
 
 /*
@@ -125,32 +104,14 @@ static void cct_index_put(uint32_t *tab, size_t cap, const struct acct_node *v, 
  */
 static uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool *created)
 {
-	size_t mask, i;
+	uint64_t key = pair_key(parent, routine), found;
 	uint32_t node;
 
 	*created = false;
-	if (c->idx_cap) {
-		mask = c->idx_cap - 1;
-		for (i = hash_u64(node_key(parent, routine)) & mask; c->idx[i];
-		     i = (i + 1) & mask) {
-			const struct acct_node *x = &c->v[c->idx[i] - 1];
-
-			if (x->parent == parent && x->routine == routine)
-				return c->idx[i] - 1;
-		}
-	}
+	if (u64map_get(&c->idx, key, &found))
+		return (uint32_t)found;
 	if (c->n >= UINT32_MAX - 1)
 		return parent;
-	if (2 * (c->n + 1) > c->idx_cap) {
-		size_t ncap = c->idx_cap ? 2 * c->idx_cap : 64;
-		uint32_t *ntab = xcalloc(ncap, sizeof(*ntab));
-
-		for (node = 1; node < c->n; node++)
-			cct_index_put(ntab, ncap, c->v, node);
-		free(c->idx);
-		c->idx = ntab;
-		c->idx_cap = ncap;
-	}
 	if (c->n == c->cap) {
 		c->cap *= 2;
 		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
@@ -159,7 +120,7 @@ static uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool
 	}
 	node = (uint32_t)c->n++;
 	c->v[node] = (struct acct_node){.parent = parent, .routine = routine};
-	cct_index_put(c->idx, c->idx_cap, c->v, node);
+	u64map_put(&c->idx, key, node);
 	*created = true;
 	return node;
 }
@@ -168,26 +129,12 @@ static uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool
 
 static struct thread *thread_find(const struct acct *a, int tid)
 {
-	size_t mask, i;
+	uint64_t p;
 
 	if (a->hot && a->hot->tid == tid)
 		return a->hot;
-	if (!a->thr_cap)
-		return NULL;
-	mask = a->thr_cap - 1;
-	for (i = hash_u64((uint32_t)tid) & mask; a->thr[i]; i = (i + 1) & mask)
-		if (a->thr[i]->tid == tid)
-			return a->thr[i];
-	return NULL;
-}
-
-static void thread_insert(struct thread **tab, size_t cap, struct thread *th)
-{
-	size_t mask = cap - 1, i;
-
-	for (i = hash_u64((uint32_t)th->tid) & mask; tab[i]; i = (i + 1) & mask)
-		;
-	tab[i] = th;
+	return u64map_get(&a->thr, (uint64_t)(uint32_t)tid + 1, &p) ? (struct thread *)(uintptr_t)p
+								     : NULL;
 }
 
 static struct thread *thread_get(struct acct *a, int tid)
@@ -198,17 +145,6 @@ static struct thread *thread_get(struct acct *a, int tid)
 		a->hot = th;
 		return th;
 	}
-	if (2 * (a->thr_n + 1) > a->thr_cap) {
-		size_t ncap = a->thr_cap ? 2 * a->thr_cap : 16, i;
-		struct thread **ntab = xcalloc(ncap, sizeof(*ntab));
-
-		for (i = 0; i < a->thr_cap; i++)
-			if (a->thr[i])
-				thread_insert(ntab, ncap, a->thr[i]);
-		free(a->thr);
-		a->thr = ntab;
-		a->thr_cap = ncap;
-	}
 	if (a->thr_n == a->list_cap) {
 		a->list_cap = a->list_cap ? 2 * a->list_cap : 16;
 		a->list = xrealloc(a->list, a->list_cap * sizeof(*a->list));
@@ -217,7 +153,7 @@ static struct thread *thread_get(struct acct *a, int tid)
 	th->tid = tid;
 	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
 	cct_init(&th->cct, true);
-	thread_insert(a->thr, a->thr_cap, th);
+	u64map_put(&a->thr, (uint64_t)(uint32_t)tid + 1, (uint64_t)(uintptr_t)th);
 	a->list[a->thr_n++] = th;
 	a->hot = th;
 	return th;
@@ -225,59 +161,28 @@ static struct thread *thread_get(struct acct *a, int tid)
 
 /* ---- arcs ---- */
 
-static uint64_t arc_key(uint32_t caller, uint32_t callee)
-{
-	return (uint64_t)caller << 32 | callee;
-}
-
-static void arc_index_put(size_t *tab, size_t cap, const struct acct_arc *arcs, size_t idx)
-{
-	size_t mask = cap - 1;
-	size_t i = hash_u64(arc_key(arcs[idx].caller, arcs[idx].callee)) & mask;
-
-	while (tab[i])
-		i = (i + 1) & mask;
-	tab[i] = idx + 1;
-}
-
 /* Index of the arc caller -> callee in s->v, created with zero counts if new. */
 static size_t arc_get(struct arcset *s, uint32_t caller, uint32_t callee)
 {
-	size_t mask, i, idx;
+	uint64_t key = pair_key(caller, callee), found;
+	size_t idx;
 
-	if (s->idx_cap) {
-		mask = s->idx_cap - 1;
-		for (i = hash_u64(arc_key(caller, callee)) & mask; s->idx[i]; i = (i + 1) & mask) {
-			const struct acct_arc *arc = &s->v[s->idx[i] - 1];
-
-			if (arc->caller == caller && arc->callee == callee)
-				return s->idx[i] - 1;
-		}
-	}
-	if (2 * (s->n + 1) > s->idx_cap) {
-		size_t ncap = s->idx_cap ? 2 * s->idx_cap : 64;
-		size_t *ntab = xcalloc(ncap, sizeof(*ntab));
-
-		for (idx = 0; idx < s->n; idx++)
-			arc_index_put(ntab, ncap, s->v, idx);
-		free(s->idx);
-		s->idx = ntab;
-		s->idx_cap = ncap;
-	}
+	if (u64map_get(&s->idx, key, &found))
+		return (size_t)found;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 32;
 		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
 	}
 	idx = s->n++;
 	s->v[idx] = (struct acct_arc){.caller = caller, .callee = callee};
-	arc_index_put(s->idx, s->idx_cap, s->v, idx);
+	u64map_put(&s->idx, key, idx);
 	return idx;
 }
 
 static void arcset_free(struct arcset *s)
 {
 	free(s->v);
-	free(s->idx);
+	u64map_free(&s->idx);
 }
 
 /* ---- clocks ---- */
@@ -488,7 +393,7 @@ void acct_free(struct acct *a)
 		cct_free(&th->cct);
 		free(th);
 	}
-	free(a->thr);
+	u64map_free(&a->thr);
 	free(a->list);
 	arcset_free(&a->arcs);
 	cct_free(&a->cct);
@@ -567,25 +472,6 @@ int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret)
 }
 
 /*
- * Pop, at t, every frame from the top of tid's stack whose slot lies below
- * sp (the stack was unwound past it). Returns the number popped.
- */
-size_t acct_unwind_to(struct acct *a, int tid, uint64_t sp, acct_time_t t)
-{
-	struct thread *th = thread_find(a, tid);
-	size_t n = 0;
-
-	if (!th || !th->depth || th->fr[th->depth - 1].slot >= sp)
-		return 0;
-	t = credit(a, th, t);
-	while (th->depth && th->fr[th->depth - 1].slot < sp) {
-		pop(a, th, t, false);
-		n++;
-	}
-	return n;
-}
-
-/*
  * Tail call at t: the running frame of tid now belongs to routine (same slot
  * and return address). The old routine's activation closes, the new one's
  * opens; counts the call, the old routine's call made and the arc
@@ -639,14 +525,6 @@ void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared)
 			continue;
 		close_all(a, th, t_is_shared && t > th->last ? t : th->last);
 	}
-}
-
-/* Depth of tid's shadow stack; 0 for an unknown thread. */
-size_t acct_depth(const struct acct *a, int tid)
-{
-	const struct thread *th = thread_find(a, tid);
-
-	return th ? th->depth : 0;
 }
 
 /* Top frame of tid into *routine, *slot, *ret (each may be NULL); 0, or -1 if empty. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * dispatch.c - one stop, from waitpid to the books: decode it (stop.h), then act on
- * its kind.
+ * dispatch.c - the ptrace loop: wait for the next stop, name it (stop.h), act on
+ * its kind, resume the thread. Each kind has one handler elsewhere in src/tracer/.
  */
 #include <elf.h>
 #include <errno.h>
@@ -34,116 +34,139 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "stop.h"
 #include "tracer.h"
 
-/* A SIGTRAP stop: returns 1 if it was ours (handled), 0 to pass it on. */
-static int handle_trap(struct tracer *tr, struct tthread *th, uint64_t t, uint32_t ev)
+/* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
+static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
+			 arch_regs *regs)
 {
-	struct user_regs_struct regs;
-	uint64_t idx;
-	uint64_t pc;
-
-	if (ev && fast_ok(tr)) {
-		/* The stub or the return trap said what this stop is: no registers read. */
-		memset(&regs, 0, sizeof(regs));
-		regs.rsp = tr->page->rsp;
+	memset(regs, 0, sizeof(*regs));
+	if (s->ev && fast_ok(tr) && stop_from_page(tr->ps, s)) {
+		/* The stub or the return trap said what this stop is. */
+		arch_regs_from_page(regs, tr->page->rsp, tr->page->ret);
 		if (!tr->ps->shstk_checked)
 			check_shstk(tr, th);
-		if (ev == INSN_EV_RETURN || ev == INSN_EV_RETURN_SITE) {
-			handle_return(tr, th, &regs, t, ev == INSN_EV_RETURN_SITE);
-			return 1;
-		}
-		if (ev - 1 < tr->ps->n_patches && tr->ps->patches[ev - 1].stub &&
-		    !tr->ps->patches[ev - 1].dead) {
-			regs.r11 = tr->page->ret;
-			handle_entry(tr, th, &regs, &tr->ps->patches[ev - 1], t);
-			return 1;
-		}
+		return true;
 	}
 	if (tr->o->count_only) {
-		/* The stub said which routine: nothing to read, nothing to set. */
-		if (ev && ev != INSN_EV_RETURN && ev != INSN_EV_RETURN_SITE && fast_ok(tr) &&
-		    ev - 1 < tr->ps->n_patches && tr->ps->patches[ev - 1].stub &&
-		    !tr->ps->patches[ev - 1].dead) {
-			ev_count(tr, th, tr->ps->patches[ev - 1].routine);
-			return 1;
-		}
 		/* Count-only needs RIP alone (no frames, no return address). */
-		errno = 0;
-		regs.rip = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid,
-					    offsetof(struct user_regs_struct, rip), 0);
-		if (errno)
-			return 1; /* gone */
-		if (!u64map_get(&tr->ps->traps, regs.rip - 1, &idx) || tr->ps->patches[idx].dead)
-			return 0;
-		if (tr->ps->patches[idx].rdebug) {
-			handle_rdebug(tr, th);
-			return 1;
-		}
-		ev_count(tr, th, tr->ps->patches[idx].routine);
-		if (!tr->ps->patches[idx].stub) /* a stub goes on by itself */
-			resume_patched(tr, th->tid, &regs, &tr->ps->patches[idx], true);
-		return 1;
+		uint64_t pc;
+
+		if (arch_get_pc(th->tid, &pc) < 0)
+			return false; /* gone */
+		stop_from_pc(tr->ps, true, pc - 1, s);
+		return true;
 	}
-	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0)
-		return 1; /* gone */
+	if (arch_get_regs(th->tid, regs) < 0)
+		return false; /* gone */
 	if (!tr->ps->shstk_checked)
 		check_shstk(tr, th);
-	pc = regs.rip - 1;
-	/*
-	 * RIP-1 on one of our int3s is decisive: no instruction of the program
-	 * starts at RIP there (we overwrote the first byte of one), so only our
-	 * breakpoint can have left RIP at that address.
-	 */
-	if (pc == tr->ps->retrap_trap || is_rsite_trap(tr->ps, pc)) {
-		seg_slow(tr, th, &regs, pc == tr->ps->retrap_trap ? 0 : 11);
-		handle_return(tr, th, &regs, t, pc != tr->ps->retrap_trap);
-		return 1;
-	}
-	if (!u64map_get(&tr->ps->traps, pc, &idx) || tr->ps->patches[idx].dead) {
+	stop_from_pc(tr->ps, false, arch_trap_addr(regs), s);
+	/* The segment this stop ends, measured from the registers (seg_slow). */
+	switch (s->kind) {
+	case STOP_RETURN:
+		seg_slow(tr, th, regs, SEG_NO_TSC);
+		break;
+	case STOP_RETURN_SITE:
+		seg_slow(tr, th, regs, SEG_RSITE);
+		break;
+	case STOP_ENTRY:
+	case STOP_UNWINDER:
+		seg_slow(tr, th, regs,
+			 tr->ps->patches[s->patch].stub ? SEG_STUB : SEG_NO_TSC);
+		break;
+	default:
 		th->seg_ok = false;
-		return 0;
+		break;
 	}
-	if (tr->ps->patches[idx].rdebug) {
-		th->seg_ok = false;
+	return true;
+}
+
+/*
+ * A SIGTRAP that may be ours: act on what it was. Returns true when it was
+ * ours (or the thread is gone), false for the program's own SIGTRAP.
+ */
+static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
+{
+	arch_regs regs;
+	const struct patch *p;
+
+	seg_measure(tr, th, s->ev);
+	if (!decode_break(tr, th, s, &regs))
+		return true;
+	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE
+		    ? NULL
+		    : &tr->ps->patches[s->patch];
+	switch (s->kind) {
+	case STOP_RETURN:
+	case STOP_RETURN_SITE:
+		handle_return(tr, th, &regs, s->kind == STOP_RETURN_SITE);
+		return true;
+	case STOP_ENTRY:
+	case STOP_UNWINDER:
+		handle_entry(tr, th, &regs, p);
+		return true;
+	case STOP_COUNT:
+		ev_count(tr, th, p->routine);
+		if (!p->stub) /* a stub goes on by itself */
+			resume_patched(tr, th->tid, &regs, p, true);
+		return true;
+	case STOP_RENDEZVOUS:
 		handle_rdebug(tr, th);
-		return 1;
+		return true;
+	default:
+		return false;
 	}
-	seg_slow(tr, th, &regs, tr->ps->patches[idx].stub ? 10 : 0);
-	handle_entry(tr, th, &regs, &tr->ps->patches[idx], t);
-	return 1;
+}
+
+/* The thread ended (exited or killed); its process too when it was the leader. */
+static void on_gone(struct tracer *tr, struct tthread *th, const struct stop *s)
+{
+	long idx;
+
+	if (th) {
+		ps_switch(tr, th->proc);
+		if (!th->exiting) {
+			ev_thread_exit(tr, th);
+			thr_end(tr, th);
+		}
+		thr_remove(tr, s->tid);
+	}
+	idx = ps_find(tr, s->tid);
+	if (idx >= 0)
+		ps_end(ps_get(tr, (size_t)idx), s->status);
+	if (s->tid == tr->program) {
+		tr->status = s->status;
+		tr->program_done = true;
+	}
+	/* With -f, followed processes may outlive the program. */
+	tr->done = tr->program_done && ps_find_any(tr) < 0;
+}
+
+/* A signal for the program: delivered unchanged (unless it is fortstat's own fault). */
+static void on_signal(struct tracer *tr, struct tthread *th, int sig)
+{
+	if (sig == SIGSEGV && rdtsc_refused(tr, th)) {
+		ptrace(PTRACE_CONT, th->tid, 0, 0);
+		return;
+	}
+	if (sig == SIGTRAP)
+		trap_handler_enter(tr, th);
+	ptrace(PTRACE_CONT, th->tid, 0, sig);
 }
 
 void dispatch(struct tracer *tr, pid_t tid, int status)
 {
 	struct tthread *th = thr_find(tr, tid);
-	uint64_t t;
-	uint32_t ev;
-	int sig, event;
+	struct stop s;
 
-	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		long idx;
-
-		if (th) {
-			ps_switch(tr, th->proc);
-			if (!th->exiting) {
-				ev_thread_exit(tr, th);
-				thr_end(tr, th);
-			}
-			thr_remove(tr, tid);
-		}
-		idx = ps_find(tr, tid);
-		if (idx >= 0)
-			ps_end(ps_get(tr, (size_t)idx), status);
-		if (tid == tr->program) {
-			tr->status = status;
-			tr->program_done = true;
-		}
-		/* With -f, followed processes may outlive the program. */
-		tr->done = tr->program_done && ps_find_any(tr) < 0;
+	stop_from_status(tid, status, &s);
+	if (s.kind == STOP_GONE) {
+		on_gone(tr, th, &s);
 		return;
 	}
-	if (!WIFSTOPPED(status))
+	if (s.kind == STOP_NONE)
 		return;
 	if (!th) {
 		th = first_stop(tr, tid, status);
@@ -152,40 +175,52 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
-	t = th->now.t[CLOCK_KIND_CPU];
-	sig = WSTOPSIG(status);
-	event = status >> 16;
 	/* Every stop consumes what the event page says (it only holds for this one). */
-	ev = 0;
 	if (tr->page && tr->page->ev) {
-		ev = tr->page->ev;
+		s.ev = tr->page->ev;
 		tr->page->ev = 0;
 	}
-	if (sig == SIGTRAP && event == 0) {
-		seg_measure(tr, th, ev);
-		if (handle_trap(tr, th, t, ev)) {
+	switch (s.kind) {
+	case STOP_BREAK:
+		if (on_break(tr, th, &s)) {
 			if (th->in_trap_handler)
 				trap_handler_check(tr, th);
 			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
 			th->defer_sig = 0;
 			return;
 		}
-	} else if (event == PTRACE_EVENT_STOP) {
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
-			ptrace(PTRACE_LISTEN, tid, 0, 0); /* group-stop: stay stopped */
-		else
-			ptrace(PTRACE_CONT, tid, 0, 0);
+		on_signal(tr, th, SIGTRAP); /* not ours */
 		return;
-	} else if (sig == SIGTRAP && event) {
-		handle_event(tr, th, event, t);
+	case STOP_GROUP:
+		ptrace(PTRACE_LISTEN, tid, 0, 0); /* stay stopped */
 		return;
-	}
-	if (sig == SIGSEGV && rdtsc_refused(tr, th)) {
+	case STOP_INTERRUPT:
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		return;
+	case STOP_CLONE:
+	case STOP_FORK:
+	case STOP_VFORK:
+	case STOP_EXEC:
+	case STOP_EXIT:
+	case STOP_EVENT:
+		handle_event(tr, th, s.kind);
+		return;
+	default:
+		on_signal(tr, th, s.sig);
+		return;
 	}
-	if (sig == SIGTRAP)
-		trap_handler_enter(tr, th);
-	/* A signal for the program: deliver it unchanged. */
-	ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+/*
+ * The next stop of any traced thread (waitpid on all of them), or -1 when
+ * nothing is left to wait for.
+ */
+pid_t next_stop(int *status)
+{
+	for (;;) {
+		pid_t tid = waitpid(-1, status, __WALL);
+
+		if (tid >= 0 || errno != EINTR)
+			return tid;
+	}
 }

@@ -64,7 +64,7 @@ bool fast_ok(struct tracer *tr)
 {
 	if (!tr->page || !tr->ps->page_addr || tr->fast_off)
 		return false;
-	if (tr->thr_n > 1 || tr->n_procs > 1) {
+	if (tr->thr.n > 1 || tr->n_procs > 1) {
 		tr->fast_off = true;
 		return false;
 	}
@@ -153,39 +153,31 @@ void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 
 /*
  * The same measure when the shared page cannot be trusted (more than one
- * thread or process): the stub or the return site's trap left t_trap in
- * EAX:EDX, read with the registers; the register it addresses the page
- * with (`reg`: 10 in a stub, 11 in a return site's trap, 0: a stop with no
- * timestamps) is pointed at the thread's own slot, where the code after
- * the int3 writes t_go and reads the hook pair. Costs one PTRACE_POKEUSER
- * on a path that already reads all the registers.
+ * thread or process): the stub or the return site's trap left t_trap where
+ * the registers hold it (arch_trap_tsc); the register through which it
+ * addresses the page (`how`: a stub's, a return site's, or SEG_NO_TSC for
+ * a stop with no timestamps) is pointed at the thread's own slot, where the
+ * code after the int3 writes t_go and reads the hook pair. Costs one
+ * register write on a path that already reads all the registers.
  */
-void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-		     int reg)
+void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_how how)
 {
 	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
 	uint64_t addr;
 
-	if (!reg || !tr->seg[0] || th->slot < 0 || !tr->ps->page_addr) {
+	if (how == SEG_NO_TSC || !tr->seg[0] || th->slot < 0 || !tr->ps->page_addr) {
 		th->seg_ok = false;
 		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
 	addr = tr->ps->page_addr + EV_PAGE + (uint64_t)th->slot * INSN_EV_SLOT_SIZE;
-	if (ptrace(PTRACE_POKEUSER, th->tid,
-		   reg == 10 ? offsetof(struct user_regs_struct, r10)
-			     : offsetof(struct user_regs_struct, r11),
-		   addr) < 0) {
+	if (arch_point_page_reg(th->tid, regs,
+				how == SEG_STUB ? ARCH_PAGE_REG_STUB : ARCH_PAGE_REG_RSITE, addr) < 0) {
 		th->seg_ok = false;
 		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
-	if (reg == 10)
-		regs->r10 = addr;
-	else
-		regs->r11 = addr;
-	seg_add(tr, th, (regs->rdx << 32) | (regs->rax & 0xffffffffu), thr_slot_page(tr, th), c,
-		w);
+	seg_add(tr, th, arch_trap_tsc(regs), thr_slot_page(tr, th), c, w);
 }
 
 /* Is pc inside code fortstat wrote for the process (a stub, a return site's trap)? */
@@ -216,9 +208,7 @@ int rdtsc_refused(struct tracer *tr, struct tthread *th)
 	uint8_t code[2];
 	uint64_t pc;
 
-	errno = 0;
-	pc = (uint64_t)ptrace(PTRACE_PEEKUSER, th->tid, offsetof(struct user_regs_struct, rip), 0);
-	if (errno || !in_our_code(tr->ps, pc) || mem_read(tr->ps->memfd, pc, code, 2) < 0 ||
+	if (arch_get_pc(th->tid, &pc) < 0 || !in_our_code(tr->ps, pc) || mem_read(tr->ps->memfd, pc, code, 2) < 0 ||
 	    memcmp(code, rdtsc, 2) || mem_write(tr->ps->memfd, pc, nop2, 2) < 0)
 		return 0;
 	if (tr->seg[0]) {

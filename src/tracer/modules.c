@@ -326,18 +326,11 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 /* The thread stopped on _dl_debug_state: look at the libraries, then return. */
 void handle_rdebug(struct tracer *tr, struct tthread *th)
 {
-	struct user_regs_struct regs;
 	int32_t state = -1;
-	uint64_t ra;
 
 	if (mem_read(tr->ps->memfd, tr->ps->rdebug + RDEBUG_STATE, &state, sizeof(state)) == 0 &&
 	    state == RT_CONSISTENT)
 		modules_sync(tr, th);
 	/* Emulate its `ret` (injected calls above restored every register). */
-	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0 ||
-	    mem_read(tr->ps->memfd, regs.rsp, &ra, sizeof(ra)) < 0)
-		return;
-	regs.rip = ra;
-	regs.rsp += 8;
-	ptrace(PTRACE_SETREGS, th->tid, 0, &regs);
+	arch_emulate_ret(th->tid, tr->ps->memfd);
 }

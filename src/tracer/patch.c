@@ -361,51 +361,20 @@ int setup_image(struct tracer *tr)
 	return 0;
 }
 
-/* Set RIP alone: one word, about 1 us cheaper a stop than PTRACE_SETREGS. */
-int set_rip(pid_t tid, uint64_t rip)
-{
-	if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user_regs_struct, rip), rip) < 0)
-		return -errno;
-	return 0;
-}
-
 /*
- * Resume the thread past the displaced instruction of patch p. `regs` is
- * complete unless `rip_only` (count-only: only RIP was read).
+ * Resume the thread past the displaced instruction of patch p: at its
+ * stub's plain continuation, its out-of-line slot, or as emulated. `regs`
+ * is complete unless `rip_only` (count-only: only RIP was read).
  */
-int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct *regs,
-			  const struct patch *p, bool rip_only)
+int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
+		   bool rip_only)
 {
-	const struct insn_plan *pl = &p->plan;
-	uint64_t next = pl->addr + pl->len;
-
+	(void)tr;
 	if (p->stub)
-		return set_rip(tid, p->slot + p->plain_off);
-	if (pl->kind == INSN_XOL)
-		return set_rip(tid, p->slot);
-	if (pl->kind == INSN_JMP)
-		return set_rip(tid, pl->target);
-	if (rip_only && ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
-		return -errno;
-	switch (pl->kind) {
-	case INSN_XOL:
-	case INSN_JMP:
-		break;
-	case INSN_CALL:
-		regs->rsp -= 8;
-		if (ptrace(PTRACE_POKEDATA, tid, regs->rsp, next) < 0)
-			return -errno;
-		regs->rip = pl->target;
-		break;
-	case INSN_JCC:
-		return set_rip(tid, insn_cond_true(pl->cond, regs->eflags, regs->rcx) ? pl->target
-										 : next);
-	case INSN_REFUSE:
-		return -EINVAL;
-	}
-	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
-		return -errno;
-	return 0;
+		return arch_set_pc(tid, p->slot + p->plain_off);
+	if (p->plan.kind == INSN_XOL)
+		return arch_set_pc(tid, p->slot);
+	return arch_emulate(tid, regs, !rip_only, &p->plan);
 }
 
 /* Undo every live patch of the current process in the memory behind fd (a forked copy). */

@@ -170,8 +170,8 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		ev_thread_exit(tr, th);
 		th->vfork_child = false;
 	} else {
-		for (size_t i = 0; i < tr->thr_cap; i++) {
-			struct tthread *o = tr->thr[i];
+		for (size_t i = 0; i < tr->thr.cap; i++) {
+			struct tthread *o = thr_at(tr, i);
 
 			if (o && o->proc == tr->cur) {
 				ev_thread_exit(tr, o);
@@ -306,22 +306,22 @@ static bool wait_first_stop(pid_t pid)
 	return w == pid && WIFSTOPPED(status);
 }
 
-void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
+void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 {
 	unsigned long msg = 0;
 	pid_t tid = th->tid;
 
-	switch (event) {
-	case PTRACE_EVENT_CLONE:
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
+	switch (kind) {
+	case STOP_CLONE:
+	case STOP_FORK:
+	case STOP_VFORK:
 		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
-		if (event == PTRACE_EVENT_CLONE && tr->o->pin == PIN_AUTO)
+		if (kind == STOP_CLONE && tr->o->pin == PIN_AUTO)
 			unpin_all(tr, (pid_t)msg);
-		if (event != PTRACE_EVENT_CLONE || tgid_of((pid_t)msg) != tr->ps->leader) {
+		if (kind != STOP_CLONE || tgid_of((pid_t)msg) != tr->ps->leader) {
 			struct pending *p = pend_add(tr, (pid_t)msg);
 			p->parent = tid;
-			p->kind = event == PTRACE_EVENT_VFORK ? CHILD_VFORK : CHILD_FORK;
+			p->kind = kind == STOP_VFORK ? CHILD_VFORK : CHILD_FORK;
 			/* Hold the parent until the child is let go: it may trace it. */
 			if (!p->stopped)
 				p->stopped = wait_first_stop(p->pid);
@@ -332,7 +332,7 @@ void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
 			pend_settle(tr, p);
 		}
 		break;
-	case PTRACE_EVENT_EXEC:
+	case STOP_EXEC:
 		if (tr->o->follow) {
 			follow_exec(tr, th);
 			break;
@@ -350,7 +350,7 @@ void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
 		}
 		program_exec(tr);
 		return;
-	case PTRACE_EVENT_EXIT:
+	case STOP_EXIT:
 		th->exiting = true;
 		ev_thread_exit(tr, th);
 		thr_end(tr, th);
@@ -369,8 +369,8 @@ void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t)
  */
 static void program_exec(struct tracer *tr)
 {
-	for (size_t i = 0; i < tr->thr_cap; i++) {
-		struct tthread *th = tr->thr[i];
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
 
 		if (!th)
 			continue;
@@ -384,14 +384,7 @@ static void program_exec(struct tracer *tr)
 	fs_info(1, "%s", tr->note);
 	unpin_task(tr, tr->ps->leader);
 	ptrace(PTRACE_DETACH, tr->ps->leader, 0, 0);
-	for (size_t i = 0; i < tr->thr_cap; i++) {
-		if (tr->thr[i]) {
-			fs_clock_close(&tr->thr[i]->clk);
-			free(tr->thr[i]);
-			tr->thr[i] = NULL;
-		}
-	}
-	tr->thr_n = 0;
+	thr_remove_all(tr);
 }
 
 /* The first stop of a thread or process we have not seen yet. */

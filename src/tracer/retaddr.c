@@ -122,13 +122,13 @@ void frames_undo(struct tracer *tr, int fd, pid_t tid)
  * another stack (swapcontext): close them, but keep their return addresses,
  * so that a return through a slot of another stack still finds its way.
  */
-static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp, uint64_t t)
+static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
 {
 	uint32_t routine;
 	uint64_t slot, ret;
 
 	while (books_top(tr->ps->books, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
-		ev_leave(tr, th, t, &ret);
+		ev_leave(tr, th, &ret);
 		u64map_put(&tr->ps->orphans, slot, ret);
 	}
 }
@@ -196,15 +196,15 @@ static void rehook_thread(struct tracer *tr, struct tthread *th)
 	th->unhooked = false;
 }
 
-void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			 const struct patch *p, uint64_t t)
+void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
+		  const struct patch *p)
 {
 	pid_t tid = th->tid;
-	uint64_t ret, slot = regs->rsp;
+	uint64_t ret, slot = arch_sp(regs);
 	uint32_t top;
 	uint64_t top_slot, top_ret;
 
-	unwind_below(tr, th, slot, t);
+	unwind_below(tr, th, slot);
 	/*
 	 * Entering the unwinder: it must read the real return addresses. They
 	 * are hooked again at the next entry into the program's own code (a
@@ -228,10 +228,10 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 		if (p->routine != ACCT_NONE)
 			ev_count(tr, th, p->routine);
 		if (p->got) {
-			errno = 0;
-			regs->rip = (uint64_t)ptrace(PTRACE_PEEKDATA, tid, p->got, 0);
-			if (!errno)
-				set_rip(tid, regs->rip);
+			uint64_t to;
+
+			if (mem_read(tr->ps->memfd, p->got, &to, sizeof(to)) == 0)
+				arch_set_pc(tid, to);
 			return;
 		}
 		goto resume;
@@ -241,12 +241,12 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 		goto resume;
 	}
 	if (p->stub) {
-		/* The stub read the return address into r11 and will hook it. */
-		ret = regs->r11;
+		/* The stub loaded the return address (arch_stub_ret) and will hook it. */
+		ret = arch_stub_ret(regs);
 		if (is_hooked(tr->ps, ret)) {
 			if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 &&
 			    top_slot == slot)
-				ev_chain(tr, th, p->routine, t);
+				ev_chain(tr, th, p->routine);
 			else
 				ev_count(tr, th, p->routine);
 			if (fast_ok(tr)) { /* keep the trap that is there */
@@ -259,13 +259,13 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 			return; /* the stub writes a trap where one already is */
 		}
 		if (return_site_ok(tr, ret)) {
-			unwind_below(tr, th, slot + 1, t);
+			unwind_below(tr, th, slot + 1);
 			if (tr->ps->orphans.n) {
 				uint64_t old;
 				if (u64map_get(&tr->ps->orphans, slot, &old) && old)
 					u64map_put(&tr->ps->orphans, slot, 0);
 			}
-			ev_enter(tr, th, p->routine, slot, ret, t);
+			ev_enter(tr, th, p->routine, slot, ret);
 			/*
 			 * Single-threaded: tell the stub this return site's own trap
 			 * (the return then costs no register write). With more
@@ -291,7 +291,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 	if (is_hooked(tr->ps, ret)) {
 		/* Tail call: entered by a jump with our trap as return address. */
 		if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
-			ev_chain(tr, th, p->routine, t);
+			ev_chain(tr, th, p->routine);
 		else
 			ev_count(tr, th, p->routine);
 	} else if (!p->noreturn && return_site_ok(tr, ret)) {
@@ -300,7 +300,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 		 * of an open frame: that frame returned unseen (an unwinder had
 		 * its return address back). Close it.
 		 */
-		unwind_below(tr, th, slot + 1, t);
+		unwind_below(tr, th, slot + 1);
 		if (ptrace(PTRACE_POKEDATA, tid, slot, tr->ps->retrap) < 0)
 			return;
 		if (tr->ps->orphans.n) {
@@ -308,7 +308,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct
 			if (u64map_get(&tr->ps->orphans, slot, &old) && old)
 				u64map_put(&tr->ps->orphans, slot, 0); /* overwritten */
 		}
-		ev_enter(tr, th, p->routine, slot, ret, t);
+		ev_enter(tr, th, p->routine, slot, ret);
 	} else {
 		ev_count(tr, th, p->routine);
 	}
@@ -316,18 +316,18 @@ resume:
 	resume_patched(tr, tid, regs, p, false);
 }
 
-void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			  uint64_t t, bool site)
+void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
+		   bool site)
 {
 	uint64_t ret;
 
-	uint64_t slot = regs->rsp - 8, top_slot, top_ret;
+	uint64_t slot = arch_popped_slot(regs), top_slot, top_ret;
 	uint32_t top;
 
-	/* `ret` popped the slot: it was at rsp-8. Frames below it are gone. */
-	unwind_below(tr, th, slot, t);
+	/* `ret` popped the slot (arch_popped_slot). Frames below it are gone. */
+	unwind_below(tr, th, slot);
 	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
-		ev_leave(tr, th, t, &ret);
+		ev_leave(tr, th, &ret);
 	} else if (u64map_get(&tr->ps->orphans, slot, &ret) && ret) {
 		/* a frame closed earlier, returning on another stack */
 		u64map_put(&tr->ps->orphans, slot, 0);
@@ -341,7 +341,7 @@ void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struc
 		return;
 	}
 	if (!site)
-		set_rip(th->tid, ret);
+		arch_set_pc(th->tid, ret);
 }
 
 /*

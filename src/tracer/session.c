@@ -83,13 +83,7 @@ static int wait_exec(struct tracer *tr, int *status)
 
 static void tracer_free(struct tracer *tr)
 {
-	for (size_t i = 0; i < tr->thr_cap; i++) {
-		if (tr->thr[i]) {
-			fs_clock_close(&tr->thr[i]->clk);
-			free(tr->thr[i]);
-		}
-	}
-	free(tr->thr);
+	thr_remove_all(tr);
 	free(tr->pend);
 	free(tr->seg[0]);
 	free(tr->seg[1]);
@@ -146,6 +140,182 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	}
 }
 
+/*
+ * The measuring kit of a run: the stops' cost on each clock (with a steady
+ * TSC), and the event page, a memfd the program inherits (no CLOEXEC) and
+ * maps at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
+ */
+static void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
+{
+	const char *no_shared = getenv("FORTSTAT_NO_SHARED");
+	int fd;
+	void *m = MAP_FAILED;
+
+	tr->page_fd = -1;
+	for (int k = 0; est_ns && k < FS_N_CLOCKS; k++)
+		tr->est[k] = est_ns[k];
+	tr->tsc_ns = fs_tsc_ns_per_tick();
+	if (!tr->o->count_only && tr->tsc_ns > 0) {
+		tr->seg[0] = xcalloc(1, sizeof(*tr->seg[0]));
+		tr->seg[1] = xcalloc(1, sizeof(*tr->seg[1]));
+	}
+	if (no_shared && *no_shared != '0')
+		return;
+	fd = memfd_create("fortstat-events", 0);
+	if (fd >= 0 && ftruncate(fd, EV_SIZE) == 0)
+		m = mmap(NULL, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m != MAP_FAILED) {
+		tr->page = m;
+		tr->page_fd = fd;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+}
+
+/*
+ * Start PROGRAM stopped and seize it. Returns its pid, or a negative errno
+ * after saying why (res->exit_status set when it is the program's fault).
+ */
+static pid_t session_start(struct tracer *tr, const char *path, char *const argv[],
+			   struct trace_result *res)
+{
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	int status, e;
+	pid_t pid, tracer;
+
+	fflush(NULL);
+	pid = launch(path, argv);
+	if (tr->page_fd >= 0)
+		close(tr->page_fd); /* the program holds its copy (same number) until its exec stop */
+	if (pid < 0) {
+		fs_error("cannot fork: %s", strerror((int)-pid));
+		return pid;
+	}
+	tr->ps->leader = pid;
+	tr->program = pid;
+	res->pid = pid;
+	if (waitpid(pid, &status, WSTOPPED) == pid && WIFSTOPPED(status) &&
+	    ptrace(PTRACE_SEIZE, pid, 0, opts) == 0)
+		return pid;
+	e = errno ? errno : ESRCH;
+	tracer = e == EPERM ? precheck_tracer_pid(pid) : 0;
+	if (tracer > 0)
+		precheck_say_traced(path, tracer); /* a debugger took it first */
+	else
+		fs_error("cannot trace %s: %s", path, strerror(e));
+	if (e == EPERM)
+		res->exit_status = EXIT_FS_CANNOT;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -e;
+}
+
+/* The program has exec'ed: patch it, then act on every stop until all have ended. */
+static int session_loop(struct tracer *tr, const char *path)
+{
+	struct tthread *th;
+	int status, err;
+
+	tr->ps->memfd = mem_open(tr->program);
+	if (tr->ps->memfd < 0) {
+		fs_error("cannot open the memory of %s: %s", path, strerror(-tr->ps->memfd));
+		return tr->ps->memfd;
+	}
+	err = setup_image(tr);
+	if (err)
+		return err;
+	th = thr_new(tr, tr->program);
+	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
+	tr->ps->wall0 = wall_now();
+	ptrace(PTRACE_CONT, tr->program, 0, 0);
+	while (!tr->done) {
+		pid_t tid = next_stop(&status);
+
+		if (tid < 0)
+			break;
+		dispatch(tr, tid, status);
+	}
+	return 0;
+}
+
+/* Every process's accounting closed, and how the run went, into *res. */
+static void session_result(struct tracer *tr, const char *path, struct trace_result *res)
+{
+	uint64_t wall1 = wall_now();
+	struct trace_section main_sec;
+
+	memset(&main_sec, 0, sizeof(main_sec));
+	ps_result(tr, tr->procs[0], wall1, &main_sec);
+	res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
+	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
+	res->counted_only = main_sec.counted_only;
+	/* -f: every other process and image, in order of appearance. */
+	if (tr->n_procs > 1)
+		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
+	for (size_t i = 1; i < tr->n_procs; i++) {
+		struct pstate *ps = tr->procs[i];
+		struct trace_section *sec = &res->sections[res->n_sections++];
+
+		ps_result(tr, ps, wall1, sec);
+		sec->st = ps->st;
+		sec->own_st = ps->own_st;
+		sec->path = xstrdup(ps->path ? ps->path : path);
+		sec->books = ps->books;
+	}
+	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++) {
+		if (!tr->lib_hit[k]) {
+			char *lib = names_escape(tr->o->libs[k]);
+
+			fs_warn("-l %s: no library of the program matched", lib);
+			free(lib);
+		}
+	}
+	if (tr->note[0])
+		snprintf(res->note, sizeof(res->note), "%s", tr->note);
+	if (tr->seg[1] && tr->seg[1]->n) {
+		res->seg_n = tr->seg[1]->n;
+		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);
+		res->seg_wall_ns = acct_ovh_estimate(tr->seg[1], false);
+		for (int k = 0; k < 2; k++)
+			fs_info(2,
+				"stops measured on the %s clock: %" PRIu64
+				" segments, median %.3f us, mean %.3f us, estimate %.3f us",
+				k ? "wall" : "CPU", tr->seg[k]->n, acct_ovh_median(tr->seg[k]) / 1e3,
+				tr->seg[k]->n ? tr->seg[k]->sum / (double)tr->seg[k]->n / 1e3 : 0,
+				acct_ovh_estimate(tr->seg[k], !k) / 1e3);
+	}
+	if (WIFSIGNALED(tr->status)) {
+		int sig = WTERMSIG(tr->status);
+
+		res->term_signal = sig;
+		res->exit_status = 128 + sig;
+		snprintf(res->note, sizeof(res->note), "program killed by signal %d (SIG%s)", sig,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	} else {
+		res->exit_status = WEXITSTATUS(tr->status);
+	}
+}
+
+/* Kill the program (fortstat failed to set it up) and wait until nothing of it is left. */
+static void session_kill(struct tracer *tr)
+{
+	int status;
+
+	kill(tr->program, SIGKILL);
+	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
+	for (;;) {
+		pid_t w = waitpid(-1, &status, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, w, 0, 0);
+	}
+}
+
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
 	      struct names *names, struct names *exclude, const struct options *o,
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res)
@@ -154,66 +324,19 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	const struct pstate init = { .st = st, .books = books, .memfd = -1 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct tthread *th;
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
-		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	int status, err;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
 	ps_switch(&tr, ps_add(&tr, &init));
 	pin_start(&tr);
-	/*
-	 * The event page: a memfd the program inherits (no CLOEXEC) and maps
-	 * at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
-	 */
-	tr.page_fd = -1;
-	for (int k = 0; est_ns && k < FS_N_CLOCKS; k++)
-		tr.est[k] = est_ns[k];
-	tr.tsc_ns = fs_tsc_ns_per_tick();
-	if (!o->count_only && tr.tsc_ns > 0) {
-		tr.seg[0] = xcalloc(1, sizeof(*tr.seg[0]));
-		tr.seg[1] = xcalloc(1, sizeof(*tr.seg[1]));
-	}
-	if (!(getenv("FORTSTAT_NO_SHARED") && *getenv("FORTSTAT_NO_SHARED") != '0')) {
-		int fd = memfd_create("fortstat-events", 0);
-		void *m = MAP_FAILED;
-
-		if (fd >= 0 && ftruncate(fd, EV_SIZE) == 0)
-			m = mmap(NULL, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m != MAP_FAILED) {
-			tr.page = m;
-			tr.page_fd = fd;
-		} else if (fd >= 0) {
-			close(fd);
-		}
-	}
-	fflush(NULL);
-	pid = launch(path, argv);
-	if (tr.page_fd >= 0)
-		close(tr.page_fd); /* the program holds its copy (same number) until its exec stop */
+	session_kit(&tr, est_ns);
+	pid = session_start(&tr, path, argv, res);
 	if (pid < 0) {
-		fs_error("cannot fork: %s", strerror((int)-pid));
+		if (tr.pinned)
+			sched_setaffinity(0, sizeof(tr.orig_mask), &tr.orig_mask);
 		tracer_free(&tr);
 		return (int)pid;
-	}
-	tr.ps->leader = pid;
-	tr.program = pid;
-	res->pid = pid;
-	if (waitpid(pid, &status, WSTOPPED) < 0 || !WIFSTOPPED(status) ||
-	    ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
-		int e = errno ? errno : ESRCH;
-		pid_t tracer = e == EPERM ? precheck_tracer_pid(pid) : 0;
-
-		if (tracer > 0)
-			precheck_say_traced(path, tracer); /* a debugger took it first */
-		else
-			fs_error("cannot trace %s: %s", path, strerror(e));
-		if (e == EPERM)
-			res->exit_status = EXIT_FS_CANNOT;
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		return -e;
 	}
 	kill(pid, SIGCONT);
 	sigaction(SIGINT, &sa_ign, &old_int);
@@ -231,103 +354,17 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 				 "a corrupt ELF file?",
 				 path, strsignal(WTERMSIG(status)));
 		err = -ENOEXEC;
-		goto out;
-	}
-	res->started = true;
-	tr.ps->memfd = mem_open(pid);
-	if (tr.ps->memfd < 0) {
-		fs_error("cannot open the memory of %s: %s", path, strerror(-tr.ps->memfd));
-		err = tr.ps->memfd;
-		goto kill_out;
-	}
-	err = setup_image(&tr);
-	if (err)
-		goto kill_out;
-	res->n_patched = tr.ps->n_patches;
-	th = thr_new(&tr, pid);
-	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
-	tr.ps->wall0 = wall_now();
-	ptrace(PTRACE_CONT, pid, 0, 0);
-
-	while (!tr.done) {
-		pid_t tid = waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		dispatch(&tr, tid, status);
-	}
-	{
-		uint64_t wall1 = wall_now();
-		struct trace_section main_sec;
-
-		memset(&main_sec, 0, sizeof(main_sec));
-		ps_result(&tr, tr.procs[0], wall1, &main_sec);
-		res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
-		res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
-		res->counted_only = main_sec.counted_only;
-		/* -f: every other process and image, in order of appearance. */
-		if (tr.n_procs > 1)
-			res->sections = xcalloc(tr.n_procs - 1, sizeof(*res->sections));
-		for (size_t i = 1; i < tr.n_procs; i++) {
-			struct pstate *ps = tr.procs[i];
-			struct trace_section *sec = &res->sections[res->n_sections++];
-
-			ps_result(&tr, ps, wall1, sec);
-			sec->st = ps->st;
-			sec->own_st = ps->own_st;
-			sec->path = xstrdup(ps->path ? ps->path : path);
-			sec->books = ps->books;
-		}
-	}
-	for (size_t k = 0; tr.procs[0]->follow_dl && k < o->n_libs; k++) {
-		if (!tr.lib_hit[k]) {
-			char *lib = names_escape(o->libs[k]);
-
-			fs_warn("-l %s: no library of the program matched", lib);
-			free(lib);
-		}
-	}
-	if (tr.note[0])
-		snprintf(res->note, sizeof(res->note), "%s", tr.note);
-	if (tr.seg[1] && tr.seg[1]->n) {
-		res->seg_n = tr.seg[1]->n;
-		res->seg_cpu_ns = acct_ovh_estimate(tr.seg[0], true);
-		res->seg_wall_ns = acct_ovh_estimate(tr.seg[1], false);
-		for (int k = 0; k < 2; k++)
-			fs_info(2,
-				"stops measured on the %s clock: %" PRIu64
-				" segments, median %.3f us, mean %.3f us, estimate %.3f us",
-				k ? "wall" : "CPU", tr.seg[k]->n, acct_ovh_median(tr.seg[k]) / 1e3,
-				tr.seg[k]->n ? tr.seg[k]->sum / (double)tr.seg[k]->n / 1e3 : 0,
-				acct_ovh_estimate(tr.seg[k], !k) / 1e3);
-	}
-	if (WIFSIGNALED(tr.status)) {
-		int sig = WTERMSIG(tr.status);
-		res->term_signal = sig;
-		res->exit_status = 128 + sig;
-		snprintf(res->note, sizeof(res->note), "program killed by signal %d (SIG%s)", sig,
-			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 	} else {
-		res->exit_status = WEXITSTATUS(tr.status);
+		res->started = true;
+		err = session_loop(&tr, path);
+		res->n_patched = tr.procs[0]->n_patches;
+		if (err) {
+			session_kill(&tr);
+			res->exit_status = EXIT_FS_ERROR;
+		} else {
+			session_result(&tr, path, res);
+		}
 	}
-	err = 0;
-	goto out;
-kill_out:
-	kill(pid, SIGKILL);
-	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
-	for (;;) {
-		pid_t w = waitpid(-1, &status, __WALL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			break;
-		if (WIFSTOPPED(status))
-			ptrace(PTRACE_CONT, w, 0, 0);
-	}
-	res->exit_status = EXIT_FS_ERROR;
-out:
 	if (tr.pinned)
 		sched_setaffinity(0, sizeof(tr.orig_mask), &tr.orig_mask);
 	forward_pid = 0;

@@ -36,60 +36,58 @@
 #include "fortstat/util.h"
 #include "tracer.h"
 
-static size_t thr_slot(const struct tracer *tr, pid_t tid)
+/* The table's key of thread tid (never 0). */
+static uint64_t thr_key(pid_t tid)
 {
-	size_t i = ((size_t)tid * 2654435761u) & (tr->thr_cap - 1);
-
-	while (tr->thr[i] && tr->thr[i]->tid != tid)
-		i = (i + 1) & (tr->thr_cap - 1);
-	return i;
+	return (uint64_t)(uint32_t)tid + 1;
 }
 
 struct tthread *thr_find(const struct tracer *tr, pid_t tid)
 {
-	if (!tr->thr_cap)
-		return NULL;
-	return tr->thr[thr_slot(tr, tid)];
+	uint64_t p;
+
+	return u64map_get(&tr->thr, thr_key(tid), &p) ? (struct tthread *)(uintptr_t)p : NULL;
+}
+
+struct tthread *thr_at(const struct tracer *tr, size_t cell)
+{
+	return cell < tr->thr.cap && tr->thr.keys[cell] ? (struct tthread *)(uintptr_t)tr->thr.vals[cell]
+						   : NULL;
 }
 
 static void thr_insert(struct tracer *tr, struct tthread *th)
 {
-	if ((tr->thr_n + 1) * 2 > tr->thr_cap) {
-		struct tthread **old = tr->thr;
-		size_t oldcap = tr->thr_cap;
+	u64map_put(&tr->thr, thr_key(th->tid), (uint64_t)(uintptr_t)th);
+}
 
-		tr->thr_cap = oldcap ? oldcap * 2 : 16;
-		tr->thr = xcalloc(tr->thr_cap, sizeof(*tr->thr));
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i])
-				tr->thr[thr_slot(tr, old[i]->tid)] = old[i];
-		free(old);
-	}
-	tr->thr[thr_slot(tr, th->tid)] = th;
-	tr->thr_n++;
+/* Free a thread's own resources (its slot, its clock, itself). */
+static void thr_free(struct tracer *tr, struct tthread *th)
+{
+	if (th->slot >= 0)
+		tr->slot_used[th->slot] = 0;
+	fs_clock_close(&th->clk);
+	free(th);
 }
 
 void thr_remove(struct tracer *tr, pid_t tid)
 {
-	size_t i, j;
+	struct tthread *th = thr_find(tr, tid);
 
-	if (!tr->thr_cap)
+	if (!th)
 		return;
-	i = thr_slot(tr, tid);
-	if (!tr->thr[i])
-		return;
-	if (tr->thr[i]->slot >= 0)
-		tr->slot_used[tr->thr[i]->slot] = 0;
-	fs_clock_close(&tr->thr[i]->clk);
-	free(tr->thr[i]);
-	tr->thr[i] = NULL;
-	tr->thr_n--;
-	/* Re-insert the cluster after the hole (linear probing deletion). */
-	for (j = (i + 1) & (tr->thr_cap - 1); tr->thr[j]; j = (j + 1) & (tr->thr_cap - 1)) {
-		struct tthread *t = tr->thr[j];
-		tr->thr[j] = NULL;
-		tr->thr[thr_slot(tr, t->tid)] = t;
+	u64map_del(&tr->thr, thr_key(tid));
+	thr_free(tr, th);
+}
+
+void thr_remove_all(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th)
+			thr_free(tr, th);
 	}
+	u64map_free(&tr->thr);
 }
 
 uint64_t wall_now(void)
@@ -192,9 +190,9 @@ void unpin_all(struct tracer *tr, pid_t also)
 {
 	if (!tr->pinned)
 		return;
-	for (size_t i = 0; i < tr->thr_cap; i++)
-		if (tr->thr[i])
-			unpin_task(tr, tr->thr[i]->tid);
+	for (size_t i = 0; i < tr->thr.cap; i++)
+		if (thr_at(tr, i))
+			unpin_task(tr, thr_at(tr, i)->tid);
 	unpin_task(tr, also);
 	sched_setaffinity(0, sizeof(tr->orig_mask), &tr->orig_mask);
 	tr->pinned = false;
@@ -202,10 +200,8 @@ void unpin_all(struct tracer *tr, pid_t also)
 }
 
 /* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
-		     uint64_t ret, uint64_t t)
+void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret)
 {
-	(void)t;
 	books_enter(tr->ps->books, th->tid, r, slot, ret, &th->now);
 }
 
@@ -214,15 +210,13 @@ void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
 	books_count(tr->ps->books, th->tid, r);
 }
 
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t)
+void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r)
 {
-	(void)t;
 	books_chain(tr->ps->books, th->tid, r, &th->now);
 }
 
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret)
+int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret)
 {
-	(void)t;
 	return books_leave(tr->ps->books, th->tid, &th->now, ret);
 }
 

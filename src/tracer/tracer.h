@@ -16,10 +16,13 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "fortstat/arch.h"
+#include "fortstat/books.h"
 #include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
+#include "stop.h"
 
 struct books;
 struct names;
@@ -43,21 +46,7 @@ struct trace_section;
 #define SCRATCH_SYSCALL 32
 #define SCRATCH_CALLRET 48
 
-/*
- * The event memory: the page, then a slot a thread (INSN_EV_SLOT_SIZE
- * bytes each) for stops that cannot use the shared page (see seg_slow).
- */
-#define EV_PAGE 4096
-#define EV_SLOTS 1024
-#define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
-#define EV_SIGACT 0x800 /* room in the event page for a struct ksigaction */
 
-/* The kernel's struct sigaction on x86-64 (rt_sigaction, 8-byte sigset). */
-struct ksigaction {
-	uint64_t handler, flags, restorer, mask;
-};
-#define KSA_NODEFER 0x40000000u
-#define KSA_RESETHAND 0x80000000u
 struct patch {
 	uint64_t trap;	 /* runtime address of the int3 */
 	uint32_t routine; /* ACCT_NONE for an unwinder hook that is not timed */
@@ -158,8 +147,7 @@ struct tracer {
 	size_t cur;	       /* index in procs of the state loaded in ps */
 	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
 	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
-	struct tthread **thr;  /* threads, by open addressing on tid */
-	size_t thr_cap, thr_n;
+	struct u64map thr;     /* threads: tid + 1 -> struct tthread * */
 	struct pending *pend;
 	size_t n_pend;
 	pid_t program;	       /* the program's process id */
@@ -188,15 +176,14 @@ enum patch_mode {
 
 /* ---- thread.c ---- */
 
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t t);
+void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r);
 
 void ev_count(struct tracer *tr, struct tthread *th, uint32_t r);
 
 /* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
-		     uint64_t ret, uint64_t t);
+void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret);
 
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t t, uint64_t *ret);
+int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret);
 
 void ev_thread_exit(struct tracer *tr, struct tthread *th);
 
@@ -211,6 +198,12 @@ void pin_start(struct tracer *tr);
 void thr_end(struct tracer *tr, struct tthread *th);
 
 struct tthread *thr_find(const struct tracer *tr, pid_t tid);
+
+/* The thread in cell `cell` of the table (0 .. tr->thr.cap-1), or NULL: for walking it. */
+struct tthread *thr_at(const struct tracer *tr, size_t cell);
+
+/* Forget every thread (the program exec'ed untraced, or the run is over). */
+void thr_remove_all(struct tracer *tr);
 
 struct tthread *thr_new(struct tracer *tr, pid_t tid);
 
@@ -236,7 +229,8 @@ uint64_t wall_now(void);
 /* The first stop of a thread or process we have not seen yet. */
 struct tthread *first_stop(struct tracer *tr, pid_t tid, int status);
 
-void handle_event(struct tracer *tr, struct tthread *th, int event, uint64_t t);
+/* A ptrace event of thread th (clone, fork, vfork, exec, exit, other); resumes it. */
+void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind);
 
 size_t ps_add(struct tracer *tr, const struct pstate *init);
 
@@ -274,15 +268,9 @@ struct patch *patch_new(struct tracer *tr);
 int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
 			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred);
 
-/*
- * Resume the thread past the displaced instruction of patch p. `regs` is
- * complete unless `rip_only` (count-only: only RIP was read).
- */
-int resume_patched(struct tracer *tr, pid_t tid, struct user_regs_struct *regs,
-			  const struct patch *p, bool rip_only);
-
-/* Set RIP alone: one word, about 1 us cheaper a stop than PTRACE_SETREGS. */
-int set_rip(pid_t tid, uint64_t rip);
+/* Resume past patch p's displaced instruction; `regs` complete unless rip_only (-c). */
+int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
+		   bool rip_only);
 
 int setup_image(struct tracer *tr);
 
@@ -311,11 +299,11 @@ void setup_rdebug(struct tracer *tr);
  */
 void check_shstk(struct tracer *tr, struct tthread *th);
 
-void handle_entry(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			 const struct patch *p, uint64_t t);
+void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
+		  const struct patch *p);
 
-void handle_return(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-			  uint64_t t, bool site);
+void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
+		   bool site);
 
 /* Is pc the int3 of a return site's trap? */
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
@@ -352,17 +340,15 @@ int rdtsc_refused(struct tracer *tr, struct tthread *th);
 
 void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev);
 
-/*
- * The same measure when the shared page cannot be trusted (more than one
- * thread or process): the stub or the return site's trap left t_trap in
- * EAX:EDX, read with the registers; the register it addresses the page
- * with (`reg`: 10 in a stub, 11 in a return site's trap, 0: a stop with no
- * timestamps) is pointed at the thread's own slot, where the code after
- * the int3 writes t_go and reads the hook pair. Costs one PTRACE_POKEUSER
- * on a path that already reads all the registers.
- */
-void seg_slow(struct tracer *tr, struct tthread *th, struct user_regs_struct *regs,
-		     int reg);
+/* What a stop's registers hold of the segment it ends (seg_slow). */
+enum seg_how {
+	SEG_NO_TSC, /* nothing: an int3 patch, the common return trap */
+	SEG_STUB,   /* an entry stub's stop */
+	SEG_RSITE,  /* a return site's trap */
+};
+
+/* Measure the segment a stop ends from its registers (the page cannot be trusted). */
+void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_how how);
 
 /* Thread th's slot, on fortstat's side. */
 struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *th);
@@ -390,6 +376,10 @@ void trap_handler_enter(struct tracer *tr, struct tthread *th);
 
 /* ---- dispatch.c ---- */
 
+/* Name the stop of thread tid (its wait status), act on it, resume the thread. */
 void dispatch(struct tracer *tr, pid_t tid, int status);
+
+/* The next stop of any traced thread; -1 when none is left (errno set). */
+pid_t next_stop(int *status);
 
 #endif

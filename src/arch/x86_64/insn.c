@@ -372,58 +372,189 @@ static void emit(struct insn_stub *stub, size_t *pos, const void *b, size_t n)
 	*pos += n;
 }
 
+/* The pieces of an entry stub (see insn.h for what it does). */
+static const uint8_t head[] = {
+	0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
+	0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
+	0xcc,			      /* int3 */
+};
+static const uint8_t page_head[] = {
+	0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
+	0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
+	0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
+	0x49, 0xba,		      /* movabs $page,%r10 (8 bytes follow) */
+};
+static const uint8_t page_tail[] = {
+	0x4d, 0x89, 0x1a,	      /* mov %r11,(%r10): the return address */
+	0x49, 0x89, 0x62, 0x08,	      /* mov %rsp,0x8(%r10): the slot */
+	0x41, 0xc7, 0x42, 0x10,	      /* movl $ev,0x10(%r10) (4 bytes follow) */
+};
+static const uint8_t page_end[] = {
+	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+	0xcc,			      /* int3 */
+};
+static const uint8_t hook_store[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
+/*
+ * With the event page, the hook path writes the tracer's hook_val when
+ * the return address is hook_key (value read first: a signal handler
+ * between the two reads changes the key too), else the return trap.
+ */
+static const uint8_t plain_page[] = {
+	0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
+	0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
+	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+};
+static const uint8_t page_hook2[] = {
+	0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
+	0x4d, 0x8b, 0x52, 0x20,	      /* mov 0x20(%r10),%r10: hook_key */
+	0x4c, 0x3b, 0x14, 0x24,	      /* cmp (%rsp),%r10 */
+	0x74, 0x07,		      /* je store */
+};
+static const uint8_t page_hook3[] = {
+	0x4c, 0x89, 0x1c, 0x24,	      /* store: mov %r11,(%rsp) */
+	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+};
+static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
+
+/* The whole instructions in[0..] that cover the jmp's 5 bytes, none a branch. */
+static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
+{
+	for (size_t k = 0; stub->len < 5 && k < n; k++) {
+		if (is_control(&in[k]))
+			return stub_refuse(stub, "a branch among the first 5 bytes");
+		stub->len += in[k].size;
+	}
+	return stub->len < 5 ? stub_refuse(stub, "routine shorter than a jmp") : 0;
+}
+
+/*
+ * No branch of the routine code[0..left) may land inside the covered
+ * bytes: walk it one instruction at a time (constant memory, whatever its
+ * size). Returns 0, 1 (refused: stub->reason) or -1.
+ */
+static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
+				 struct insn_stub *stub)
+{
+	cs_insn *it = cs_malloc(h);
+	uint64_t a = stub->addr;
+	const char *why = NULL;
+
+	if (!it)
+		return -1;
+	while (left && !why) {
+		const cs_x86 *x;
+		uint64_t t;
+
+		if (!cs_disasm_iter(h, &code, &left, &a, it)) {
+			why = "routine not fully decodable";
+			break;
+		}
+		x = &it->detail->x86;
+		if (!has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
+		    x->operands[0].type != X86_OP_IMM)
+			continue;
+		t = (uint64_t)x->operands[0].imm;
+		if (t > stub->addr && t < stub->addr + stub->len)
+			why = "a branch lands inside the first 5 bytes";
+	}
+	cs_free(it, 1);
+	return why ? stub_refuse(stub, why) : 0;
+}
+
+/* The stub up to its int3: the stop's facts on the event page (with one), the TSC. */
+static void stub_head(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint64_t page,
+		      uint32_t ev)
+{
+	if (page) {
+		/* The entry written to the event page for the tracer, then the stop. */
+		emit(stub, pos, page_head, sizeof(page_head));
+		emit(stub, pos, &page, 8);
+		emit(stub, pos, page_tail, sizeof(page_tail));
+		emit(stub, pos, &ev, 4);
+		if (retrap) /* timed: the TSC too, r10 kept (counting needs no times) */
+			*pos += tsc_before(stub->code + *pos, 10, -0x18);
+		else
+			emit(stub, pos, page_end, sizeof(page_end));
+	} else {
+		emit(stub, pos, head, sizeof(head));
+	}
+	stub->trap_off = (unsigned)*pos - 1;
+}
+
+/* After the int3: hook the return address with the return trap (or the tracer's pair). */
+static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t stub_addr, uint64_t retrap,
+		     uint64_t page)
+{
+	int64_t d;
+
+	if (page) {
+		/* r10: the page, or the thread's slot if the tracer said so */
+		*pos += tsc_after(stub->code + *pos, 10, -0x18);
+		emit(stub, pos, page_hook2, sizeof(page_hook2));
+	}
+	stub->code[(*pos)++] = 0x4c; /* lea retrap(%rip),%r11 */
+	stub->code[(*pos)++] = 0x8d;
+	stub->code[(*pos)++] = 0x1d;
+	d = (int64_t)(retrap - (stub_addr + *pos + 4));
+	if (!fits32(d))
+		return stub_refuse(stub, "return trap out of range");
+	put_le32(stub->code + *pos, (int32_t)d);
+	*pos += 4;
+	if (page)
+		emit(stub, pos, page_hook3, sizeof(page_hook3));
+	else
+		emit(stub, pos, hook_store, sizeof(hook_store));
+	return 0;
+}
+
+/*
+ * The plain continuation: registers back, the covered instructions moved
+ * (relocated), a jmp back after them; then the jmp that enters the stub.
+ */
+static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, const uint8_t *code,
+		     uint64_t stub_addr, bool hooked_page)
+{
+	uint64_t back_from;
+	int64_t d;
+
+	stub->plain_off = (unsigned)pos;
+	if (hooked_page) /* entered from the stop too: RAX, RDX, r10 as they were */
+		emit(stub, &pos, plain_page, sizeof(plain_page));
+	emit(stub, &pos, restore, sizeof(restore));
+	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
+		if (pos + in[k].size + 5 > INSN_STUB_SIZE)
+			return stub_refuse(stub, "instructions too long for the stub");
+		if (relocate(&in[k], code + moved, stub_addr + pos, stub->code + pos))
+			return stub_refuse(stub, "an instruction that cannot be moved");
+		pos += in[k].size;
+		moved += in[k].size;
+	}
+	back_from = stub_addr + pos + 5;
+	d = (int64_t)(stub->addr + stub->len - back_from);
+	if (!fits32(d))
+		return stub_refuse(stub, "jump back out of range");
+	stub->code[pos] = 0xe9;
+	put_le32(stub->code + pos + 1, (int32_t)d);
+	stub->code_len = (unsigned)(pos + 5);
+
+	/* The jmp to the stub, the rest of the covered bytes int3. */
+	d = (int64_t)(stub_addr - (stub->addr + 5));
+	if (!fits32(d) || stub->len > sizeof(stub->jmp))
+		return stub_refuse(stub, "stub out of range");
+	memset(stub->jmp, 0xcc, sizeof(stub->jmp));
+	stub->jmp[0] = 0xe9;
+	put_le32(stub->jmp + 1, (int32_t)d);
+	return 0;
+}
+
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	static const uint8_t head[] = {
-		0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
-		0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
-		0xcc,			      /* int3 */
-	};
-	static const uint8_t page_head[] = {
-		0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
-		0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
-		0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
-		0x49, 0xba,		      /* movabs $page,%r10 (8 bytes follow) */
-	};
-	static const uint8_t page_tail[] = {
-		0x4d, 0x89, 0x1a,	      /* mov %r11,(%r10): the return address */
-		0x49, 0x89, 0x62, 0x08,	      /* mov %rsp,0x8(%r10): the slot */
-		0x41, 0xc7, 0x42, 0x10,	      /* movl $ev,0x10(%r10) (4 bytes follow) */
-	};
-	static const uint8_t page_end[] = {
-		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
-		0xcc,			      /* int3 */
-	};
-	static const uint8_t hook_store[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
-	/*
-	 * With the event page, the hook path writes the tracer's hook_val when
-	 * the return address is hook_key (value read first: a signal handler
-	 * between the two reads changes the key too), else the return trap.
-	 */
-	static const uint8_t plain_page[] = {
-		0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
-		0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
-		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
-	};
-	static const uint8_t page_hook2[] = {
-		0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
-		0x4d, 0x8b, 0x52, 0x20,	      /* mov 0x20(%r10),%r10: hook_key */
-		0x4c, 0x3b, 0x14, 0x24,	      /* cmp (%rsp),%r10 */
-		0x74, 0x07,		      /* je store */
-	};
-	static const uint8_t page_hook3[] = {
-		0x4c, 0x89, 0x1c, 0x24,	      /* store: mov %r11,(%rsp) */
-		0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
-	};
-	static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
-	size_t off = 0, n, pos;
-	uint64_t back_from;
-	int64_t d;
+	size_t off = 0, n, pos = 0;
 	cs_insn *in = NULL;
 	csh h;
-	int rc = 1;
+	int rc;
 
 	if (!fn || !stub)
 		return -1;
@@ -433,142 +564,21 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	if (fn_len >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
 		off = sizeof(endbr64);
 	stub->addr = entry + off;
-
-	/* Whole instructions covering 5 bytes, none of them a branch. */
 	/* The first few instructions, kept for moving (a dozen at most). */
 	n = cs_disasm(h, fn + off, fn_len - off < 64 ? fn_len - off : 64, stub->addr, 12, &in);
 	if (n == 0)
 		return stub_refuse(stub, "undecodable code");
-	{
-		size_t k = 0;
-
-		while (stub->len < 5 && k < n) {
-			if (is_control(&in[k])) {
-				rc = stub_refuse(stub, "a branch among the first 5 bytes");
-				goto out;
-			}
-			stub->len += in[k].size;
-			k++;
-		}
-		if (stub->len < 5) {
-			rc = stub_refuse(stub, "routine shorter than a jmp");
-			goto out;
-		}
+	rc = stub_cover(in, n, stub);
+	if (!rc)
+		rc = stub_no_branch_inside(h, fn + off, fn_len - off, stub);
+	if (!rc) {
+		stub_head(stub, &pos, retrap, page, ev);
+		/* counting: nothing to hook, the plain path follows the stop */
+		if (retrap)
+			rc = stub_hook(stub, &pos, stub_addr, retrap, page);
 	}
-	/*
-	 * No branch of the routine may land inside the covered bytes: walk the
-	 * whole routine one instruction at a time (constant memory, whatever
-	 * its size).
-	 */
-	{
-		cs_insn *it = cs_malloc(h);
-		const uint8_t *code = fn + off;
-		size_t left = fn_len - off;
-		uint64_t a = stub->addr;
-		const char *why = NULL;
-
-		if (!it) {
-			rc = -1;
-			goto out;
-		}
-		while (left && !why) {
-			const cs_x86 *x;
-			uint64_t t;
-
-			if (!cs_disasm_iter(h, &code, &left, &a, it)) {
-				why = "routine not fully decodable";
-				break;
-			}
-			x = &it->detail->x86;
-			if (!has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
-			    x->operands[0].type != X86_OP_IMM)
-				continue;
-			t = (uint64_t)x->operands[0].imm;
-			if (t > stub->addr && t < stub->addr + stub->len)
-				why = "a branch lands inside the first 5 bytes";
-		}
-		cs_free(it, 1);
-		if (why) {
-			rc = stub_refuse(stub, why);
-			goto out;
-		}
-	}
-
-	/* The stub. */
-	pos = 0;
-	if (page) {
-		/* The entry written to the event page for the tracer, then the stop. */
-		emit(stub, &pos, page_head, sizeof(page_head));
-		emit(stub, &pos, &page, 8);
-		emit(stub, &pos, page_tail, sizeof(page_tail));
-		emit(stub, &pos, &ev, 4);
-		if (retrap) /* timed: the TSC too, r10 kept (counting needs no times) */
-			pos += tsc_before(stub->code + pos, 10, -0x18);
-		else
-			emit(stub, &pos, page_end, sizeof(page_end));
-	} else {
-		emit(stub, &pos, head, sizeof(head));
-	}
-	stub->trap_off = (unsigned)pos - 1;
-	if (!retrap) /* counting: nothing to hook, the plain path follows the stop */
-		goto plain;
-	if (page) {
-		/* r10: the page, or the thread's slot if the tracer said so */
-		pos += tsc_after(stub->code + pos, 10, -0x18);
-		emit(stub, &pos, page_hook2, sizeof(page_hook2));
-	}
-	stub->code[pos++] = 0x4c; /* lea retrap(%rip),%r11 */
-	stub->code[pos++] = 0x8d;
-	stub->code[pos++] = 0x1d;
-	d = (int64_t)(retrap - (stub_addr + pos + 4));
-	if (!fits32(d)) {
-		rc = stub_refuse(stub, "return trap out of range");
-		goto out;
-	}
-	put_le32(stub->code + pos, (int32_t)d);
-	pos += 4;
-	if (page)
-		emit(stub, &pos, page_hook3, sizeof(page_hook3));
-	else
-		emit(stub, &pos, hook_store, sizeof(hook_store));
-plain:
-	stub->plain_off = (unsigned)pos;
-	if (page && retrap) /* entered from the stop too: RAX, RDX, r10 as they were */
-		emit(stub, &pos, plain_page, sizeof(plain_page));
-	emit(stub, &pos, restore, sizeof(restore));
-	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
-		if (pos + in[k].size + 5 > INSN_STUB_SIZE) {
-			rc = stub_refuse(stub, "instructions too long for the stub");
-			goto out;
-		}
-		if (relocate(&in[k], fn + off + moved, stub_addr + pos, stub->code + pos)) {
-			rc = stub_refuse(stub, "an instruction that cannot be moved");
-			goto out;
-		}
-		pos += in[k].size;
-		moved += in[k].size;
-	}
-	back_from = stub_addr + pos + 5;
-	d = (int64_t)(stub->addr + stub->len - back_from);
-	if (!fits32(d)) {
-		rc = stub_refuse(stub, "jump back out of range");
-		goto out;
-	}
-	stub->code[pos] = 0xe9;
-	put_le32(stub->code + pos + 1, (int32_t)d);
-	stub->code_len = (unsigned)(pos + 5);
-
-	/* The jmp to the stub, the rest of the covered bytes int3. */
-	d = (int64_t)(stub_addr - (stub->addr + 5));
-	if (!fits32(d) || stub->len > sizeof(stub->jmp)) {
-		rc = stub_refuse(stub, "stub out of range");
-		goto out;
-	}
-	memset(stub->jmp, 0xcc, sizeof(stub->jmp));
-	stub->jmp[0] = 0xe9;
-	put_le32(stub->jmp + 1, (int32_t)d);
-	rc = 0;
-out:
+	if (!rc)
+		rc = stub_tail(stub, pos, in, fn + off, stub_addr, page && retrap);
 	cs_free(in, n);
 	return rc;
 }

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * evabi.h - the ABI between the tracer and the code it writes into the
+ * program (entry stubs, the return trap, return sites' traps): the layout
+ * of the event memory they share and the event words. Both sides must agree
+ * byte for byte; the program can write this memory too, so the tracer
+ * checks every index it reads from it.
+ */
+#ifndef FORTSTAT_EVABI_H
+#define FORTSTAT_EVABI_H
+
+#include <stdint.h>
+
+/*
+ * The event page: memory shared by the tracer and the program. With one
+ * (`page` not 0), the stub writes {return address, slot, ev} there before
+ * its int3 and the return trap writes {-, rsp, INSN_EV_RETURN}: a tracer that
+ * knows the program has a single thread reads the stop's facts from its own
+ * mapping instead of the registers. It clears `ev` at every stop.
+ *
+ * The stub's hook path and a return site's trap also read the TSC just
+ * before their int3 and just after it (t_trap, t_go): between one stop's
+ * t_go and the next one's t_trap the program ran its own code, so the
+ * tracer learns how much of each segment its clocks charged was the stops'
+ * (the kernel's and the tracer's) -- measured in the run itself, where the
+ * calibration can only predict it. At the stop, EAX:EDX hold t_trap too
+ * and the register that addresses the page (r10 in a stub, r11 in a return
+ * site's trap) still does: t_go and the hook pair are read through it, so
+ * a tracer that cannot trust the shared page (threads) points it at a slot
+ * of the thread's own (INSN_EV_SLOT_SIZE bytes, the same layout).
+ */
+struct insn_event_page {
+	uint64_t ret;	 /* entry: the return address */
+	uint64_t rsp;	 /* entry: RSP (the slot); return: RSP after the ret */
+	uint32_t ev;	 /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN* */
+	uint32_t pad;
+	uint64_t hook_val; /* written by the tracer: the stub writes hook_val over */
+	uint64_t hook_key; /* the return address when it equals hook_key, else the trap */
+	uint64_t t_trap;   /* the TSC just before the int3 (an entry stub, a site's trap) */
+	uint64_t t_go;	   /* the TSC just after it, once resumed (the tracer clears it) */
+};
+#define INSN_EV_SLOT_SIZE 64		/* a thread's slot: an insn_event_page */
+#define INSN_EV_RETURN 0xffffffffu	/* the common return trap (the tracer sets RIP) */
+#define INSN_EV_RETURN_SITE 0xfffffffeu /* a return site's own trap (it jumps back itself) */
+
+/*
+ * The event memory as mapped: the page (an insn_event_page at offset 0,
+ * room for a struct ksigaction at EV_SIGACT), then EV_SLOTS slots of
+ * INSN_EV_SLOT_SIZE bytes, one a thread, for stops that cannot use the
+ * shared page (more than one thread or process).
+ */
+#define EV_PAGE 4096
+#define EV_SLOTS 1024
+#define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
+#define EV_SIGACT 0x800
+
+#endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* regs.c - x86-64 registers of a stopped thread, as the tracer needs them (arch.h). */
+#include "fortstat/arch.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+#include "fortstat/procmem.h"
+
+int arch_get_regs(pid_t tid, arch_regs *r)
+{
+	return ptrace(PTRACE_GETREGS, tid, 0, r) < 0 ? -errno : 0;
+}
+
+int arch_set_regs(pid_t tid, const arch_regs *r)
+{
+	return ptrace(PTRACE_SETREGS, tid, 0, r) < 0 ? -errno : 0;
+}
+
+int arch_get_pc(pid_t tid, uint64_t *pc)
+{
+	errno = 0;
+	*pc = (uint64_t)ptrace(PTRACE_PEEKUSER, tid, offsetof(arch_regs, rip), 0);
+	return errno ? -errno : 0;
+}
+
+/* RIP alone: one word, about 1 us cheaper a stop than PTRACE_SETREGS. */
+int arch_set_pc(pid_t tid, uint64_t pc)
+{
+	return ptrace(PTRACE_POKEUSER, tid, offsetof(arch_regs, rip), pc) < 0 ? -errno : 0;
+}
+
+uint64_t arch_sp(const arch_regs *r)
+{
+	return r->rsp;
+}
+
+uint64_t arch_pc(const arch_regs *r)
+{
+	return r->rip;
+}
+
+uint64_t arch_popped_slot(const arch_regs *r)
+{
+	return r->rsp - 8;
+}
+
+uint64_t arch_trap_addr(const arch_regs *r)
+{
+	return r->rip - 1;
+}
+
+/* The stub loads the return address into r11 before its int3 (insn.h). */
+uint64_t arch_stub_ret(const arch_regs *r)
+{
+	return r->r11;
+}
+
+void arch_regs_from_page(arch_regs *r, uint64_t sp, uint64_t stub_ret)
+{
+	memset(r, 0, sizeof(*r));
+	r->rsp = sp;
+	r->r11 = stub_ret;
+}
+
+uint64_t arch_trap_tsc(const arch_regs *r)
+{
+	return (r->rdx << 32) | (r->rax & 0xffffffffu);
+}
+
+/* r10 in a stub, r11 in a return site's trap (insn.h). */
+int arch_point_page_reg(pid_t tid, arch_regs *r, enum arch_page_reg which, uint64_t addr)
+{
+	bool stub = which == ARCH_PAGE_REG_STUB;
+
+	if (ptrace(PTRACE_POKEUSER, tid, stub ? offsetof(arch_regs, r10) : offsetof(arch_regs, r11),
+		   addr) < 0)
+		return -errno;
+	if (stub)
+		r->r10 = addr;
+	else
+		r->r11 = addr;
+	return 0;
+}
+
+int arch_emulate_ret(pid_t tid, int memfd)
+{
+	arch_regs r;
+	uint64_t ra;
+	int err = arch_get_regs(tid, &r);
+
+	if (err)
+		return err;
+	err = mem_read(memfd, r.rsp, &ra, sizeof(ra));
+	if (err)
+		return err;
+	r.rip = ra;
+	r.rsp += 8;
+	return arch_set_regs(tid, &r);
+}
+
+int arch_emulate(pid_t tid, arch_regs *r, bool have_regs, const struct insn_plan *pl)
+{
+	uint64_t next = pl->addr + pl->len;
+
+	if (!have_regs && arch_get_regs(tid, r) < 0)
+		return -errno;
+	switch (pl->kind) {
+	case INSN_CALL:
+		r->rsp -= 8;
+		if (ptrace(PTRACE_POKEDATA, tid, r->rsp, next) < 0)
+			return -errno;
+		r->rip = pl->target;
+		return arch_set_regs(tid, r);
+	case INSN_JCC:
+		return arch_set_pc(tid, insn_cond_true(pl->cond, r->eflags, r->rcx) ? pl->target
+									: next);
+	case INSN_JMP:
+		return arch_set_pc(tid, pl->target);
+	default:
+		return -EINVAL;
+	}
+}

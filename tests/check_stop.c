@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_stop.c - naming stops: wait statuses, event words and int3 addresses, synthetic. */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+
+#include "tracer/stop.h"
+#include "tracer/tracer.h"
+
+/* A wait status as the kernel makes them. */
+static int stopped(int sig, int event)
+{
+	return (event << 16) | (sig << 8) | 0x7f;
+}
+
+static struct stop from(int status)
+{
+	struct stop s;
+
+	stop_from_status(4242, status, &s);
+	ck_assert_int_eq(s.tid, 4242);
+	ck_assert_int_eq(s.status, status);
+	ck_assert_uint_eq(s.ev, 0);
+	return s;
+}
+
+START_TEST(test_status)
+{
+	ck_assert_int_eq(from(3 << 8).kind, STOP_GONE);		   /* exited with 3 */
+	ck_assert_int_eq(from(SIGKILL).kind, STOP_GONE);	   /* killed */
+	ck_assert_int_eq(from(0xffff).kind, STOP_NONE);		   /* continued */
+	ck_assert_int_eq(from(stopped(SIGTRAP, 0)).kind, STOP_BREAK);
+	ck_assert_int_eq(from(stopped(SIGSEGV, 0)).kind, STOP_SIGNAL);
+	ck_assert_int_eq(from(stopped(SIGSEGV, 0)).sig, SIGSEGV);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_CLONE)).kind, STOP_CLONE);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_FORK)).kind, STOP_FORK);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_VFORK)).kind, STOP_VFORK);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_EXEC)).kind, STOP_EXEC);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_EXIT)).kind, STOP_EXIT);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_VFORK_DONE)).kind, STOP_EVENT);
+	ck_assert_int_eq(from(stopped(SIGSTOP, PTRACE_EVENT_STOP)).kind, STOP_GROUP);
+	ck_assert_int_eq(from(stopped(SIGTSTP, PTRACE_EVENT_STOP)).kind, STOP_GROUP);
+	ck_assert_int_eq(from(stopped(SIGTTIN, PTRACE_EVENT_STOP)).kind, STOP_GROUP);
+	ck_assert_int_eq(from(stopped(SIGTTOU, PTRACE_EVENT_STOP)).kind, STOP_GROUP);
+	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_STOP)).kind, STOP_INTERRUPT);
+	ck_assert_str_eq(stop_kind_name(STOP_RETURN_SITE), "return-site");
+	ck_assert_str_eq(stop_kind_name((enum stop_kind)999), "?");
+}
+END_TEST
+
+/*
+ * A process with: patch 0 a stub (its int3 in scratch), 1 an int3 patch,
+ * 2 the rendezvous, 3 an unwinder hook, 4 a dead stub (its library closed);
+ * the common return trap and three return sites' traps made.
+ */
+#define RETRAP 0x10000
+#define RSITES 0x20000
+static struct patch patches[5];
+static struct pstate ps;
+
+static void setup(void)
+{
+	static const uint64_t trap[5] = { 0x30010, 0x401000, 0x7f0000, 0x7f1000, 0x30110 };
+
+	memset(patches, 0, sizeof(patches));
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 5; i++) {
+		patches[i].trap = trap[i];
+		u64map_put(&ps.traps, trap[i], (uint64_t)i);
+	}
+	patches[0].stub = patches[4].stub = true;
+	patches[4].dead = true;
+	patches[2].rdebug = true;
+	patches[3].unhook = true;
+	ps.patches = patches;
+	ps.n_patches = 5;
+	ps.retrap_trap = RETRAP;
+	ps.rsites = RSITES;
+	ps.rsite_n = 3;
+}
+
+static void teardown(void)
+{
+	u64map_free(&ps.traps);
+}
+
+static struct stop page(uint32_t ev, bool *decided)
+{
+	struct stop s;
+
+	stop_from_status(7, stopped(SIGTRAP, 0), &s);
+	s.ev = ev;
+	*decided = stop_from_page(&ps, &s);
+	return s;
+}
+
+START_TEST(test_page)
+{
+	bool d;
+	struct stop s;
+
+	s = page(INSN_EV_RETURN, &d);
+	ck_assert(d && s.kind == STOP_RETURN && s.from_page);
+	s = page(INSN_EV_RETURN_SITE, &d);
+	ck_assert(d && s.kind == STOP_RETURN_SITE);
+	s = page(1, &d); /* patch 0, a stub */
+	ck_assert(d && s.kind == STOP_ENTRY && s.patch == 0 && s.from_page);
+	page(2, &d); /* an int3 patch never writes the word: not trusted */
+	ck_assert(!d);
+	page(5, &d); /* a dead stub */
+	ck_assert(!d);
+	s = page(6, &d); /* past the table: written by the program, not by us */
+	ck_assert(!d && s.kind == STOP_BREAK && !s.from_page);
+	page(0x7fffffff, &d);
+	ck_assert(!d);
+	page(0, &d);
+	ck_assert(!d);
+}
+END_TEST
+
+static struct stop pc(uint64_t addr, bool count_only)
+{
+	struct stop s;
+
+	stop_from_status(7, stopped(SIGTRAP, 0), &s);
+	s.sig = 0;
+	stop_from_pc(&ps, count_only, addr, &s);
+	return s;
+}
+
+START_TEST(test_pc)
+{
+	ck_assert_int_eq(pc(RETRAP, false).kind, STOP_RETURN);
+	ck_assert_int_eq(pc(RSITES + INSN_RSITE_TRAP, false).kind, STOP_RETURN_SITE);
+	ck_assert_int_eq(pc(RSITES + 2 * INSN_RSITE_SIZE + INSN_RSITE_TRAP, false).kind,
+			 STOP_RETURN_SITE);
+	/* a site not made yet, or not at a trap's offset: the program's own SIGTRAP */
+	ck_assert_int_eq(pc(RSITES + 3 * INSN_RSITE_SIZE + INSN_RSITE_TRAP, false).kind,
+			 STOP_SIGNAL);
+	ck_assert_int_eq(pc(RSITES + INSN_RSITE_TRAP + 1, false).kind, STOP_SIGNAL);
+	ck_assert_int_eq(pc(0x30010, false).kind, STOP_ENTRY);
+	ck_assert_uint_eq(pc(0x401000, false).patch, 1);
+	ck_assert_int_eq(pc(0x401000, false).kind, STOP_ENTRY);
+	ck_assert_int_eq(pc(0x7f0000, false).kind, STOP_RENDEZVOUS);
+	ck_assert_int_eq(pc(0x7f1000, false).kind, STOP_UNWINDER);
+	ck_assert_uint_eq(pc(0x7f1000, false).patch, 3);
+	ck_assert_int_eq(pc(0x30110, false).kind, STOP_SIGNAL); /* dead */
+	ck_assert_int_eq(pc(0x30110, false).sig, SIGTRAP);
+	ck_assert_int_eq(pc(0x401001, false).kind, STOP_SIGNAL);
+	ck_assert(!pc(0x401000, false).from_page);
+	/* count-only: no return traps, entries counted, the rendezvous still followed */
+	ck_assert_int_eq(pc(RETRAP, true).kind, STOP_SIGNAL);
+	ck_assert_int_eq(pc(RSITES + INSN_RSITE_TRAP, true).kind, STOP_SIGNAL);
+	ck_assert_int_eq(pc(0x401000, true).kind, STOP_COUNT);
+	ck_assert_int_eq(pc(0x30010, true).kind, STOP_COUNT);
+	ck_assert_int_eq(pc(0x7f0000, true).kind, STOP_RENDEZVOUS);
+}
+END_TEST
+
+static Suite *stop_suite(void)
+{
+	Suite *s = suite_create("stop");
+	TCase *tc = tcase_create("decode");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_status);
+	tcase_add_test(tc, test_page);
+	tcase_add_test(tc, test_pc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(stop_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
