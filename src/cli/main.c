@@ -19,25 +19,39 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 
-/* Load a names file or stop with one line naming it. */
-static int load_names(const char *path, struct names *nm)
+/* Load the names file of option opt (-n, -x) or stop with one line naming it. */
+static int load_names(const char *path, struct names *nm, const char *opt)
 {
 	int err = names_load(path, nm);
+	char *p = names_escape(path);
 
 	if (err) {
-		fs_error("%s: cannot read names file: %s", path, strerror(-err));
+		fs_error("%s: cannot read names file: %s", p, names_strerror(err));
+		free(p);
 		return EXIT_FS_ERROR;
 	}
+	if (!nm->n)
+		fs_warn("%s: no names in it (empty, or only comments): %s", p,
+			strcmp(opt, "-n") ? "-x excludes nothing" : "-n times the mainline alone");
+	free(p);
 	return 0;
 }
 
 /* Names that matched nothing are worth a line each (FORTSTAT never checked). */
 static void warn_unmatched(const struct names *nm, const char *prog, bool libs)
 {
-	for (size_t i = 0; i < nm->n; i++)
-		if (!nm->v[i].matched)
-			fs_warn("%s:%d: '%s' matches no routine in %s%s", nm->path, nm->v[i].line,
-				nm->v[i].pattern, prog, libs ? " or the libraries of -l" : "");
+	for (size_t i = 0; i < nm->n; i++) {
+		char *path, *pat;
+
+		if (nm->v[i].matched)
+			continue;
+		path = names_escape(nm->path);
+		pat = names_escape(nm->v[i].pattern);
+		fs_warn("%s:%d: '%s' matches no routine in %s%s", path, nm->v[i].line, pat, prog,
+			libs ? " or the libraries of -l" : "");
+		free(path);
+		free(pat);
+	}
 }
 
 /* One run of fortstat, from the command line to the exit status. */
@@ -70,20 +84,19 @@ static int load_program(struct session *s)
 	if (rc)
 		return rc;
 	err = symtab_load(s->path, &s->st);
-	if (err == SYMTAB_ENOSYMS && o->n_libs && !s->st.is_static) {
+	if ((err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) && o->n_libs && !s->st.is_static) {
 		/* Stripped: nothing of its own to time, but its libraries' routines. */
-		fs_info(1,
-			"%s: no function symbols (stripped?): only the libraries of -l are timed",
-			s->path);
+		fs_info(1, "%s: %s: only the libraries of -l are timed", s->path,
+			symtab_strerror(err));
 		err = 0;
 	}
 	if (err) {
-		fs_error("%s: %s", s->path, symtab_strerror(err));
+		symtab_say_error(s->path, &s->st, err);
 		return EXIT_FS_CANNOT;
 	}
-	if (o->names_file && load_names(o->names_file, &s->names))
+	if (o->names_file && load_names(o->names_file, &s->names, "-n"))
 		return EXIT_FS_ERROR;
-	if (o->exclude_file && load_names(o->exclude_file, &s->exclude))
+	if (o->exclude_file && load_names(o->exclude_file, &s->exclude, "-x"))
 		return EXIT_FS_ERROR;
 	n_sel = symtab_select(&s->st, o->names_file ? &s->names : NULL,
 			      o->exclude_file ? &s->exclude : NULL, o->all);

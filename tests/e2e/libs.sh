@@ -91,7 +91,9 @@ for opt in O0 O2; do
 	strip -o stripped "$p"
 	"$FORTSTAT" -o r.txt ./stripped >/dev/null 2>err.txt </dev/null
 	[ $? = 126 ] || fail "stripped $p: not refused without -l"
-	grep -q 'no function symbols (stripped?)' err.txt || fail "stripped $p: $(cat err.txt)"
+	grep -q "^fortstat: error: \./stripped: no function symbols (stripped?): time its libraries' routines with -l, e.g. fortstat -l libc \./stripped\$" err.txt ||
+		fail "stripped $p: -l not named: $(cat err.txt)"
+	[ "$(wc -l <err.txt)" = 1 ] || fail "stripped $p: not one line: $(cat err.txt)"
 	traced -l libm -- ./stripped
 	expect "stripped $p" libm.so.6:sin 1000 libm.so.6:cos 1000 libm.so.6:exp 300
 	absent "stripped $p" main
