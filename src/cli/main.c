@@ -273,11 +273,14 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 	return p;
 }
 
-/* Every section's report where -o says, and the flame graph of the program's. */
-static void write_reports(struct session *s, const struct profile *p)
+/*
+ * Every section's report where -o says, and the flame graph of the
+ * program's. Returns 0, or -1 when one could not be written (said).
+ */
+static int write_reports(struct session *s, const struct profile *p)
 {
 	const struct options *o = &s->o;
-	int err;
+	int err, rc = 0;
 
 	fflush(stdout);
 	for (size_t i = 0; i < p->n_sections; i++) {
@@ -289,13 +292,18 @@ static void write_reports(struct session *s, const struct profile *p)
 		if (again && (o->report.format == FMT_TABLE || o->report.format == FMT_CSV))
 			fputc('\n', out);
 		err = report_write(out, p, i, &o->report);
-		if (err < 0)
+		if (err < 0) {
 			fs_error("%s: cannot write the report: %s",
 				 o->output ? o->output : "stderr", strerror(-err));
+			rc = -1;
+		}
 	}
 	err = s->svg && p->n_sections ? report_write_svg(s->svg, p, 0, &o->report) : 0;
-	if (err < 0)
+	if (err < 0) {
 		fs_error("%s: cannot write the flame graph: %s", o->svg, strerror(-err));
+		rc = -1;
+	}
+	return rc;
 }
 
 /* Close the reports' files and free everything; rc, or EXIT_FS_ERROR when a file failed. */
@@ -337,7 +345,10 @@ int main(int argc, char **argv)
 	if (rc)
 		return finish(&s, rc);
 	p = build_profile(&s, adjust_calibration(&s.o, &s.res, &s.cal));
-	write_reports(&s, p);
+	rc = s.res.exit_status;
+	/* The program's own failure status stands; a lost report fails a run that went well. */
+	if (write_reports(&s, p) < 0 && rc == 0)
+		rc = EXIT_FS_ERROR;
 	profile_free(p);
-	return finish(&s, s.res.exit_status);
+	return finish(&s, rc);
 }
