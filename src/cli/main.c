@@ -280,18 +280,32 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 static int write_reports(struct session *s, const struct profile *p)
 {
 	const struct options *o = &s->o;
+	bool json = o->report.format == FMT_JSON;
+	FILE **to = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*to));
+	bool *again = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*again));
 	int err, rc = 0;
 
 	fflush(stdout);
+	for (size_t i = 0; i < p->n_sections; i++)
+		to[i] = outputs_for(&s->outs, p->sections[i].pid, &again[i]);
 	for (size_t i = 0; i < p->n_sections; i++) {
-		bool again;
-		FILE *out = outputs_for(&s->outs, p->sections[i].pid, &again);
+		size_t before = 0, after = 0;
 
-		if (!out)
+		if (!to[i])
 			continue;
-		if (again && (o->report.format == FMT_TABLE || o->report.format == FMT_CSV))
-			fputc('\n', out);
-		err = report_write(out, p, i, &o->report);
+		for (size_t j = 0; j < p->n_sections; j++)
+			if (to[j] == to[i]) {
+				before += j < i;
+				after += j > i;
+			}
+		if (again[i] && !json)
+			fputc('\n', to[i]);
+		/* Reports that share a JSON file are one document: an array of them. */
+		if (json && before + after)
+			fputs(before ? ",\n" : "[\n", to[i]);
+		err = report_write(to[i], p, i, &o->report);
+		if (json && before + after && !after)
+			fputs("]\n", to[i]);
 		if (err < 0) {
 			fs_error("%s: cannot write the report: %s",
 				 o->output ? o->output : "stderr", strerror(-err));
@@ -303,6 +317,8 @@ static int write_reports(struct session *s, const struct profile *p)
 		fs_error("%s: cannot write the flame graph: %s", o->svg, strerror(-err));
 		rc = -1;
 	}
+	free(to);
+	free(again);
 	return rc;
 }
 
