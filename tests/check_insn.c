@@ -740,16 +740,22 @@ START_TEST(stub_layout)
 		ck_assert_uint_eq(st.jmp[i], 0xcc);
 	ck_assert_uint_eq(st.trap_off, 9);
 	ck_assert_uint_eq(st.code[st.trap_off], 0xcc);
-	/* lea retrap(%rip),%r11 right after the int3 */
-	ck_assert_uint_eq(st.code[10], 0x4c);
-	ck_assert_uint_eq(st.code[12], 0x1d);
-	ck_assert_int_eq(rd32(st.code + 13), (int32_t)(retrap - (stub_addr + 17)));
-	ck_assert_uint_eq(st.plain_off, 21);
+	/* movabs $retrap,%r11 right after the int3 */
+	ck_assert_uint_eq(st.code[10], 0x49);
+	ck_assert_uint_eq(st.code[11], 0xbb);
+	ck_assert_mem_eq(st.code + 12, &retrap, 8);
+	ck_assert_uint_eq(st.plain_off, 24);
 	/* the moved instructions, then jmp back to entry + 9 */
-	ck_assert_mem_eq(st.code + 26, frame42, 9);
-	ck_assert_uint_eq(st.code[35], 0xe9);
-	ck_assert_int_eq(rd32(st.code + 36), (int32_t)(entry + 9 - (stub_addr + 40)));
-	ck_assert_uint_eq(st.code_len, 40);
+	ck_assert_mem_eq(st.code + 29, frame42, 9);
+	ck_assert_uint_eq(st.code[38], 0xe9);
+	ck_assert_int_eq(rd32(st.code + 39), (int32_t)(entry + 9 - (stub_addr + 43)));
+	ck_assert_uint_eq(st.code_len, 43);
+
+	/* a library's stub, far from the program's return trap */
+	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7f0000401000ULL,
+					0x7f0000400000ULL, retrap, 0, 0, &st),
+			 0);
+	ck_assert_mem_eq(st.code + 12, &retrap, 8);
 
 	/* endbr64 stays at the entry: the jmp goes after it */
 	memcpy(fn, (const uint8_t[]){ 0xf3, 0x0f, 0x1e, 0xfa }, 4);

@@ -382,6 +382,33 @@ START_TEST(test_merge_sections)
 }
 END_TEST
 
+/* -f now writes the reports that share a file as one array: each element is an input. */
+START_TEST(test_merge_array)
+{
+	struct merge *m = merge_new();
+	char *a = report("./p [pid 10]", -1, RT("main", "1", "1.0", "1.0", "true"), "", "");
+	char *b = report("./p [pid 11]", -1, RT("main", "1", "3.0", "3.0", "true"), "", "");
+	char *arr = malloc(strlen(a) + strlen(b) + 16), *s;
+
+	sprintf(arr, "[\n%s,\n%s]\n", a, b);
+	ck_assert_int_eq(merge_add_text(m, "f.json", arr, strlen(arr)), 0);
+	ck_assert_uint_eq(merge_n_inputs(m), 2);
+	ck_assert_int_eq(merge_add_text(m, "e.json", "[]", 2), -EINVAL);
+	ck_assert_int_eq(merge_add_text(m, "n.json", "[1]", 3), -EINVAL);
+	ck_assert_uint_eq(merge_n_inputs(m), 2);
+	s = merged(m, FMT_JSON, SORT_TIME);
+	ck_assert_ptr_nonnull(
+	    strstr(s, "\"self_s\": {\"min\": 1.000000000, \"mean\": 2.000000000, "
+		      "\"max\": 3.000000000, \"sum\": 4.000000000, \"max_input\": 1, "
+		      "\"imbalance\": 1.500000}"));
+	free(s);
+	merge_free(m);
+	free(a);
+	free(b);
+	free(arr);
+}
+END_TEST
+
 START_TEST(test_merge_bad)
 {
 	static const char *bad[] = {
@@ -473,6 +500,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
 	tcase_add_test(tc, test_merge_sections);
+	tcase_add_test(tc, test_merge_array);
 	tcase_add_test(tc, test_merge_bad);
 	tcase_add_test(tc, test_merge_mutations);
 	suite_add_tcase(s, tc);

@@ -516,24 +516,55 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	}
 }
 
+/* One report found in a text: its document, its object, its members (check_report). */
+struct found {
+	size_t doc;
+	const struct json_node *root;
+	const struct json_node **refs;
+};
+
+/*
+ * Check the report at root (of document doc), or every element of an array
+ * of reports (-f writes the reports that share a file as one array), adding
+ * each to *f. NULL, or what is wrong (the reports added so far stay in *f).
+ */
+static const char *find_reports(const struct json_doc *d, size_t doc, const struct json_node *root,
+				struct found **f, size_t *n)
+{
+	const struct json_node *v = root;
+	bool array = root && root->type == JSON_ARRAY;
+
+	if (array && !root->n)
+		return "not a fortstat JSON report (an empty array)";
+	for (v = array ? json_first(d, root) : root; v; v = array ? json_next(d, v) : NULL) {
+		const struct json_node **refs;
+		const char *why = check_report(d, v, &refs);
+
+		if (why)
+			return why;
+		*f = xrealloc(*f, (*n + 1) * sizeof(**f));
+		(*f)[(*n)++] = (struct found){.doc = doc, .root = v, .refs = refs};
+	}
+	return NULL;
+}
+
 /* The reports in buf[0..len) (changed: parsed in place), all folded in or none. */
 static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 {
 	struct json_doc *docs = NULL;
-	const struct json_node ***refs = NULL;
-	size_t n = 0, off = 0;
+	struct found *found = NULL;
+	size_t n = 0, n_found = 0, off = 0;
 	char err[160];
 	int rc = 0;
 
 	for (;;) {
 		/* the first report of a file reuses the node array of the last file's */
 		struct json_doc d = n ? (struct json_doc){0} : m->spare;
-		const struct json_node **r = NULL;
 		const char *why;
 
 		memset(&m->spare, 0, sizeof(m->spare));
 		rc = json_parse_mut(buf + off, len - off, &d, err, sizeof(err));
-		if (!rc && (why = check_report(&d, json_root(&d), &r)) != NULL) {
+		if (!rc && (why = find_reports(&d, n, json_root(&d), &found, &n_found)) != NULL) {
 			fs_error("%s: %s", what, why);
 			rc = -EINVAL;
 		} else if (rc == -ENODATA) {
@@ -556,24 +587,22 @@ static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 				fs_error("%s: not a fortstat JSON report: %s", what, err);
 		}
 		docs = xrealloc(docs, (n + 1) * sizeof(*docs));
-		refs = xrealloc(refs, (n + 1) * sizeof(*refs));
-		refs[n] = r;
 		docs[n++] = d;
 		if (rc || !d.n_nodes)
 			break;
 		off += d.used;
 	}
 	/* All the file or nothing of it. */
-	for (size_t i = 0; i < n; i++) {
-		if (!rc && docs[i].n_nodes)
-			fold_report(m, what, &docs[i], json_root(&docs[i]), refs[i]);
-		free(refs[i]);
-		if (i)
-			json_free(&docs[i]);
+	for (size_t i = 0; i < n_found; i++) {
+		if (!rc)
+			fold_report(m, what, &docs[found[i].doc], found[i].root, found[i].refs);
+		free(found[i].refs);
 	}
+	for (size_t i = 1; i < n; i++)
+		json_free(&docs[i]);
 	m->spare = docs[0];
 	free(docs);
-	free(refs);
+	free(found);
 	return rc;
 }
 

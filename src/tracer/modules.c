@@ -224,6 +224,17 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 		return;
 	}
 	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
+	/* Its code's extent: a routine it calls back (a personality routine) is seen by its return address. */
+	tr->ps->unw_lo = UINT64_MAX;
+	tr->ps->unw_hi = 0;
+	for (size_t i = 0; i < lib.n; i++) {
+		if (lib.r[i].addr + m->bias < tr->ps->unw_lo)
+			tr->ps->unw_lo = lib.r[i].addr + m->bias;
+		if (lib.r[i].addr + lib.r[i].size + m->bias > tr->ps->unw_hi)
+			tr->ps->unw_hi = lib.r[i].addr + lib.r[i].size + m->bias;
+	}
+	if (!lib.n)
+		tr->ps->unw_lo = 0;
 	symtab_free(&lib);
 	m->np = tr->ps->n_patches - m->p0;
 	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu unwinder entries hooked", m->path, m->bias,
@@ -233,6 +244,8 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 /* A library went away (dlclose): its patches went with it. Counts are kept. */
 static void module_unload(struct tracer *tr, struct tmodule *m)
 {
+	if (m->unwinder)
+		tr->ps->unw_lo = tr->ps->unw_hi = 0;
 	for (size_t j = m->p0; j < m->p0 + m->np; j++)
 		tr->ps->patches[j].dead = true;
 	m->np = 0;

@@ -263,9 +263,14 @@ static void session_result(struct tracer *tr, const char *path, struct trace_res
 		sec->path = xstrdup(ps->path ? ps->path : path);
 		sec->books = ps->books;
 	}
-	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++)
-		if (!tr->lib_hit[k])
-			fs_warn("-l %s: no library of the program matched", tr->o->libs[k]);
+	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++) {
+		if (!tr->lib_hit[k]) {
+			char *lib = names_escape(tr->o->libs[k]);
+
+			fs_warn("-l %s: no library of the program matched", lib);
+			free(lib);
+		}
+	}
 	if (tr->note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr->note);
 	res->n_refused = tr->n_refused;
@@ -346,8 +351,12 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 
 	err = wait_exec(&tr, &status);
 	if (err != 0) {
-		/* exec failed; the child said why */
+		/* exec failed; the child said why, unless the kernel killed it in execve */
 		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
+		if (err > 0 && WIFSIGNALED(status))
+			fs_error("%s: the kernel could not load it (killed by %s in execve): "
+				 "a corrupt ELF file?",
+				 path, strsignal(WTERMSIG(status)));
 		err = -ENOEXEC;
 	} else {
 		res->started = true;

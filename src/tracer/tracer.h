@@ -123,6 +123,7 @@ struct pstate {
 	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
 	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
+	uint64_t unw_lo, unw_hi; /* the unwinder's library's code (libgcc_s), 0 0: none */
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */

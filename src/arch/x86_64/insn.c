@@ -429,7 +429,7 @@ static const uint8_t page_hook2[] = {
 	0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
 	0x4d, 0x8b, 0x52, 0x20,	      /* mov 0x20(%r10),%r10: hook_key */
 	0x4c, 0x3b, 0x14, 0x24,	      /* cmp (%rsp),%r10 */
-	0x74, 0x07,		      /* je store */
+	0x74, 0x0a,		      /* je store (over the movabs) */
 };
 static const uint8_t page_hook3[] = {
 	0x4c, 0x89, 0x1c, 0x24,	      /* store: mov %r11,(%rsp) */
@@ -504,24 +504,21 @@ static void stub_head(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint
 }
 
 /* After the int3: hook the return address with the return trap (or the tracer's pair). */
-static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t stub_addr, uint64_t retrap,
-		     uint64_t page)
+static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint64_t page)
 {
-	int64_t d;
-
 	if (page) {
 		/* r10: the page, or the thread's slot if the tracer said so */
 		*pos += tsc_after(stub->code + *pos, 10, -0x18);
 		emit(stub, pos, page_hook2, sizeof(page_hook2));
 	}
-	stub->code[(*pos)++] = 0x4c; /* lea retrap(%rip),%r11 */
-	stub->code[(*pos)++] = 0x8d;
-	stub->code[(*pos)++] = 0x1d;
-	d = (int64_t)(retrap - (stub_addr + *pos + 4));
-	if (!fits32(d))
-		return stub_refuse(stub, "return trap out of range");
-	put_le32(stub->code + *pos, (int32_t)d);
-	*pos += 4;
+	/*
+	 * movabs $retrap,%r11: the return trap lies in the program's scratch
+	 * page, which a library's stub (far from the program) reaches too.
+	 */
+	stub->code[(*pos)++] = 0x49;
+	stub->code[(*pos)++] = 0xbb;
+	memcpy(stub->code + *pos, &retrap, 8);
+	*pos += 8;
 	if (page)
 		emit(stub, pos, page_hook3, sizeof(page_hook3));
 	else
@@ -597,7 +594,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		stub_head(stub, &pos, retrap, page, ev);
 		/* counting: nothing to hook, the plain path follows the stop */
 		if (retrap)
-			rc = stub_hook(stub, &pos, stub_addr, retrap, page);
+			rc = stub_hook(stub, &pos, retrap, page);
 	}
 	if (!rc)
 		rc = stub_tail(stub, pos, in, fn + off, stub_addr, page && retrap);
