@@ -14,6 +14,13 @@ env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK -u SLURM_PROCID \
 grep -q "^fortstat: warning: -o solo.%r.json: no MPI rank in the environment: %r is 0\$" solo.err ||
 	fail "-o solo.%r.json outside MPI: no warning: $(cat solo.err)"
 grep -q '"rank"' solo.0.json && fail "a report outside MPI has a rank"
+# -f writes a process's reports into one JSON array: --merge takes each as an input.
+"$FORTSTAT" -f -c --format=json -o forks.json "$BIN/forks-O0" >/dev/null 2>&1
+"$FORTSTAT" --merge --format=json forks.json >forks.merged 2>forks.err ||
+	fail "--merge of a -f array failed: $(cat forks.err)"
+grep -q '^  "inputs": 2,$' forks.merged || fail "--merge of a -f array: not 2 inputs"
+grep -q '{"name": "leaf",.*"calls": {"min": 20, "mean": 60.000000, "max": 100, "sum": 120,' \
+	forks.merged || fail "--merge of a -f array: leaf's calls: $(grep leaf forks.merged)"
 # (a failure above is not hidden by a skip)
 command -v mpirun >/dev/null 2>&1 || { [ "$failures" = 0 ] || finish; skip "no mpirun (openmpi-bin)"; }
 [ -x "$BIN/mpiwork-O2" ] || { [ "$failures" = 0 ] || finish; skip "no mpiwork fixture (mpicc, libopenmpi-dev)"; }
