@@ -529,6 +529,19 @@ START_TEST(test_corrupt_program_headers)
 		img_read(names[k]);
 		((Elf64_Ehdr *)img)->e_phoff = img_len; /* beyond the end, the file is whole */
 		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		/* what Linux refuses with ENOEXEC, said before running it */
+		img_read(names[k]);
+		((Elf64_Ehdr *)img)->e_phentsize = sizeof(Elf64_Phdr) - 1;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		((Elf64_Ehdr *)img)->e_phentsize = sizeof(Elf64_Phdr);
+		((Elf64_Ehdr *)img)->e_phnum = 0;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		if (k == 0) {
+			img_read(names[k]);
+			ph = img_phdr(PT_INTERP, 0);
+			img[ph->p_offset + ph->p_filesz - 1] = 'x'; /* not NUL-terminated */
+			ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		}
 		/* cut short: truncated (the section headers at the end are gone too) */
 		img_read(names[k]);
 		ck_assert_int_eq(img_load(img_len / 2, &st), SYMTAB_ETRUNC);
