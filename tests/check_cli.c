@@ -32,6 +32,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(o.report.format, FMT_TABLE);
 	ck_assert_int_eq(o.report.sort, SORT_TIME);
 	ck_assert_int_eq(o.clock, CLOCK_KIND_CPU);
+	ck_assert_int_eq(o.report.clock, CLOCK_KIND_CPU);
 	ck_assert(!o.count_only && !o.all && !o.report.zeros);
 	ck_assert_int_eq(o.verbose, 0);
 }
@@ -54,6 +55,7 @@ START_TEST(test_every_option)
 	ck_assert(o.report.zeros);
 	ck_assert(o.count_only);
 	ck_assert_int_eq(o.clock, CLOCK_KIND_WALL);
+	ck_assert_int_eq(o.report.clock, CLOCK_KIND_WALL);
 	ck_assert_int_eq(o.verbose, 2);
 	ck_assert_str_eq(o.argv[0], "prog");
 }

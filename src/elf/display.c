@@ -217,6 +217,19 @@ char *display_make(const char *name, const struct dw_def *def)
 			return xstrdup(def->qualname);
 		return xstrdup(name);
 	}
+#ifdef FS_HAVE_DEMANGLER
+	/* Rust's v0 mangling (-C symbol-mangling-version=v0); legacy is _ZN...E above. */
+	if (starts_with(name, "_R")) {
+		char *dm = rust_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+
+		if (dm) {
+			char *s = xstrdup(dm);
+
+			free(dm);
+			return s;
+		}
+	}
+#endif
 	if (strcmp(name, "MAIN__") == 0)
 		return xstrdup(name);
 	/* gfortran module procedure: __mod_MOD_proc -> mod::proc */

@@ -223,6 +223,17 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 		return;
 	}
 	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
+	/* Its code's extent: a routine it calls back (a personality routine) is seen by its return address. */
+	tr->ps->unw_lo = UINT64_MAX;
+	tr->ps->unw_hi = 0;
+	for (size_t i = 0; i < lib.n; i++) {
+		if (lib.r[i].addr + m->bias < tr->ps->unw_lo)
+			tr->ps->unw_lo = lib.r[i].addr + m->bias;
+		if (lib.r[i].addr + lib.r[i].size + m->bias > tr->ps->unw_hi)
+			tr->ps->unw_hi = lib.r[i].addr + lib.r[i].size + m->bias;
+	}
+	if (!lib.n)
+		tr->ps->unw_lo = 0;
 	symtab_free(&lib);
 	m->np = tr->ps->n_patches - m->p0;
 	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu unwinder entries hooked", m->path, m->bias,
@@ -232,6 +243,8 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 /* A library went away (dlclose): its patches went with it. Counts are kept. */
 static void module_unload(struct tracer *tr, struct tmodule *m)
 {
+	if (m->unwinder)
+		tr->ps->unw_lo = tr->ps->unw_hi = 0;
 	for (size_t j = m->p0; j < m->p0 + m->np; j++)
 		tr->ps->patches[j].dead = true;
 	m->np = 0;
@@ -296,6 +309,39 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 		module_hook(tr, th, m);
 }
 
+/*
+ * The file of a link-map entry whose name is not an absolute path
+ * (dlopen("./libplug.so"), a library found through LD_LIBRARY_PATH=.): the
+ * file mapped at its load address with offset 0, as /proc/PID/maps names
+ * it (the loader's current directory may have changed since). Returns 0
+ * with path filled, or -1 (the program itself, the vDSO: no file of its own).
+ */
+static int module_file(pid_t pid, uint64_t l_addr, char *path, size_t size)
+{
+	char maps[48], line[PATH_MAX + 128];
+	FILE *f;
+	int rc = -1;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f)) {
+		uint64_t start, off;
+		int name_at = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*u %n", &start, &off,
+			   &name_at) < 2 ||
+		    !name_at || start != l_addr || off != 0 || line[name_at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, size, "%s", line + name_at);
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* The dynamic linker's list is consistent again: compare it with ours. */
 static void modules_sync(struct tracer *tr, struct tthread *th)
 {
@@ -313,7 +359,8 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 			break;
 		/* The program itself and the vDSO have no file of their own here. */
 		if (e.l_name && read_cstr(tr->ps->memfd, e.l_name, path, sizeof(path)) == 0 &&
-		    path[0] == '/')
+		    path[0] && (path[0] == '/' || module_file(tr->ps->leader, e.l_addr, path,
+							    sizeof(path)) == 0))
 			module_seen(tr, th, lm, e.l_addr, path);
 		lm = e.l_next;
 	}

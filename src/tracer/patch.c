@@ -266,6 +266,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		if (err || p->plan.kind == INSN_REFUSE) {
 			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
 				err ? "its code cannot be read" : p->plan.reason);
+			if (r->flags & RT_SELECTED)
+				tr->n_refused++;
 			r->flags &= ~(unsigned)RT_SELECTED;
 			continue;
 		}

@@ -273,6 +273,10 @@ static void session_result(struct tracer *tr, const char *path, struct trace_res
 	}
 	if (tr->note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr->note);
+	res->n_refused = tr->n_refused;
+	if (tr->n_refused)
+		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
+			tr->n_refused, tr->n_refused == 1 ? "" : "s");
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res->seg_n = tr->seg[1]->n;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

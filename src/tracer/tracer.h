@@ -123,6 +123,7 @@ struct pstate {
 	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
 	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
+	uint64_t unw_lo, unw_hi; /* the unwinder's library's code (libgcc_s), 0 0: none */
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */
@@ -156,6 +157,7 @@ struct tracer {
 	int status;	       /* the program's wait status */
 	bool pinned;	       /* fortstat and the program run on one CPU */
 	char note[160];	       /* how the run went, when it is worth a line */
+	size_t n_refused;      /* selected routines that could not be patched */
 	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
 	struct trace_result *res;
 	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */

@@ -123,4 +123,20 @@ fi
 "$FORTSTAT" --sort=name -z -o rep.txt "$BIN/chain-O0" >/dev/null 2>&1
 sed -n 's/^[ *] *\([a-z_]*\)  .*/\1/p' rep.txt | grep -v '^$' >names.got
 [ "$(tr '\n' ' ' <names.got)" = "leaf main twice work " ] || fail "--sort=name: $(tr '\n' ' ' <names.got)"
+
+# a report that cannot be written: said in one line, status 125 (the
+# program's own failure status stands), the program's output intact
+if [ -w /dev/full ]; then
+	for opt in "-o /dev/full" "--svg=/dev/full -o rep.txt"; do
+		# shellcheck disable=SC2086
+		"$FORTSTAT" $opt "$BIN/ending-O0" 0 >out.txt 2>err.txt
+		rc=$?
+		[ "$rc" = 125 ] || fail "$opt: exit status $rc, not 125"
+		[ "$(grep -c '^fortstat: error: /dev/full: cannot write' err.txt)" = 1 ] ||
+			fail "$opt: $(cat err.txt)"
+		grep -q 'step' out.txt || fail "$opt: the program's output lost"
+	done
+	"$FORTSTAT" -o /dev/full "$BIN/ending-O0" 5 >/dev/null 2>err.txt
+	[ $? = 5 ] || fail "-o /dev/full: the program's status 5 not kept"
+fi
 finish

@@ -220,6 +220,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 		return usage_error("no PROGRAM given", NULL);
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	o->report.clock = o->clock; /* the clock whose times the report shows */
 	return -1;
 }
 
