@@ -178,8 +178,7 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 
 		err = symtab_load(m->real, &lib);
 		if (err) {
-			if (err == SYMTAB_ENOSYMS)
-				symtab_free(&lib);
+			symtab_free(&lib); /* a stripped one holds the image's facts */
 			fs_warn("-l: %s: %s", m->path, symtab_strerror(err));
 			m->matched = false;
 			return;
