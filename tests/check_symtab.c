@@ -529,6 +529,19 @@ START_TEST(test_corrupt_program_headers)
 		img_read(names[k]);
 		((Elf64_Ehdr *)img)->e_phoff = img_len; /* beyond the end, the file is whole */
 		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		/* what Linux refuses with ENOEXEC, said before running it */
+		img_read(names[k]);
+		((Elf64_Ehdr *)img)->e_phentsize = sizeof(Elf64_Phdr) - 1;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		((Elf64_Ehdr *)img)->e_phentsize = sizeof(Elf64_Phdr);
+		((Elf64_Ehdr *)img)->e_phnum = 0;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		if (k == 0) {
+			img_read(names[k]);
+			ph = img_phdr(PT_INTERP, 0);
+			img[ph->p_offset + ph->p_filesz - 1] = 'x'; /* not NUL-terminated */
+			ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		}
 		/* cut short: truncated (the section headers at the end are gone too) */
 		img_read(names[k]);
 		ck_assert_int_eq(img_load(img_len / 2, &st), SYMTAB_ETRUNC);
@@ -556,6 +569,58 @@ START_TEST(test_corrupt_section_headers)
 	((Elf64_Ehdr *)img)->e_shentsize = 65;
 	ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADSHDR);
 	symtab_free(&st);
+}
+END_TEST
+
+/* The .symtab entry of img named `name`, or NULL. */
+static Elf64_Sym *img_sym(const char *name)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+
+	for (int i = 0; i < eh->e_shnum; i++) {
+		const char *str = (const char *)img + sh[sh[i].sh_link].sh_offset;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
+			Elf64_Sym *sym = (Elf64_Sym *)(img + sh[i].sh_offset) + k;
+
+			if (!strcmp(str + sym->st_name, name))
+				return sym;
+		}
+	}
+	return NULL;
+}
+
+/* A function symbol outside the code segments is no routine (it was patched into data). */
+START_TEST(test_symbol_outside_code)
+{
+	const char *names[] = { "c_pie", "c_nopie" };
+	struct symtab st;
+	uint64_t values[3];
+	size_t n0;
+
+	for (int k = 0; k < 2; k++) {
+		img_read(names[k]);
+		ck_assert_int_eq(img_load(img_len, &st), 0);
+		n0 = st.n;
+		ck_assert_ptr_nonnull(by_name(&st, "fs_jumper"));
+		symtab_free(&st);
+		ck_assert_ptr_nonnull(img_sym("fs_jumper"));
+		values[0] = 0x10; /* the ELF header: mapped, not code */
+		values[1] = 0x7fff00000000ull; /* nothing near (the scratch page had no room) */
+		values[2] = img_sym("fs_jumper")->st_value + 0x100000; /* past the code */
+		for (int v = 0; v < 3; v++) {
+			img_read(names[k]);
+			img_sym("fs_jumper")->st_value = values[v];
+			ck_assert_int_eq(img_load(img_len, &st), 0);
+			ck_assert_uint_eq(st.n, n0 - 1);
+			ck_assert_ptr_null(by_name(&st, "fs_jumper"));
+			ck_assert_ptr_nonnull(by_name(&st, "main"));
+			symtab_free(&st);
+		}
+	}
 }
 END_TEST
 
@@ -863,6 +928,7 @@ static Suite *symtab_suite(void)
 	tcase_add_test(load, test_corrupt_program_headers);
 	tcase_add_test(load, test_corrupt_section_headers);
 	tcase_add_test(load, test_missing_interpreter);
+	tcase_add_test(load, test_symbol_outside_code);
 	suite_add_tcase(s, load);
 
 	tcase_add_test(sel, test_static_debug_default);

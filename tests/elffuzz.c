@@ -4,8 +4,8 @@
  * Usage: elffuzz FORTSTAT FIXTURE WORKDIR FIRST_SEED COUNT [FORTSTAT-OPTION]...
  *
  * For each seed, a copy of FIXTURE is mutated deterministically (byte flips,
- * a truncation, a field of the ELF header, of a program header or of a
- * section header), run directly (execve, no shell, with a timeout) to learn
+ * a truncation, a field of the ELF header, of a program header, of a
+ * section header or of a .symtab entry), run directly (execve, no shell, with a timeout) to learn
  * what the kernel makes of it, then run under fortstat with a timeout.
  * Demands:
  *  - fortstat is never killed by a signal and never hangs (a mutant that
@@ -73,6 +73,12 @@ static const struct field ehdr_fields[] = {
 static const struct field phdr_fields[] = {
 	{ "p_type", 0, 4 },    { "p_flags", 4, 4 },  { "p_offset", 8, 8 }, { "p_vaddr", 16, 8 },
 	{ "p_paddr", 24, 8 },  { "p_filesz", 32, 8 }, { "p_memsz", 40, 8 }, { "p_align", 48, 8 },
+};
+
+/* Fields of Elf64_Sym. */
+static const struct field sym_fields[] = {
+	{ "st_name", 0, 4 }, { "st_info", 4, 1 },  { "st_other", 5, 1 },
+	{ "st_shndx", 6, 2 }, { "st_value", 8, 8 }, { "st_size", 16, 8 },
 };
 
 /* Fields of Elf64_Shdr. */
@@ -143,7 +149,7 @@ static void mutate(unsigned char *b, size_t *len, char *desc, size_t dlen)
 	char what[48];
 	int k, used = 0;
 
-	switch (next() % 5) {
+	switch (next() % 6) {
 	case 0: /* byte flips, mostly in the headers */
 	case 1:
 		used = snprintf(desc, dlen, "flip");
@@ -162,6 +168,22 @@ static void mutate(unsigned char *b, size_t *len, char *desc, size_t dlen)
 	case 3:
 		mutate_field(b, n, 0, ehdr_fields, sizeof(ehdr_fields) / sizeof(*ehdr_fields), "",
 			     desc, dlen);
+		break;
+	case 4: /* a field of a .symtab entry (symbols are what fortstat patches) */
+		snprintf(desc, dlen, "no .symtab: unchanged");
+		for (unsigned i = 0; i < shnum && shoff + (uint64_t)(i + 1) * 64 <= n; i++) {
+			const unsigned char *sh = b + shoff + (size_t)i * 64;
+			uint64_t off = get_le(sh + 24, 8), size = get_le(sh + 32, 8);
+
+			if (get_le(sh + 4, 4) != 2 /* SHT_SYMTAB */ || size < 48 || off > n ||
+			    size > n - off)
+				continue;
+			k = (int)(1 + next() % (size / 24 - 1));
+			snprintf(what, sizeof(what), "sym[%d].", k);
+			mutate_field(b, n, off + (size_t)k * 24, sym_fields,
+				     sizeof(sym_fields) / sizeof(*sym_fields), what, desc, dlen);
+			break;
+		}
 		break;
 	default:
 		if (next() % 2 && phnum) {
@@ -187,6 +209,33 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* Print what a hung process and its descendants are doing (state, wait channel). */
+static void say_hung(pid_t pid, int depth)
+{
+	char path[64], buf[512], wchan[64] = "?";
+	FILE *f;
+	pid_t child;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			wchan[0] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(buf, sizeof(buf), f))
+			printf("hung: %*s%.80s wchan %s\n", 2 * depth, "", buf, wchan);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (depth < 4 && (f = fopen(path, "r"))) {
+		while (fscanf(f, "%d", &child) == 1)
+			say_hung(child, depth + 1);
+		fclose(f);
+	}
 }
 
 /*
@@ -231,6 +280,8 @@ static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
 		if (w == pid)
 			return e ? ST_NOEXEC : status;
 		if (now_ms() > end) {
+			if (err_path)
+				say_hung(pid, 0);
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);

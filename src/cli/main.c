@@ -59,6 +59,7 @@ static void warn_unmatched(const struct names *nm, const char *prog, bool libs)
 /* One run of fortstat, from the command line to the exit status. */
 struct session {
 	struct options o;
+	struct trace_opts trace; /* what the tracer needs of o */
 	char *path; /* PROGRAM as found */
 	struct symtab st;
 	struct names names, exclude;
@@ -138,7 +139,7 @@ static void calibrate(struct session *s)
 
 	if (o->count_only)
 		return;
-	err = calib_run(o, s->st.parallel_runtime, cal);
+	err = calib_run(&s->trace, s->st.parallel_runtime, cal);
 	if (err)
 		fs_warn("calibration failed (%s): times are gross", strerror(-err));
 	else
@@ -173,7 +174,7 @@ static int run_program(struct session *s)
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
 	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
 	err = trace_run(s->path, o->argv, &s->st, s->books, o->names_file ? &s->names : NULL,
-			o->exclude_file ? &s->exclude : NULL, o, est, &s->res);
+			o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
 	if (err || !s->res.started) {
 		/* Nothing was measured: the error has been said in one line. */
 		return s->res.exit_status ? s->res.exit_status : EXIT_FS_ERROR;
@@ -388,6 +389,7 @@ int main(int argc, char **argv)
 		fs_info(1, "rank %d of %d (%s)", s.rank.rank, s.rank.size, s.rank.source);
 	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
+	s.trace = cli_trace_opts(&s.o);
 	rc = load_program(&s);
 	if (!rc)
 		rc = open_outputs(&s);

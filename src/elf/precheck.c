@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fortstat/cli.h"
 #include "fortstat/names.h"
 #include "fortstat/util.h"
 

@@ -111,11 +111,31 @@ void strlist_free(struct strlist *l)
 	free(l->v);
 }
 
+/* Does [addr, addr + size) lie in one executable PT_LOAD segment (or are there none)? */
+static bool in_code(Elf *elf, uint64_t addr, uint64_t size)
+{
+	size_t phnum, n_load = 0;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return true;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		n_load++;
+		if ((ph.p_flags & PF_X) && addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_memsz &&
+		    size <= ph.p_memsz - (addr - ph.p_vaddr))
+			return true;
+	}
+	return n_load == 0;
+}
+
 /* See symtab_int.h. */
 int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uint64_t **ifunc,
 		 size_t *n_ifunc, struct symtab *st, struct strlist *own)
 {
-	size_t cap = 0, cap_if = 0, cap_ifn = 0, i, n, shnum;
+	size_t cap = 0, cap_if = 0, cap_ifn = 0, i, n, shnum, n_outside = 0;
 	const char *file = NULL;
 	struct verinfo vi;
 	GElf_Shdr sh;
@@ -175,6 +195,15 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 		tscn = elf_getscn(elf, sym.st_shndx);
 		if (!tscn || !gelf_getshdr(tscn, &tsh) || !(tsh.sh_flags & SHF_EXECINSTR))
 			continue;
+		/*
+		 * A routine lies in code the kernel maps: a corrupt symbol
+		 * value would put an int3 into data, or ask for a scratch
+		 * page near an address where there is no code.
+		 */
+		if (!in_code(elf, sym.st_value, sym.st_size)) {
+			n_outside++;
+			continue;
+		}
 		/* GCC's hot/cold split fragments are entered by a jump: never routines. */
 		if (strstr(name, ".cold"))
 			continue;
@@ -186,6 +215,9 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 		(*raw)[*n_raw].file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL;
 		(*n_raw)++;
 	}
+	if (n_outside)
+		fs_info(1, "%s: %zu function symbols outside its code segments (corrupt?): ignored",
+			st->path, n_outside);
 	return 0;
 }
 int symtab_symbol(const char *path, const char *name, uint64_t *value)

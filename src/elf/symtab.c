@@ -31,6 +31,10 @@ static int check_phdrs(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize)
 	if (eh->e_phnum &&
 	    (eh->e_phoff > fsize || (uint64_t)eh->e_phnum * eh->e_phentsize > fsize - eh->e_phoff))
 		return cut_short(eh, fsize) ? SYMTAB_ETRUNC : SYMTAB_EBADPHDR;
+	/* Linux's own rule (load_elf_phdrs): Elf64_Phdr entries, 1 to 4 KiB of them. */
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum ||
+	    eh->e_phnum * sizeof(Elf64_Phdr) > 4096)
+		return SYMTAB_EBADPHDR;
 	if (elf_getphdrnum(elf, &phnum) != 0)
 		return SYMTAB_EBADPHDR;
 	return 0;
@@ -231,8 +235,11 @@ static int read_phdrs(Elf *elf, const GElf_Ehdr *eh, struct symtab *st)
 			const char *ip = elf_rawfile(elf, &len);
 
 			st->is_static = false;
-			if (ip && ph.p_offset < len && ph.p_filesz && ph.p_filesz <= len - ph.p_offset &&
-			    !st->interp)
+			/* Linux: a NUL-terminated path of 2 to PATH_MAX bytes, in the file. */
+			if (!ip || ph.p_offset >= len || ph.p_filesz < 2 || ph.p_filesz > 4096 ||
+			    ph.p_filesz > len - ph.p_offset || ip[ph.p_offset + ph.p_filesz - 1])
+				return SYMTAB_EBADPHDR;
+			if (!st->interp)
 				st->interp = xasprintf("%.*s", (int)ph.p_filesz, ip + ph.p_offset);
 		}
 	}

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
@@ -321,7 +320,7 @@ static void session_kill(struct tracer *tr)
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
-	      struct names *names, struct names *exclude, const struct options *o,
+	      struct names *names, struct names *exclude, const struct trace_opts *o,
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res)
 {
 	struct tracer tr = { .o = o, .names = names, .exclude = exclude };
