@@ -1004,7 +1004,7 @@ static void write_json(FILE *out, const struct report *rp, const struct acct *ac
 	bool timed = !run->count_only;
 	size_t i, t;
 
-	fputs("{\n  \"program\": ", out);
+	fputs("{\n  \"version\": \"" PACKAGE_VERSION "\",\n  \"program\": ", out);
 	json_str(out, run->program);
 	fputs(",\n  \"argv\": [", out);
 	for (i = 0; run->argv && run->argv[i]; i++) {
