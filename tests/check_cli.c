@@ -32,6 +32,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(o.report.format, FMT_TABLE);
 	ck_assert_int_eq(o.report.sort, SORT_TIME);
 	ck_assert_int_eq(o.clock, CLOCK_KIND_CPU);
+	ck_assert_int_eq(o.report.clock, CLOCK_KIND_CPU);
 	ck_assert(!o.count_only && !o.all && !o.report.zeros);
 	ck_assert_int_eq(o.verbose, 0);
 }
@@ -54,6 +55,7 @@ START_TEST(test_every_option)
 	ck_assert(o.report.zeros);
 	ck_assert(o.count_only);
 	ck_assert_int_eq(o.clock, CLOCK_KIND_WALL);
+	ck_assert_int_eq(o.report.clock, CLOCK_KIND_WALL);
 	ck_assert_int_eq(o.verbose, 2);
 	ck_assert_str_eq(o.argv[0], "prog");
 }
@@ -141,6 +143,26 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* The tracer's options are the command line's, nothing more and nothing less. */
+START_TEST(test_trace_opts)
+{
+	struct options o;
+	char *argv[] = { "fortstat", "-c", "-f", "--all", "-l", "libm", "-l", "libblas*",
+			 "--pin=never", "--clock=wall", "./prog", NULL };
+	struct trace_opts t;
+
+	ck_assert_int_eq(parse(&o, argv), -1);
+	t = cli_trace_opts(&o);
+	ck_assert(t.count_only && t.follow && t.all);
+	ck_assert_uint_eq(t.n_libs, 2);
+	ck_assert_str_eq(t.libs[0], "libm");
+	ck_assert_str_eq(t.libs[1], "libblas*");
+	ck_assert_ptr_null(t.libs[2]);
+	ck_assert_int_eq(t.pin, PIN_NEVER);
+	ck_assert_int_eq(t.clock, CLOCK_KIND_WALL);
+}
+END_TEST
+
 START_TEST(test_find_program)
 {
 	char dir[] = "/tmp/check_cli.XXXXXX";
@@ -198,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);
+	tcase_add_test(tc, test_trace_opts);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

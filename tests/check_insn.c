@@ -410,12 +410,6 @@ START_TEST(refuse_indirect)
 		{ 3, 0x41, 0xff, 0xd3 },		      /* call *%r11 */
 		{ 6, 0xff, 0x15, 0x10, 0x00, 0x00, 0x00 },    /* call *0x10(%rip) */
 		{ 3, 0xff, 0x50, 0x08 },		      /* call *0x8(%rax) */
-		{ 2, 0xff, 0xe0 },			      /* jmp *%rax */
-		{ 3, 0x41, 0xff, 0xe3 },		      /* jmp *%r11 */
-		{ 6, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00 },    /* jmp *0x10(%rip) */
-		{ 7, 0xf2, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00 }, /* bnd jmp *(%rip) */
-		{ 3, 0x3e, 0xff, 0xe0 },		      /* notrack jmp *%rax */
-		{ 3, 0xff, 0x24, 0xc5 },		      /* jmp *(,%rax,8) (cut) */
 		{ 6, 0xff, 0x2d, 0x10, 0x00, 0x00, 0x00 },    /* ljmp *0x10(%rip) */
 	};
 
@@ -425,6 +419,54 @@ START_TEST(refuse_indirect)
 		ck_assert_int_eq(p.kind, INSN_REFUSE);
 		ck_assert_str_eq(p.reason, "indirect branch as first instruction");
 	}
+}
+END_TEST
+
+/* An indirect jmp (a tail call through a pointer: SQLite's sqlite3PagerGet) runs out of line. */
+START_TEST(indirect_jmp_xol)
+{
+	static const uint8_t cases[][9] = {
+		{ 2, 0xff, 0xe0 },				 /* jmp *%rax */
+		{ 3, 0x41, 0xff, 0xe3 },			 /* jmp *%r11 */
+		{ 6, 0xff, 0xa7, 0x10, 0x01, 0x00, 0x00 },	 /* jmp *0x110(%rdi) */
+		{ 3, 0x3e, 0xff, 0xe0 },			 /* notrack jmp *%rax */
+		{ 7, 0xff, 0x24, 0xc5, 0x00, 0x10, 0x40, 0x00 }, /* jmp *0x401000(,%rax,8) */
+	};
+	struct insn_plan p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = plan_of(cases[i] + 1, cases[i][0], ENTRY, SLOT);
+		ck_assert_int_eq(p.kind, INSN_XOL);
+		ck_assert_uint_eq(p.len, cases[i][0]);
+		ck_assert_mem_eq(p.slot, cases[i] + 1, cases[i][0]);
+	}
+	/* jmp *0x10(%rip) at ENTRY reads ENTRY+6+0x10: from the slot, the same word. */
+	p = PLAN(ENTRY, SLOT, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 2), (int32_t)(ENTRY + 6 + 0x10 - (SLOT + 6)));
+	/* bnd jmp *0x10(%rip) */
+	p = PLAN(ENTRY, SLOT, 0xf2, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 3), (int32_t)(ENTRY + 7 + 0x10 - (SLOT + 7)));
+}
+END_TEST
+
+/* capstone 4 says disp_size 2 for 0x66-prefixed SSE with a RIP-relative operand: still moved. */
+START_TEST(riprel_sse_66)
+{
+	/* movdqa 0xe08(%rip),%xmm0; ucomisd 0x10(%rip),%xmm0 */
+	struct insn_plan p = PLAN(ENTRY, SLOT, 0x66, 0x0f, 0x6f, 0x05, 0x08, 0x0e, 0x00, 0x00);
+
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 4), (int32_t)(ENTRY + 8 + 0xe08 - (SLOT + 8)));
+	p = PLAN(ENTRY, SLOT, 0x66, 0x0f, 0x2e, 0x05, 0x10, 0x00, 0x00, 0x00);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 4), (int32_t)(ENTRY + 8 + 0x10 - (SLOT + 8)));
+	/* cmpl $5,0x10(%rip): the displacement sits before the immediate */
+	p = PLAN(ENTRY, SLOT, 0x83, 0x3d, 0x10, 0x00, 0x00, 0x00, 0x05);
+	ck_assert_int_eq(p.kind, INSN_XOL);
+	ck_assert_int_eq(rd32(p.slot + 2), (int32_t)(ENTRY + 7 + 0x10 - (SLOT + 7)));
+	ck_assert_uint_eq(p.slot[6], 0x05);
 }
 END_TEST
 
@@ -698,16 +740,22 @@ START_TEST(stub_layout)
 		ck_assert_uint_eq(st.jmp[i], 0xcc);
 	ck_assert_uint_eq(st.trap_off, 9);
 	ck_assert_uint_eq(st.code[st.trap_off], 0xcc);
-	/* lea retrap(%rip),%r11 right after the int3 */
-	ck_assert_uint_eq(st.code[10], 0x4c);
-	ck_assert_uint_eq(st.code[12], 0x1d);
-	ck_assert_int_eq(rd32(st.code + 13), (int32_t)(retrap - (stub_addr + 17)));
-	ck_assert_uint_eq(st.plain_off, 21);
+	/* movabs $retrap,%r11 right after the int3 */
+	ck_assert_uint_eq(st.code[10], 0x49);
+	ck_assert_uint_eq(st.code[11], 0xbb);
+	ck_assert_mem_eq(st.code + 12, &retrap, 8);
+	ck_assert_uint_eq(st.plain_off, 24);
 	/* the moved instructions, then jmp back to entry + 9 */
-	ck_assert_mem_eq(st.code + 26, frame42, 9);
-	ck_assert_uint_eq(st.code[35], 0xe9);
-	ck_assert_int_eq(rd32(st.code + 36), (int32_t)(entry + 9 - (stub_addr + 40)));
-	ck_assert_uint_eq(st.code_len, 40);
+	ck_assert_mem_eq(st.code + 29, frame42, 9);
+	ck_assert_uint_eq(st.code[38], 0xe9);
+	ck_assert_int_eq(rd32(st.code + 39), (int32_t)(entry + 9 - (stub_addr + 43)));
+	ck_assert_uint_eq(st.code_len, 43);
+
+	/* a library's stub, far from the program's return trap */
+	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7f0000401000ULL,
+					0x7f0000400000ULL, retrap, 0, 0, &st),
+			 0);
+	ck_assert_mem_eq(st.code + 12, &retrap, 8);
 
 	/* endbr64 stays at the entry: the jmp goes after it */
 	memcpy(fn, (const uint8_t[]){ 0xf3, 0x0f, 0x1e, 0xfa }, 4);
@@ -1107,6 +1155,8 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, refuse_junk);
 	tcase_add_test(tc, refuse_int3);
 	tcase_add_test(tc, refuse_indirect);
+	tcase_add_test(tc, indirect_jmp_xol);
+	tcase_add_test(tc, riprel_sse_66);
 	tcase_add_test(tc, refuse_loop);
 	tcase_add_test(tc, refuse_other_branches);
 	suite_add_tcase(s, tc);

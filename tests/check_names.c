@@ -313,13 +313,55 @@ START_TEST(test_load_nul_bytes)
 	char *path = write_temp(data, sizeof(data) - 1);
 	struct names nm;
 
-	ck_assert_int_eq(names_load(path, &nm), 0);
-	ck_assert_uint_eq(nm.n, 2);
-	ck_assert_str_eq(nm.v[0].pattern, "foo");
-	ck_assert_str_eq(nm.v[1].pattern, "baz");
+	/* A NUL byte: not a text file (names_parse alone stays lenient). */
+	ck_assert_int_eq(names_load(path, &nm), NAMES_ENOTTEXT);
+	ck_assert_uint_eq(nm.n, 0);
+	ck_assert_ptr_null(nm.path);
+	ck_assert_str_eq(names_strerror(NAMES_ENOTTEXT), "not a text file");
 	names_free(&nm);
 	unlink(path);
 	free(path);
+}
+END_TEST
+
+START_TEST(test_load_binary)
+{
+	struct names nm;
+
+	/* An executable given to -n by mistake. */
+	ck_assert_int_eq(names_load("/proc/self/exe", &nm), NAMES_ENOTTEXT);
+	ck_assert_uint_eq(nm.n, 0);
+	names_free(&nm);
+}
+END_TEST
+
+START_TEST(test_is_text)
+{
+	static const char utf8[] = "# r\xc3\xa9sum\xc3\xa9\r\nfoo_\tbar\f\v\n";
+
+	ck_assert(names_is_text("", 0));
+	ck_assert(names_is_text(utf8, sizeof(utf8) - 1));
+	ck_assert(!names_is_text("foo\0", 4));
+	ck_assert(!names_is_text("foo\x1b[2Jbar\n", 11));
+	ck_assert(!names_is_text("a\x7f", 2));
+	ck_assert(!names_is_text("\x7f" "ELF\x02\x01", 6));
+	ck_assert_str_eq(names_strerror(-ENOENT), strerror(ENOENT));
+}
+END_TEST
+
+START_TEST(test_escape)
+{
+	char *s;
+
+	s = names_escape("foo_::bar<int>");
+	ck_assert_str_eq(s, "foo_::bar<int>");
+	free(s);
+	s = names_escape("a\x1b[2J\\b\n\xc3\xa9");
+	ck_assert_str_eq(s, "a\\x1b[2J\\\\b\\x0a\\xc3\\xa9");
+	free(s);
+	s = names_escape("");
+	ck_assert_str_eq(s, "");
+	free(s);
 }
 END_TEST
 
@@ -448,6 +490,9 @@ static Suite *names_suite(void)
 	tcase_add_test(load, test_load_empty_file);
 	tcase_add_test(load, test_load_large_file);
 	tcase_add_test(load, test_load_nul_bytes);
+	tcase_add_test(load, test_load_binary);
+	tcase_add_test(load, test_is_text);
+	tcase_add_test(load, test_escape);
 	tcase_add_test(load, test_load_missing);
 	tcase_add_test(load, test_load_directory);
 	tcase_add_test(load, test_load_unreadable);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fortstat/cli.h"
+#include "fortstat/util.h"
 #include "fortstat/precheck.h"
 
 /* The start of a real /proc/PID/status of a kernel with user shadow stacks. */

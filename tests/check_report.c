@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "fortstat/account.h"
+#include "fortstat/profile.h"
 #include "fortstat/report.h"
 #include "fortstat/symtab.h"
 
@@ -84,9 +85,65 @@ static struct acct *profile(void)
 	return profile_div(1);
 }
 
-static struct report_run base_run(void)
+/*
+ * What the tests say of a run beside its accounting: the facts of a
+ * profile's one section and the run's, on the clock `clock` ("cpu" or
+ * "wall"); alt, alt_net the other clock's states (NULL: not known).
+ */
+struct run {
+	const char *program;
+	char *const *argv;
+	int exit_status, term_signal;
+	const char *clock;
+	bool count_only;
+	double total_time_s;
+	double f1_ns, f2_ns;
+	uint64_t stops_measured;
+	bool correct;
+	const struct acct *alt, *net, *alt_net;
+	double alt_f1_ns, alt_f2_ns;
+	const char *note;
+};
+
+/* Build the profile of acct a (the chosen clock's) and run, and write its view (or SVG). */
+static int write_run(FILE *f, const struct symtab *s, const struct acct *a, const struct run *run,
+		     const struct report_opts *opts, bool svg)
 {
-	struct report_run run = {
+	enum clock_kind c = run->clock && !strcmp(run->clock, "wall") ? CLOCK_KIND_WALL
+								      : CLOCK_KIND_CPU;
+	enum clock_kind o = c == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
+	const struct acct *gross[FS_N_CLOCKS], *net[FS_N_CLOCKS];
+	double f1[FS_N_CLOCKS], f2[FS_N_CLOCKS];
+	struct profile_facts facts = {.label = run->program,
+				      .exit_status = run->exit_status,
+				      .term_signal = run->term_signal,
+				      .total_s = {run->total_time_s, run->total_time_s},
+				      .count_only = run->count_only,
+				      .note = run->note};
+	struct report_opts ro = *opts;
+	struct profile *p;
+	int err;
+
+	gross[c] = a;
+	gross[o] = run->alt;
+	net[c] = run->net;
+	net[o] = run->alt_net;
+	f1[c] = run->f1_ns;
+	f2[c] = run->f2_ns;
+	f1[o] = run->alt_f1_ns;
+	f2[o] = run->alt_f2_ns;
+	p = profile_new(run->argv, f1, f2, run->stops_measured, run->correct);
+	err = profile_add_accts(p, &facts, s, gross, net);
+	ro.clock = c;
+	if (!err)
+		err = svg ? report_write_svg(f, p, 0, &ro) : report_write(f, p, 0, &ro);
+	profile_free(p);
+	return err;
+}
+
+static struct run base_run(void)
+{
+	struct run run = {
 	    .program = "./prog",
 	    .argv = prog_argv,
 	    .exit_status = 0,
@@ -102,7 +159,7 @@ static struct report_run base_run(void)
 /* ---- golden files ---- */
 
 /* The report of the synthetic profile with opts (or the SVG when svg is set). */
-static char *render_opts(const struct report_run *run, const struct report_opts *opts, bool svg,
+static char *render_opts(const struct run *run, const struct report_opts *opts, bool svg,
 			 size_t *len)
 {
 	struct acct *a = profile();
@@ -111,15 +168,15 @@ static char *render_opts(const struct report_run *run, const struct report_opts 
 
 	ck_assert_ptr_nonnull(f);
 	if (svg)
-		ck_assert_int_eq(report_write_svg(f, &st, a, run, opts), 0);
+		ck_assert_int_eq(write_run(f, &st, a, run, opts, true), 0);
 	else
-		ck_assert_int_eq(report_write(f, &st, a, run, opts), 0);
+		ck_assert_int_eq(write_run(f, &st, a, run, opts, false), 0);
 	fclose(f);
 	acct_free(a);
 	return buf;
 }
 
-static char *render(const struct report_run *run, enum report_format fmt, enum report_sort sort,
+static char *render(const struct run *run, enum report_format fmt, enum report_sort sort,
 		    bool zeros, size_t *len)
 {
 	struct report_opts opts = {.format = fmt, .sort = sort, .zeros = zeros};
@@ -188,7 +245,7 @@ static void golden(const char *name, const char *out, size_t len)
 	free(want);
 }
 
-static void check_golden(const char *name, const struct report_run *run, enum report_format fmt,
+static void check_golden(const char *name, const struct run *run, enum report_format fmt,
 			 enum report_sort sort, bool zeros)
 {
 	size_t len = 0;
@@ -200,7 +257,7 @@ static void check_golden(const char *name, const struct report_run *run, enum re
 
 START_TEST(test_table)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	check_golden("report.table", &run, FMT_TABLE, SORT_TIME, false);
 }
@@ -208,7 +265,7 @@ END_TEST
 
 START_TEST(test_table_zeros)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	check_golden("report_zeros.table", &run, FMT_TABLE, SORT_TIME, true);
 }
@@ -216,7 +273,7 @@ END_TEST
 
 START_TEST(test_table_sort_calls)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	check_golden("report_calls.table", &run, FMT_TABLE, SORT_CALLS, false);
 }
@@ -224,7 +281,7 @@ END_TEST
 
 START_TEST(test_table_sort_name)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	check_golden("report_name.table", &run, FMT_TABLE, SORT_NAME, true);
 }
@@ -232,7 +289,7 @@ END_TEST
 
 START_TEST(test_table_gross)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	run.correct = false;
 	run.clock = "wall";
@@ -240,9 +297,9 @@ START_TEST(test_table_gross)
 }
 END_TEST
 
-static struct report_run killed_count_run(void)
+static struct run killed_count_run(void)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	run.count_only = true;
 	run.exit_status = 137;
@@ -253,7 +310,7 @@ static struct report_run killed_count_run(void)
 
 START_TEST(test_table_count)
 {
-	struct report_run run = killed_count_run();
+	struct run run = killed_count_run();
 
 	check_golden("report_count.table", &run, FMT_TABLE, SORT_TIME, false);
 }
@@ -261,7 +318,7 @@ END_TEST
 
 START_TEST(test_csv)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	check_golden("report.csv", &run, FMT_CSV, SORT_TIME, true);
 }
@@ -269,7 +326,7 @@ END_TEST
 
 START_TEST(test_json)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 
 	check_golden("report.json", &run, FMT_JSON, SORT_TIME, false);
 }
@@ -277,13 +334,13 @@ END_TEST
 
 START_TEST(test_json_count)
 {
-	struct report_run run = killed_count_run();
+	struct run run = killed_count_run();
 
 	check_golden("report_count.json", &run, FMT_JSON, SORT_TIME, false);
 }
 END_TEST
 
-static void check_golden_opts(const char *name, const struct report_run *run,
+static void check_golden_opts(const char *name, const struct run *run,
 			      const struct report_opts *opts, bool svg)
 {
 	size_t len = 0;
@@ -295,7 +352,7 @@ static void check_golden_opts(const char *name, const struct report_run *run,
 
 START_TEST(test_table_views)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 	struct report_opts opts = {.format = FMT_TABLE, .inclusive = true, .lines = true};
 
 	check_golden_opts("views_incl_lines.table", &run, &opts, false);
@@ -311,7 +368,7 @@ END_TEST
 
 START_TEST(test_other_formats)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 	struct report_opts opts = {.format = FMT_FOLDED};
 
 	check_golden_opts("report.folded", &run, &opts, false);
@@ -333,7 +390,7 @@ END_TEST
 /* Folded stacks add up to the table's TOTAL (in microseconds). */
 START_TEST(test_folded_sum)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 	struct report_opts opts = {.format = FMT_FOLDED};
 	size_t len;
 	char *out = render_opts(&run, &opts, false, &len), *line, *save = NULL;
@@ -374,7 +431,7 @@ START_TEST(test_json_valid)
 {
 	static const char *files[] = {"report.json", "report_count.json", "empty.json"};
 	struct report_opts opts = {.format = FMT_JSON};
-	struct report_run run = base_run();
+	struct run run = base_run();
 	char path[4096], cmd[8192];
 	struct acct *a = acct_new(N_R);
 	size_t i;
@@ -391,7 +448,7 @@ START_TEST(test_json_valid)
 	ck_assert_ptr_nonnull(f);
 	run.argv = NULL;
 	run.program = NULL;
-	ck_assert_int_eq(report_write(f, &st, a, &run, &opts), 0);
+	ck_assert_int_eq(write_run(f, &st, a, &run, &opts, false), 0);
 	fclose(f);
 	acct_free(a);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -409,7 +466,7 @@ END_TEST
 START_TEST(test_csv_quoting)
 {
 	size_t len;
-	char *out = render(&(struct report_run){.program = "p", .clock = "cpu"}, FMT_CSV, SORT_NAME,
+	char *out = render(&(struct run){.program = "p", .clock = "cpu"}, FMT_CSV, SORT_NAME,
 			   false, &len);
 
 	ck_assert_ptr_nonnull(strstr(out, "\n\"ns::f(int, char const*)\",6,"));
@@ -425,13 +482,13 @@ END_TEST
 START_TEST(test_empty_profile)
 {
 	struct report_opts opts = {.format = FMT_TABLE};
-	struct report_run run = {.program = "./p", .clock = "cpu"};
+	struct run run = {.program = "./p", .clock = "cpu"};
 	struct acct *a = acct_new(N_R);
 	char *buf = NULL;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
 
-	ck_assert_int_eq(report_write(f, &st, a, &run, &opts), 0);
+	ck_assert_int_eq(write_run(f, &st, a, &run, &opts, false), 0);
 	fclose(f);
 	ck_assert_ptr_null(strstr(buf, "nan"));
 	ck_assert_ptr_nonnull(strstr(buf, "  TOTAL"));
@@ -453,7 +510,7 @@ START_TEST(test_names_and_width)
 	};
 	struct symtab s = {.r = r, .n = 2};
 	struct report_opts opts = {.format = FMT_TABLE, .sort = SORT_NAME};
-	struct report_run run = {.program = "./p", .clock = "cpu", .total_time_s = 1};
+	struct run run = {.program = "./p", .clock = "cpu", .total_time_s = 1};
 	struct acct *a = acct_new(2);
 	char *buf = NULL, *l1, *l2;
 	size_t len;
@@ -463,7 +520,7 @@ START_TEST(test_names_and_width)
 	acct_enter(a, 1, 1, 90, 0, 250000000);
 	acct_leave(a, 1, 500000000, NULL);
 	acct_leave(a, 1, 1000000000, NULL);
-	ck_assert_int_eq(report_write(f, &s, a, &run, &opts), 0);
+	ck_assert_int_eq(write_run(f, &s, a, &run, &opts, false), 0);
 	fclose(f);
 	l1 = strstr(buf, "* 0x1000 ");
 	ck_assert_ptr_nonnull(l1);
@@ -482,13 +539,13 @@ END_TEST
 START_TEST(test_write_error)
 {
 	struct report_opts opts = {.format = FMT_TABLE};
-	struct report_run run = base_run();
+	struct run run = base_run();
 	struct acct *a = profile();
 	struct acct *wrong = acct_new(3);
 	FILE *f = fopen("/dev/full", "w");
 	int fmt;
 
-	ck_assert_int_eq(report_write(stdout, &st, wrong, &run, &opts), -EINVAL);
+	ck_assert_int_eq(write_run(stdout, &st, wrong, &run, &opts, false), -EINVAL);
 	acct_free(wrong);
 	if (!f) {
 		acct_free(a);
@@ -497,7 +554,7 @@ START_TEST(test_write_error)
 	for (fmt = FMT_TABLE; fmt <= FMT_CALLGRIND; fmt++) {
 		opts.format = fmt;
 		clearerr(f);
-		ck_assert_int_eq(report_write(f, &st, a, &run, &opts), -ENOSPC);
+		ck_assert_int_eq(write_run(f, &st, a, &run, &opts, false), -ENOSPC);
 	}
 	fclose(f);
 	acct_free(a);
@@ -539,13 +596,13 @@ START_TEST(test_parse)
 END_TEST
 
 /*
- * Net times kept segment by segment (report_run.net): the corrected times
+ * Net times kept segment by segment (run.net): the corrected times
  * are read from that state, not computed from f1 and f2; gross from the
  * other. Here the net state saw the same events at half the times.
  */
 START_TEST(test_net_state)
 {
-	struct report_run run = base_run();
+	struct run run = base_run();
 	struct report_opts opts = {.format = FMT_CSV, .sort = SORT_NAME};
 	struct acct *g = profile(), *n = profile_div(2);
 	char *buf = NULL, line[256];
@@ -555,7 +612,7 @@ START_TEST(test_net_state)
 
 	ck_assert_ptr_nonnull(f);
 	run.net = n;
-	ck_assert_int_eq(report_write(f, &st, g, &run, &opts), 0);
+	ck_assert_int_eq(write_run(f, &st, g, &run, &opts, false), 0);
 	fclose(f);
 	f = fmemopen(buf, len, "r");
 	while (fgets(line, sizeof(line), f)) {
@@ -576,7 +633,7 @@ START_TEST(test_net_state)
 	run.correct = false;
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	ck_assert_int_eq(report_write(f, &st, g, &run, &opts), 0);
+	ck_assert_int_eq(write_run(f, &st, g, &run, &opts, false), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf, "solve,3,0.018750000"));
 	free(buf);

@@ -408,9 +408,238 @@ START_TEST(test_errors)
 
 	ck_assert_str_eq(symtab_strerror(SYMTAB_ENOTELF), "not an ELF file");
 	ck_assert_str_eq(symtab_strerror(SYMTAB_ENOTX86_64), "not an x86-64 ELF executable");
-	for (rc = SYMTAB_ENOTEXEC; rc <= SYMTAB_ENOTELF; rc++)
+	for (rc = SYMTAB_EBADENTRY; rc <= SYMTAB_ENOTELF; rc++)
 		ck_assert_uint_gt(strlen(symtab_strerror(rc)), 5);
 	ck_assert_str_eq(symtab_strerror(-ENOENT), strerror(ENOENT));
+}
+END_TEST
+
+/* ---- corrupted copies of a fixture, read as the kernel reads them ---- */
+
+static unsigned char *img;
+static size_t img_len;
+
+/* Read fixture `name` into img. */
+static void img_read(const char *name)
+{
+	char path[4096];
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s%s", FIXTURE(""), name);
+	f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_gt(n, 0);
+	rewind(f);
+	free(img);
+	img = malloc((size_t)n);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_eq(fread(img, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	img_len = (size_t)n;
+}
+
+/* Write the first len bytes of img to a file and load it; returns symtab_load's result. */
+static int img_load(size_t len, struct symtab *st)
+{
+	char path[] = "/tmp/check_symtab.XXXXXX";
+	int fd = mkstemp(path), rc;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, img, len), (ssize_t)len);
+	close(fd);
+	rc = symtab_load(path, st);
+	unlink(path);
+	return rc;
+}
+
+/* The program header of img with type `type` and flags including `flags`. */
+static Elf64_Phdr *img_phdr(uint32_t type, uint32_t flags)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+
+	for (int i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr *ph = (Elf64_Phdr *)(img + eh->e_phoff + (size_t)i * eh->e_phentsize);
+
+		if (ph->p_type == type && (ph->p_flags & flags) == flags)
+			return ph;
+	}
+	ck_abort_msg("no program header of type %u", type);
+	return NULL;
+}
+
+/* Linux ignores EI_CLASS, EI_DATA and EI_VERSION of an x86-64 executable: so does fortstat. */
+START_TEST(test_identification_as_kernel)
+{
+	static const int fields[] = { EI_CLASS, EI_DATA, EI_VERSION };
+	struct symtab st;
+	size_t n0;
+
+	load_ok(FIXTURE("c_pie"), &st);
+	n0 = st.n;
+	symtab_free(&st);
+	for (int i = 0; i < 3; i++) {
+		img_read("c_pie");
+		img[fields[i]] = 7;
+		ck_assert_int_eq(img_load(img_len, &st), 0);
+		ck_assert_uint_eq(st.n, n0);
+		ck_assert_ptr_nonnull(by_name(&st, "main"));
+		symtab_free(&st);
+	}
+	/* the magic with too little after it is a truncated ELF, not "not an ELF file" */
+	img_read("c_pie");
+	ck_assert_int_eq(img_load(63, &st), SYMTAB_ETRUNC);
+	ck_assert_int_eq(img_load(5, &st), SYMTAB_ETRUNC);
+	ck_assert_int_eq(img_load(3, &st), SYMTAB_ENOTELF);
+	((Elf64_Ehdr *)img)->e_machine = EM_386;
+	ck_assert_int_eq(img_load(img_len, &st), SYMTAB_ENOTX86_64);
+}
+END_TEST
+
+/* Program headers the kernel would not map are refused, with their reason. */
+START_TEST(test_corrupt_program_headers)
+{
+	struct symtab st;
+	const char *names[] = { "c_pie", "c_nopie" };
+
+	for (int k = 0; k < 2; k++) {
+		Elf64_Phdr *ph;
+
+		img_read(names[k]);
+		ph = img_phdr(PT_LOAD, PF_X);
+		ph->p_memsz |= 0xffull << 56; /* issue 16's byte flip, in the code segment */
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+
+		img_read(names[k]);
+		img_phdr(PT_LOAD, PF_X)->p_offset += 1; /* offset and address not congruent */
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+
+		img_read(names[k]);
+		ph = img_phdr(PT_LOAD, PF_X);
+		ph->p_filesz = ph->p_memsz + 1;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+
+		img_read(names[k]);
+		((Elf64_Ehdr *)img)->e_entry = img_phdr(PT_LOAD, PF_X)->p_vaddr - 1;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADENTRY);
+
+		img_read(names[k]);
+		((Elf64_Ehdr *)img)->e_phoff = img_len; /* beyond the end, the file is whole */
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		/* what Linux refuses with ENOEXEC, said before running it */
+		img_read(names[k]);
+		((Elf64_Ehdr *)img)->e_phentsize = sizeof(Elf64_Phdr) - 1;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		((Elf64_Ehdr *)img)->e_phentsize = sizeof(Elf64_Phdr);
+		((Elf64_Ehdr *)img)->e_phnum = 0;
+		ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		if (k == 0) {
+			img_read(names[k]);
+			ph = img_phdr(PT_INTERP, 0);
+			img[ph->p_offset + ph->p_filesz - 1] = 'x'; /* not NUL-terminated */
+			ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADPHDR);
+		}
+		/* cut short: truncated (the section headers at the end are gone too) */
+		img_read(names[k]);
+		ck_assert_int_eq(img_load(img_len / 2, &st), SYMTAB_ETRUNC);
+	}
+	ck_assert_str_eq(symtab_strerror(SYMTAB_EBADPHDR),
+			 "corrupt program headers: the kernel cannot load it");
+}
+END_TEST
+
+/* Section headers that cannot be read: no symbols, but what the image says is kept. */
+START_TEST(test_corrupt_section_headers)
+{
+	struct symtab st;
+
+	img_read("c_pie");
+	((Elf64_Ehdr *)img)->e_shoff = (uint64_t)img_len + 4096;
+	ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADSHDR);
+	ck_assert_ptr_nonnull(st.path);
+	ck_assert(!st.is_static);
+	ck_assert_ptr_nonnull(st.interp);
+	ck_assert_uint_eq(st.n, 0);
+	symtab_free(&st);
+
+	img_read("c_pie");
+	((Elf64_Ehdr *)img)->e_shentsize = 65;
+	ck_assert_int_eq(img_load(img_len, &st), SYMTAB_EBADSHDR);
+	symtab_free(&st);
+}
+END_TEST
+
+/* The .symtab entry of img named `name`, or NULL. */
+static Elf64_Sym *img_sym(const char *name)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+
+	for (int i = 0; i < eh->e_shnum; i++) {
+		const char *str = (const char *)img + sh[sh[i].sh_link].sh_offset;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
+			Elf64_Sym *sym = (Elf64_Sym *)(img + sh[i].sh_offset) + k;
+
+			if (!strcmp(str + sym->st_name, name))
+				return sym;
+		}
+	}
+	return NULL;
+}
+
+/* A function symbol outside the code segments is no routine (it was patched into data). */
+START_TEST(test_symbol_outside_code)
+{
+	const char *names[] = { "c_pie", "c_nopie" };
+	struct symtab st;
+	uint64_t values[3];
+	size_t n0;
+
+	for (int k = 0; k < 2; k++) {
+		img_read(names[k]);
+		ck_assert_int_eq(img_load(img_len, &st), 0);
+		n0 = st.n;
+		ck_assert_ptr_nonnull(by_name(&st, "fs_jumper"));
+		symtab_free(&st);
+		ck_assert_ptr_nonnull(img_sym("fs_jumper"));
+		values[0] = 0x10; /* the ELF header: mapped, not code */
+		values[1] = 0x7fff00000000ull; /* nothing near (the scratch page had no room) */
+		values[2] = img_sym("fs_jumper")->st_value + 0x100000; /* past the code */
+		for (int v = 0; v < 3; v++) {
+			img_read(names[k]);
+			img_sym("fs_jumper")->st_value = values[v];
+			ck_assert_int_eq(img_load(img_len, &st), 0);
+			ck_assert_uint_eq(st.n, n0 - 1);
+			ck_assert_ptr_null(by_name(&st, "fs_jumper"));
+			ck_assert_ptr_nonnull(by_name(&st, "main"));
+			symtab_free(&st);
+		}
+	}
+}
+END_TEST
+
+/* An interpreter that does not exist: said by name, before anything runs. */
+START_TEST(test_missing_interpreter)
+{
+	Elf64_Phdr *ph;
+	struct symtab st;
+
+	img_read("c_pie");
+	ph = img_phdr(PT_INTERP, 0);
+	ck_assert_uint_gt(ph->p_filesz, 8);
+	memcpy(img + ph->p_offset, "/nonexistent/ld.so", 19);
+	ph->p_filesz = 19;
+	ck_assert_int_eq(img_load(img_len, &st), SYMTAB_ENOINTERP);
+	ck_assert_str_eq(st.interp, "/nonexistent/ld.so");
+	symtab_free(&st);
+	free(img);
+	img = NULL;
 }
 END_TEST
 
@@ -695,6 +924,11 @@ static Suite *symtab_suite(void)
 	tcase_add_test(load, test_fortran);
 	tcase_add_test(load, test_cxx_names);
 	tcase_add_test(load, test_errors);
+	tcase_add_test(load, test_identification_as_kernel);
+	tcase_add_test(load, test_corrupt_program_headers);
+	tcase_add_test(load, test_corrupt_section_headers);
+	tcase_add_test(load, test_missing_interpreter);
+	tcase_add_test(load, test_symbol_outside_code);
 	suite_add_tcase(s, load);
 
 	tcase_add_test(sel, test_static_debug_default);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct options;
+struct trace_opts;
 
 struct calib {
 	double f1_ns;	  /* overhead per entry, charged to the callee */
@@ -40,7 +40,7 @@ struct calib {
  * --pin=auto). Runs fortstat's own executable as the calibration child.
  * Returns 0, or a negative errno (then *out holds zeros).
  */
-int calib_run(const struct options *o, int parallel_runtime, struct calib *out);
+int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *out);
 
 /*
  * The calibration predicts what a stop costs; a run that measured its

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cli.h - command-line options, usage, and fortstat's exit codes. */
+/* cli.h - command-line options, usage, and finding PROGRAM. */
 #ifndef FORTSTAT_CLI_H
 #define FORTSTAT_CLI_H
 
@@ -9,22 +9,10 @@
 
 #include "fortstat/clock.h"
 #include "fortstat/report.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
 
-/* Exit codes of fortstat's own (as env(1) and time(1)). */
-enum {
-	EXIT_FS_ERROR = 125,	 /* fortstat's own error */
-	EXIT_FS_CANNOT = 126,	 /* PROGRAM found but cannot be timed */
-	EXIT_FS_NOTFOUND = 127,	 /* PROGRAM not found */
-};
-
-/* Where fortstat and the program run (--pin). */
-enum pin_mode {
-	PIN_AUTO,   /* one CPU while the program has one thread, unless it uses OpenMP/TBB */
-	PIN_ALWAYS, /* one CPU for fortstat and every thread of the program */
-	PIN_NEVER,  /* leave CPU placement to the scheduler */
-};
-
-#define CLI_MAX_LIBS 32 /* -l patterns */
+#define CLI_MAX_LIBS TRACE_MAX_LIBS /* -l patterns */
 
 struct options {
 	const char *names_file;	  /* -n */
@@ -61,5 +49,8 @@ void cli_usage(FILE *out);
  * *path. Returns EXIT_FS_NOTFOUND or EXIT_FS_CANNOT after printing one line.
  */
 int cli_find_program(const char *name, char **path);
+
+/* What the tracer needs of the options. */
+struct trace_opts cli_trace_opts(const struct options *o);
 
 #endif

@@ -19,14 +19,28 @@ struct names {
 	size_t n;
 };
 
+/* Returned by names_load besides negative errnos. */
+enum {
+	NAMES_ENOTTEXT = -1100, /* a NUL byte or a control character: not a names file */
+};
+
 /*
  * Read a names file. Rules (FORTSTAT's card rule and ours): every blank
  * (space, tab, CR) anywhere in a line is removed; a '#' starts a comment to
  * the end of the line; lines empty after that are ignored; the rest is a
- * name or an fnmatch(3) glob. Returns 0, or a negative errno when the file
- * cannot be read (the names struct is then empty).
+ * name or an fnmatch(3) glob. Returns 0, a negative errno when the file
+ * cannot be read, or NAMES_ENOTTEXT when it holds a NUL byte or a control
+ * character other than blanks and newlines (an executable given by
+ * mistake); the names struct is then empty. An empty file (no names)
+ * loads: out->n is 0, for the caller to warn about.
  */
 int names_load(const char *path, struct names *out);
+
+/* A one-line reason for a names_load error (static string). */
+const char *names_strerror(int err);
+
+/* Whether len bytes of buf are text by names_load's rule. */
+bool names_is_text(const char *buf, size_t len);
 
 /* Parse names from a buffer, as names_load does for a file (path may be NULL). */
 int names_parse(const char *buf, size_t len, const char *path, struct names *out);
@@ -53,6 +67,13 @@ size_t names_qualifier(const char *pattern);
  * whole path is matched, else its last component.
  */
 bool names_lib_match(const char *pattern, size_t len, const char *name);
+
+/*
+ * `s` made safe to print on a terminal, malloc'ed: printable ASCII as it
+ * is, a backslash doubled, every other byte (control characters, bytes of
+ * 0x80 and above) as \xNN.
+ */
+char *names_escape(const char *s);
 
 void names_free(struct names *nm);
 

@@ -75,23 +75,39 @@ enum {
 	SYMTAB_ETRUNC = -1002,	 /* ELF truncated or malformed */
 	SYMTAB_ENOSYMS = -1003,	 /* no function symbols at all */
 	SYMTAB_ENOTEXEC = -1004,	 /* ELF, but not an executable (ET_REL, core...) */
+	SYMTAB_EBADPHDR = -1005, /* program headers the kernel cannot load */
+	SYMTAB_EBADSHDR = -1006, /* section headers that cannot be read (no symbols then) */
+	SYMTAB_ENOINTERP = -1007, /* its ELF interpreter (PT_INTERP) does not exist */
+	SYMTAB_EBADENTRY = -1008, /* its entry point lies in no executable segment */
 };
 
 /*
  * Read the routines of the executable at `path`: STT_FUNC symbols with a
- * non-zero size in an executable section, from .symtab, else .dynsym.
+ * non-zero size inside an executable section, from .symtab, else .dynsym.
  * Aliases are merged; `*.cold` fragments and STT_GNU_IFUNC symbols never
  * become routines. Names, files and lines come
  * from DWARF where present. Returns 0, a negative errno, or SYMTAB_E*.
- * With SYMTAB_ENOSYMS (a stripped executable) *st still holds what the
- * image says of itself (path, interpreter, static or not) and no routine:
- * free it with symtab_free as after a success. After any other error
- * there is nothing to free.
+ * The file is read as the kernel reads it: the ELF magic, e_machine
+ * EM_X86_64 and e_type decide, whatever EI_CLASS, EI_DATA and EI_VERSION
+ * say; loadable segments that the kernel would refuse to map are refused.
+ * With SYMTAB_ENOSYMS (a stripped executable), SYMTAB_EBADSHDR (section
+ * headers that cannot be read: no symbols) or SYMTAB_ENOINTERP *st still
+ * holds what the image says of itself (path, interpreter, static or
+ * not) and no routine: free it with symtab_free as after a success. After
+ * any other error there is nothing to free.
  */
 int symtab_load(const char *path, struct symtab *st);
 
 /* A one-line reason for a symtab_load error (static string). */
 const char *symtab_strerror(int err);
+
+/*
+ * Say in one line (fs_error) why the executable at `path` cannot be timed
+ * after symtab_load returned `err`, naming the way in where there is one:
+ * -l for a stripped dynamic executable, the missing interpreter's name.
+ * `st` is what symtab_load left (may be NULL).
+ */
+void symtab_say_error(const char *path, const struct symtab *st, int err);
 
 /*
  * Choose the routines to time, setting RT_SELECTED:

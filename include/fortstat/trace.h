@@ -16,7 +16,26 @@
 
 struct symtab;
 struct books;
-struct options;
+
+/* Where fortstat and the program run (--pin). */
+enum pin_mode {
+	PIN_AUTO,   /* one CPU while the program has one thread, unless it uses OpenMP/TBB */
+	PIN_ALWAYS, /* one CPU for fortstat and every thread of the program */
+	PIN_NEVER,  /* leave CPU placement to the scheduler */
+};
+
+#define TRACE_MAX_LIBS 32 /* -l patterns */
+
+/* What a traced run is asked to do (from the command line: cli_trace_opts). */
+struct trace_opts {
+	bool count_only;		/* -c: count calls, read no clock but the wall's */
+	bool follow;			/* -f: time forked children and exec'ed images too */
+	bool all;			/* --all: every routine, the C library's start-up too */
+	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
+	size_t n_libs;
+	enum pin_mode pin;		/* --pin */
+	enum clock_kind clock;		/* --clock: the calibration's first figures */
+};
 struct names;
 
 /* With -f: a process other than the program, or an image exec'ed. */
@@ -70,7 +89,7 @@ void trace_result_free(struct trace_result *res);
  * could not be started or traced (an error line has been printed).
  */
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
-	      struct names *names, struct names *exclude, const struct options *o,
+	      struct names *names, struct names *exclude, const struct trace_opts *o,
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res);
 
 #endif

@@ -6,6 +6,13 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+/* Exit codes of fortstat's own (as env(1) and time(1)). */
+enum {
+	EXIT_FS_ERROR = 125,	/* fortstat's own error */
+	EXIT_FS_CANNOT = 126,	/* PROGRAM found but cannot be timed */
+	EXIT_FS_NOTFOUND = 127, /* PROGRAM not found */
+};
+
 /* Verbosity: 0 quiet (errors and warnings only), 1 for -v, 2 for -vv. */
 extern int fs_verbose;
 

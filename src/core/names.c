@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -113,6 +114,26 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
+/* See names.h. */
+bool names_is_text(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if ((c < 0x20 && !is_blank_char((char)c) && c != '\n') || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* See names.h. */
+const char *names_strerror(int err)
+{
+	if (err == NAMES_ENOTTEXT)
+		return "not a text file";
+	return err < 0 ? strerror(-err) : "unknown error";
+}
+
 int names_load(const char *path, struct names *out)
 {
 	struct stat st;
@@ -137,6 +158,10 @@ int names_load(const char *path, struct names *out)
 	close(fd);
 	if (r < 0)
 		return r;
+	if (!names_is_text(buf, len)) {
+		free(buf);
+		return NAMES_ENOTTEXT;
+	}
 	r = names_parse(buf, len, path, out);
 	free(buf);
 	return r;
@@ -223,6 +248,25 @@ bool names_lib_match(const char *pattern, size_t len, const char *name)
 	n = strlen(pat);
 	return strncmp(subject, pat, n) == 0 &&
 	       (subject[n] == '\0' || subject[n] == '.' || subject[n] == '-');
+}
+
+/* See names.h. */
+char *names_escape(const char *s)
+{
+	char *out = xmalloc(4 * strlen(s) + 1), *q = out;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\') {
+			*q++ = '\\';
+			*q++ = '\\';
+		} else if (*p >= 0x20 && *p < 0x7f) {
+			*q++ = (char)*p;
+		} else {
+			q += sprintf(q, "\\x%02x", *p);
+		}
+	}
+	*q = '\0';
+	return out;
 }
 
 /* Free what @nm owns and leave it empty; NULL is accepted. */

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "fortstat/account.h"
-#include "fortstat/cli.h"
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
@@ -161,7 +160,7 @@ static int calib_factors(const struct acct *acct, long ie, long id, uint64_t w, 
  * f[1]) and on the other (f[2], f[3]); what its stops were measured to
  * cost a segment on each (f[4], f[5]; 0 when not measured).
  */
-static int calib_batch(const struct options *o, struct symtab *st, long ie, long id,
+static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, long id,
 		       double f[CALIB_FIGURES])
 {
 	static char name[] = "fortstat-calibrate";
@@ -197,10 +196,10 @@ static int calib_batch(const struct options *o, struct symtab *st, long ie, long
 	return err;
 }
 
-int calib_run(const struct options *o, int parallel_runtime, struct calib *out)
+int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *out)
 {
 	double f[CALIB_FIGURES][CALIB_MAX_BATCHES], one[CALIB_FIGURES];
-	struct options oc = *o;
+	struct trace_opts oc = *o;
 	struct symtab st;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int verbose = fs_verbose, err;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modules.c - shared libraries (-l): the dynamic linker's rendezvous, libraries that
- * appear or go (dlopen/dlclose), indirect functions, and the unwinder's library.
+ * modules.c - the images of a process: the executable at its exec stop, shared
+ * libraries (-l) through the dynamic linker's rendezvous as they appear or go
+ * (dlopen/dlclose), indirect functions, and the unwinder's library.
  */
 #include <elf.h>
 #include <errno.h>
@@ -23,7 +24,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
@@ -178,8 +178,7 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 
 		err = symtab_load(m->real, &lib);
 		if (err) {
-			if (err == SYMTAB_ENOSYMS)
-				symtab_free(&lib);
+			symtab_free(&lib); /* a stripped one holds the image's facts */
 			fs_warn("-l: %s: %s", m->path, symtab_strerror(err));
 			m->matched = false;
 			return;
@@ -224,6 +223,17 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 		return;
 	}
 	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
+	/* Its code's extent: a routine it calls back (a personality routine) is seen by its return address. */
+	tr->ps->unw_lo = UINT64_MAX;
+	tr->ps->unw_hi = 0;
+	for (size_t i = 0; i < lib.n; i++) {
+		if (lib.r[i].addr + m->bias < tr->ps->unw_lo)
+			tr->ps->unw_lo = lib.r[i].addr + m->bias;
+		if (lib.r[i].addr + lib.r[i].size + m->bias > tr->ps->unw_hi)
+			tr->ps->unw_hi = lib.r[i].addr + lib.r[i].size + m->bias;
+	}
+	if (!lib.n)
+		tr->ps->unw_lo = 0;
 	symtab_free(&lib);
 	m->np = tr->ps->n_patches - m->p0;
 	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu unwinder entries hooked", m->path, m->bias,
@@ -233,6 +243,8 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 /* A library went away (dlclose): its patches went with it. Counts are kept. */
 static void module_unload(struct tracer *tr, struct tmodule *m)
 {
+	if (m->unwinder)
+		tr->ps->unw_lo = tr->ps->unw_hi = 0;
 	for (size_t j = m->p0; j < m->p0 + m->np; j++)
 		tr->ps->patches[j].dead = true;
 	m->np = 0;
@@ -297,6 +309,39 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 		module_hook(tr, th, m);
 }
 
+/*
+ * The file of a link-map entry whose name is not an absolute path
+ * (dlopen("./libplug.so"), a library found through LD_LIBRARY_PATH=.): the
+ * file mapped at its load address with offset 0, as /proc/PID/maps names
+ * it (the loader's current directory may have changed since). Returns 0
+ * with path filled, or -1 (the program itself, the vDSO: no file of its own).
+ */
+static int module_file(pid_t pid, uint64_t l_addr, char *path, size_t size)
+{
+	char maps[48], line[PATH_MAX + 128];
+	FILE *f;
+	int rc = -1;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f)) {
+		uint64_t start, off;
+		int name_at = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*u %n", &start, &off,
+			   &name_at) < 2 ||
+		    !name_at || start != l_addr || off != 0 || line[name_at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, size, "%s", line + name_at);
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* The dynamic linker's list is consistent again: compare it with ours. */
 static void modules_sync(struct tracer *tr, struct tthread *th)
 {
@@ -314,7 +359,8 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 			break;
 		/* The program itself and the vDSO have no file of their own here. */
 		if (e.l_name && read_cstr(tr->ps->memfd, e.l_name, path, sizeof(path)) == 0 &&
-		    path[0] == '/')
+		    path[0] && (path[0] == '/' || module_file(tr->ps->leader, e.l_addr, path,
+							    sizeof(path)) == 0))
 			module_seen(tr, th, lm, e.l_addr, path);
 		lm = e.l_next;
 	}
@@ -333,4 +379,42 @@ void handle_rdebug(struct tracer *tr, struct tthread *th)
 		modules_sync(tr, th);
 	/* Emulate its `ret` (injected calls above restored every register). */
 	arch_emulate_ret(th->tid, tr->ps->memfd);
+}
+
+int setup_image(struct tracer *tr)
+{
+	struct symtab *st = tr->ps->st;
+	size_t n = 0;
+	int err;
+
+	map_event_page(tr);
+
+	if (st->pie) {
+		uint64_t entry;
+		err = auxv_get(tr->ps->leader, AT_ENTRY, &entry);
+		if (err) {
+			fs_error("%s: cannot read the load address: %s", st->path, strerror(-err));
+			return err;
+		}
+		tr->ps->bias = entry - st->e_entry;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		n += (st->r[i].flags & RT_SELECTED) != 0;
+	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->ps->bias, n);
+	if (tr->o->n_libs && (st->is_static || !st->interp))
+		fs_warn("-l: %s is statically linked: its library routines are its own (see --all)",
+			st->path);
+	/*
+	 * Libraries are followed for -l, and to hook the unwinder of
+	 * libgcc_s wherever it is reached from (a C++ exception thrown inside
+	 * libstdc++, backtrace(), pthread_exit): it must read the original
+	 * return addresses. Count-only rewrites none.
+	 */
+	tr->ps->follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
+	err = patch_routines(tr, tr->ps->leader, st, 0, st->n, tr->ps->bias, PATCH_OWN, NULL);
+	if (err)
+		return err;
+	if (tr->ps->follow_dl)
+		setup_rdebug(tr);
+	return 0;
 }

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
@@ -266,6 +265,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		if (err || p->plan.kind == INSN_REFUSE) {
 			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
 				err ? "its code cannot be read" : p->plan.reason);
+			if (r->flags & RT_SELECTED)
+				tr->n_refused++;
 			r->flags &= ~(unsigned)RT_SELECTED;
 			continue;
 		}
@@ -323,43 +324,6 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	return 0;
 }
 
-int setup_image(struct tracer *tr)
-{
-	struct symtab *st = tr->ps->st;
-	size_t n = 0;
-	int err;
-
-	map_event_page(tr);
-
-	if (st->pie) {
-		uint64_t entry;
-		err = auxv_get(tr->ps->leader, AT_ENTRY, &entry);
-		if (err) {
-			fs_error("%s: cannot read the load address: %s", st->path, strerror(-err));
-			return err;
-		}
-		tr->ps->bias = entry - st->e_entry;
-	}
-	for (size_t i = 0; i < st->n; i++)
-		n += (st->r[i].flags & RT_SELECTED) != 0;
-	fs_info(1, "load bias 0x%" PRIx64 ", %zu routines to patch", tr->ps->bias, n);
-	if (tr->o->n_libs && (st->is_static || !st->interp))
-		fs_warn("-l: %s is statically linked: its library routines are its own (see --all)",
-			st->path);
-	/*
-	 * Libraries are followed for -l, and to hook the unwinder of
-	 * libgcc_s wherever it is reached from (a C++ exception thrown inside
-	 * libstdc++, backtrace(), pthread_exit): it must read the original
-	 * return addresses. Count-only rewrites none.
-	 */
-	tr->ps->follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
-	err = patch_routines(tr, tr->ps->leader, st, 0, st->n, tr->ps->bias, PATCH_OWN, NULL);
-	if (err)
-		return err;
-	if (tr->ps->follow_dl)
-		setup_rdebug(tr);
-	return 0;
-}
 
 /*
  * Resume the thread past the displaced instruction of patch p: at its

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
@@ -186,7 +185,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	len = readlink(link, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
 	err = len > 0 ? symtab_load(path, st) : -errno;
-	if (err == SYMTAB_ENOSYMS) {
+	if (err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) {
 		/*
 		 * Stripped (a shell, a system tool): followed for its children
 		 * and, with -l, for its libraries' routines.
@@ -196,6 +195,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	if (err) {
 		fs_warn("process %d exec'ed %s: %s: not followed", (int)pid, path[0] ? path : "?",
 			symtab_strerror(err));
+		symtab_free(st); /* what the image said of itself, if anything */
 		free(st);
 		unpin_task(tr, pid);
 		thr_remove(tr, pid);

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
@@ -196,6 +195,46 @@ static void rehook_thread(struct tracer *tr, struct tthread *th)
 	th->unhooked = false;
 }
 
+struct callout_ctx {
+	uint64_t lo, hi;
+	bool found;
+};
+
+static void callout_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct callout_ctx *c = arg;
+
+	(void)routine;
+	(void)slot;
+	if (ret >= c->lo && ret < c->hi)
+		c->found = true;
+}
+
+/*
+ * Is thread th, entering patch p, running code that the unwinder called
+ * while it walks the stack (a personality routine of the program's own, as
+ * Rust's, and what that calls)? Then the walk is not over and the original
+ * return addresses must stay: the entry's own return address, or one of
+ * an open frame, lies in the unwinder's library.
+ */
+static bool in_unwinder_callout(struct tracer *tr, struct tthread *th, const arch_regs *regs,
+				const struct patch *p)
+{
+	struct callout_ctx c = { .lo = tr->ps->unw_lo, .hi = tr->ps->unw_hi };
+	uint64_t ret = 0;
+
+	if (!c.lo)
+		return false;
+	if (p->stub)
+		ret = arch_stub_ret(regs);
+	else
+		mem_read(tr->ps->memfd, arch_sp(regs), &ret, sizeof(ret));
+	if (ret >= c.lo && ret < c.hi)
+		return true;
+	books_frames(tr->ps->books, th->tid, callout_frame, &c);
+	return c.found;
+}
+
 void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
 		  const struct patch *p)
 {
@@ -216,7 +255,8 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
 	if (p->unhook)
 		unhook_thread(tr, th);
 	else if (th->unhooked &&
-		 (p->rehook || p->routine == ACCT_NONE || !tr->ps->st->r[p->routine].module))
+		 (p->rehook || p->routine == ACCT_NONE || !tr->ps->st->r[p->routine].module) &&
+		 (p->rehook || !in_unwinder_callout(tr, th, regs, p)))
 		rehook_thread(tr, th);
 	/*
 	 * The unwinder's entries, and a catch handler's start (__cxa_begin_catch:

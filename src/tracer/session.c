@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"
@@ -263,11 +262,20 @@ static void session_result(struct tracer *tr, const char *path, struct trace_res
 		sec->path = xstrdup(ps->path ? ps->path : path);
 		sec->books = ps->books;
 	}
-	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++)
-		if (!tr->lib_hit[k])
-			fs_warn("-l %s: no library of the program matched", tr->o->libs[k]);
+	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++) {
+		if (!tr->lib_hit[k]) {
+			char *lib = names_escape(tr->o->libs[k]);
+
+			fs_warn("-l %s: no library of the program matched", lib);
+			free(lib);
+		}
+	}
 	if (tr->note[0])
 		snprintf(res->note, sizeof(res->note), "%s", tr->note);
+	res->n_refused = tr->n_refused;
+	if (tr->n_refused)
+		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
+			tr->n_refused, tr->n_refused == 1 ? "" : "s");
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res->seg_n = tr->seg[1]->n;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);
@@ -312,7 +320,7 @@ static void session_kill(struct tracer *tr)
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
-	      struct names *names, struct names *exclude, const struct options *o,
+	      struct names *names, struct names *exclude, const struct trace_opts *o,
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res)
 {
 	struct tracer tr = { .o = o, .names = names, .exclude = exclude };
@@ -342,8 +350,12 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 
 	err = wait_exec(&tr, &status);
 	if (err != 0) {
-		/* exec failed; the child said why */
+		/* exec failed; the child said why, unless the kernel killed it in execve */
 		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
+		if (err > 0 && WIFSIGNALED(status))
+			fs_error("%s: the kernel could not load it (killed by %s in execve): "
+				 "a corrupt ELF file?",
+				 path, strsignal(WTERMSIG(status)));
 		err = -ENOEXEC;
 	} else {
 		res->started = true;

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
 #include "fortstat/inject.h"
 #include "fortstat/insn.h"

@@ -18,8 +18,8 @@
 
 #include "fortstat/arch.h"
 #include "fortstat/books.h"
-#include "fortstat/cli.h"
 #include "fortstat/clock.h"
+#include "fortstat/trace.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
 #include "stop.h"
@@ -123,6 +123,7 @@ struct pstate {
 	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
 	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
+	uint64_t unw_lo, unw_hi; /* the unwinder's library's code (libgcc_s), 0 0: none */
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */
@@ -140,12 +141,12 @@ struct pstate {
 	uint64_t wall1;	       /* when it ended */
 };
 struct tracer {
-	const struct options *o;
+	const struct trace_opts *o;
 	struct pstate *ps;     /* the process of the thread being handled: one of procs */
 	struct pstate **procs; /* every process followed (-f), in order of appearance */
 	size_t n_procs;
 	size_t cur;	       /* index in procs of the state loaded in ps */
-	bool lib_hit[CLI_MAX_LIBS]; /* -l pattern matched a library */
+	bool lib_hit[TRACE_MAX_LIBS]; /* -l pattern matched a library */
 	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
 	struct u64map thr;     /* threads: tid + 1 -> struct tthread * */
 	struct pending *pend;
@@ -156,6 +157,7 @@ struct tracer {
 	int status;	       /* the program's wait status */
 	bool pinned;	       /* fortstat and the program run on one CPU */
 	char note[160];	       /* how the run went, when it is worth a line */
+	size_t n_refused;      /* selected routines that could not be patched */
 	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
 	struct trace_result *res;
 	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */
@@ -272,10 +274,16 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
 		   bool rip_only);
 
-int setup_image(struct tracer *tr);
 
 
 /* ---- modules.c ---- */
+
+/*
+ * Patch the current process's image at its exec stop: the event page, the
+ * load bias, its routines, and the dynamic linker's rendezvous to follow
+ * its libraries. Returns 0 or -errno (said).
+ */
+int setup_image(struct tracer *tr);
 
 /* The thread stopped on _dl_debug_state: look at the libraries, then return. */
 void handle_rdebug(struct tracer *tr, struct tthread *th);

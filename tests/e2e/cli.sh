@@ -73,6 +73,14 @@ fi
 head -c 200 "$BIN/chain-O0" >trunc
 chmod +x trunc
 status 126 ./trunc
+grep -q 'trunc: truncated ELF file' err.txt || fail "truncated: $(cat err.txt)"
+# stripped: a dynamic executable is timed through -l (libs.sh); a static one not at all
+for opt in O0 O2; do
+	strip -o sstatic "$BIN/chain-static-$opt"
+	status 126 ./sstatic
+	grep -q "sstatic: no function symbols (stripped?), and statically linked: nothing in it can be timed\$" err.txt ||
+		fail "stripped static $opt: $(cat err.txt)"
+done
 
 # names files: unreadable stops the run; a name with no match only warns
 status 125 -n missing-names.txt "$BIN/chain-O0"
@@ -86,6 +94,32 @@ grep -q "names.txt:2: 'no_such_routine' matches no routine" err.txt ||
 grep -q '^chain done' out.txt || fail "program output lost"
 grep -q ' work  *1000 ' rep.txt || fail "-n work: $(cat rep.txt)"
 grep -q 'leaf' rep.txt && fail "-n work: leaf should not be timed"
+# a binary names file (an executable given to -n by mistake) is refused
+status 125 -n "$BIN/chain-O0" "$BIN/chain-O0"
+grep -q "^fortstat: error: $BIN/chain-O0: cannot read names file: not a text file\$" err.txt ||
+	fail "binary names file: $(cat err.txt)"
+[ -s out.txt ] && fail "the program ran although the names file is binary"
+# an empty names file (or only comments) is said, and the run goes on
+for opt in O0 O2; do
+	: >empty.txt
+	"$FORTSTAT" -n empty.txt -o rep.txt "$BIN/chain-$opt" >out.txt 2>err.txt
+	[ $? = 0 ] || fail "-n empty.txt: $(cat err.txt)"
+	grep -q "^fortstat: warning: empty.txt: no names in it (empty, or only comments): -n times the mainline alone\$" err.txt ||
+		fail "-n empty.txt: not warned: $(cat err.txt)"
+	grep -q '^\* main  *1 ' rep.txt || fail "-n empty.txt, $opt: main not timed: $(cat rep.txt)"
+	grep -q 'work' rep.txt && fail "-n empty.txt, $opt: work timed"
+	printf '# nothing\n\n' >comments.txt
+	"$FORTSTAT" -x comments.txt -o rep.txt "$BIN/chain-$opt" >out.txt 2>err.txt
+	grep -q "^fortstat: warning: comments.txt: no names in it (empty, or only comments): -x excludes nothing\$" err.txt ||
+		fail "-x comments.txt: not warned: $(cat err.txt)"
+	grep -q ' leaf  *3500 ' rep.txt || fail "-x comments.txt, $opt: $(cat rep.txt)"
+done
+# names are printed escaped, never as raw bytes
+printf 'work\nno\302\240such\n' >esc.txt
+"$FORTSTAT" -n esc.txt -o rep.txt "$BIN/chain-O0" >out.txt 2>err.txt
+grep -q "esc.txt:2: 'no\\\\xc2\\\\xa0such' matches no routine" err.txt ||
+	fail "unmatched name not escaped: $(cat err.txt)"
+LC_ALL=C grep -q "$(printf '\302')" err.txt && fail "raw bytes on stderr: $(cat err.txt)"
 
 # -o: unwritable report file is fortstat's error, before the program runs
 status 125 -o /nonexistent-dir/report.txt "$BIN/chain-O0"
@@ -105,4 +139,20 @@ fi
 "$FORTSTAT" --sort=name -z -o rep.txt "$BIN/chain-O0" >/dev/null 2>&1
 sed -n 's/^[ *] *\([a-z_]*\)  .*/\1/p' rep.txt | grep -v '^$' >names.got
 [ "$(tr '\n' ' ' <names.got)" = "leaf main twice work " ] || fail "--sort=name: $(tr '\n' ' ' <names.got)"
+
+# a report that cannot be written: said in one line, status 125 (the
+# program's own failure status stands), the program's output intact
+if [ -w /dev/full ]; then
+	for opt in "-o /dev/full" "--svg=/dev/full -o rep.txt"; do
+		# shellcheck disable=SC2086
+		"$FORTSTAT" $opt "$BIN/ending-O0" 0 >out.txt 2>err.txt
+		rc=$?
+		[ "$rc" = 125 ] || fail "$opt: exit status $rc, not 125"
+		[ "$(grep -c '^fortstat: error: /dev/full: cannot write' err.txt)" = 1 ] ||
+			fail "$opt: $(cat err.txt)"
+		grep -q 'step' out.txt || fail "$opt: the program's output lost"
+	done
+	"$FORTSTAT" -o /dev/full "$BIN/ending-O0" 5 >/dev/null 2>err.txt
+	[ $? = 5 ] || fail "-o /dev/full: the program's status 5 not kept"
+fi
 finish

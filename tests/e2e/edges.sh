@@ -51,16 +51,38 @@ printf '#!/usr/bin/env sh\ntouch ran\n' >env.sh
 printf '#!\ntouch ran\n' >none.sh
 chmod +x run.sh arg.sh env.sh none.sh
 try="fortstat times ELF executables: try"
-refused "^fortstat: error: \./run\.sh: a script for /bin/sh; $try 'fortstat /bin/sh \./run\.sh'\$" \
+# A shell script: timing the shell would time the shell, not the script;
+# -f times the programs it runs (a wrapper, a pyenv shim that execs).
+shtry="fortstat times ELF executables: to time the programs it runs, try"
+refused "^fortstat: error: \./run\.sh: a shell script (/bin/sh); $shtry 'fortstat -f /bin/sh \./run\.sh'\$" \
 	"$FORTSTAT" ./run.sh
-refused "^fortstat: error: \./arg\.sh: a script for /bin/sh -e; $try 'fortstat /bin/sh -e \./arg\.sh'\$" \
+refused "^fortstat: error: \./arg\.sh: a shell script (/bin/sh -e); $shtry 'fortstat -f /bin/sh -e \./arg\.sh'\$" \
 	"$FORTSTAT" -c ./arg.sh
 # env would be timed, not the program it runs: name the program
-refused "a script for /usr/bin/env sh; $try 'fortstat sh \./env\.sh'\$" "$FORTSTAT" ./env.sh
+refused "a shell script (/usr/bin/env sh); $shtry 'fortstat -f sh \./env\.sh'\$" "$FORTSTAT" ./env.sh
+printf '#!/usr/bin/env bash\nexec "$0.real" "$@"\n' >shim
+chmod +x shim
+refused "^fortstat: error: \./shim: a shell script (/usr/bin/env bash); $shtry 'fortstat -f bash \./shim'\$" \
+	"$FORTSTAT" ./shim
+# the suggestion works: -f follows the shim's exec to the program it runs
+cp "$BIN/chain-O2" shim.real
+timeout 60 "$FORTSTAT" -f bash ./shim >out.txt 2>err.txt </dev/null
+[ $? = 0 ] || fail "fortstat -f bash ./shim: $(cat err.txt)"
+grep -q "shim.real.*(exit status 0)" err.txt || fail "fortstat -f bash ./shim: chain not timed: $(cat err.txt)"
+grep -q '^\* main  *1 ' err.txt || fail "fortstat -f bash ./shim: no main: $(cat err.txt)"
+grep -q '^  leaf  *3500 ' err.txt || fail "fortstat -f bash ./shim: leaf not 3500: $(cat err.txt)"
+# another interpreter: timing it is the way (a Python script times python3)
+printf '#!/usr/bin/env python3\n' >env.py
+chmod +x env.py
+refused "a script for /usr/bin/env python3; $try 'fortstat python3 \./env\.py'\$" "$FORTSTAT" ./env.py
+# bytes of the file are escaped, never written raw to the terminal
+printf '#!/bin/\033[2Jsh\n' >esc.sh
+chmod +x esc.sh
+refused 'a script for /bin/\\x1b\[2Jsh; ' "$FORTSTAT" ./esc.sh
 refused "\./none\.sh: a script without an interpreter; fortstat times ELF executables\$" \
 	"$FORTSTAT" ./none.sh
 # found through PATH: the line names the file found
-refused "$T/run\.sh: a script for /bin/sh" env PATH="$T:$PATH" "$FORTSTAT" run.sh
+refused "$T/run\.sh: a shell script (/bin/sh)" env PATH="$T:$PATH" "$FORTSTAT" run.sh
 [ ! -e ran ] || fail "a script ran"
 # The suggested command times the interpreter (one with symbols).
 p=$BIN/chain-O0

@@ -45,6 +45,21 @@ for opt in O0 O2; do
 		[ "$(grep -c '^routine,' "$f")" = 2 ] && echo "$f"
 	done)
 	[ -n "$two" ] || fail "$p -f -o r.%p: no file with the program and its exec'ed image"
+	# JSON: every file one document; the program's two images an array of two
+	rm -f r.[0-9]* r.json
+	"$FORTSTAT" -f --format=json -o 'r.%p.json' "$p" "$c" >/dev/null 2>t.err </dev/null ||
+		fail "$p -f -o r.%p.json: exit status $?"
+	"$FORTSTAT" -f --format=json -o r.json "$p" "$c" >/dev/null 2>t.err </dev/null ||
+		fail "$p -f -o r.json: exit status $?"
+	python3 - r.json r.[0-9]*.json <<'EOT' || fail "$p -f: a JSON file that is not one document of the reports"
+import json, sys
+shapes = []
+for f in sys.argv[1:]:
+    d = json.load(open(f))  # raises on a second document
+    shapes.append(len(d) if isinstance(d, list) else 1)
+# one file of all 5 reports; 4 files, one of them with the program's two images
+sys.exit(not (shapes[0] == 5 and sorted(shapes[1:]) == [1, 1, 1, 2]))
+EOT
 
 	# A stripped program exec'ed: with -l, its libraries' routines are timed.
 	strip -o mstripped "$BIN/mathcalls-$opt"

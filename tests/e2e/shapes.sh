@@ -13,7 +13,7 @@ for opt in O0 O2; do
 	expect "$p" main 1 apply 600 add 300 mul 200 neg 100
 	p=$BIN/riprel-$opt
 	traced -- "$p"
-	expect "$p" main 1 get 400 bump 400
+	expect "$p" main 1 get 400 bump 400 vload 400 pager_get 400 fetch 400
 	p=$BIN/classes-$opt
 	traced -- "$p"
 	expect "$p" main 1 "Square::area() const" 400 "Circle::area() const" 200 \
@@ -38,6 +38,20 @@ for opt in O0 O2; do
 done
 objdump -d --no-show-raw-insn "$BIN/riprel-O2" | grep -A1 '<get>:' | grep -q '(%rip)' ||
 	fail "riprel-O2: get does not start with a RIP-relative load"
+objdump -d --no-show-raw-insn "$BIN/riprel-O2" | grep -A1 '<vload>:' | grep -q 'movdqa.*(%rip)' ||
+	fail "riprel-O2: vload does not start with a 0x66-prefixed RIP-relative load"
+objdump -d --no-show-raw-insn "$BIN/riprel-O2" | grep -A1 '<pager_get>:' | grep -q 'jmp.*\*0x110(%rdi)' ||
+	fail "riprel-O2: pager_get does not start with an indirect jmp"
+# none of them refused, with stubs or with int3 patches, but odd (a loop
+# instruction first): said with -v, and counted in one line without
+for stubs in 0 1; do
+	FORTSTAT_NO_STUBS=$stubs "$FORTSTAT" -v -o /dev/null "$BIN/riprel-O2" >/dev/null 2>v.err
+	[ "$(grep '^fortstat: not timing' v.err)" = "fortstat: not timing odd: loop instruction" ] ||
+		fail "riprel-O2 (no stubs: $stubs): $(grep 'not timing' v.err)"
+done
+"$FORTSTAT" -o /dev/null "$BIN/riprel-O2" >/dev/null 2>v.err
+[ "$(cat v.err)" = "fortstat: warning: 1 routine could not be timed (fortstat -v says which and why)" ] ||
+	fail "riprel-O2: the refusal is not summed up in one line: $(cat v.err)"
 p=$BIN/ftn-O0
 traced -- "$p"
 expect "$p" main 1 MAIN__ 1 geom::scale 50 geom::norm2d 50 accum 50 fact 10

@@ -119,6 +119,19 @@ static void set_text(struct insn_plan *plan, const cs_insn *in)
 	plan->text[n] = '\0';
 }
 
+/*
+ * A near jmp through a register or memory (jmp *%rax, jmp *0x110(%rdi),
+ * jmp *0x10(%rip)): it goes where the operand says from any address, so it
+ * can run out of line (a RIP-relative operand re-encoded like any other).
+ */
+static bool is_indirect_jmp(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	return in->id == X86_INS_JMP && x->op_count == 1 &&
+	       (x->operands[0].type == X86_OP_REG || x->operands[0].type == X86_OP_MEM);
+}
+
 /* Classify a branch (call, jmp, jcc, loop, ...): emulate it or refuse. */
 static void plan_branch(const cs_insn *in, struct insn_plan *plan)
 {
@@ -194,8 +207,14 @@ static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t ds
 			return "EIP-relative operand";
 		if (op->mem.base != X86_REG_RIP)
 			continue;
-		if (x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
-		    x->encoding.disp_offset + 4u > in->size)
+		/*
+		 * A RIP-relative operand always has a 32-bit displacement, just
+		 * before the immediate if any (capstone 4 says disp_size 2 for
+		 * some 0x66-prefixed SSE instructions: the offset is right).
+		 */
+		if (!x->encoding.disp_offset ||
+		    x->encoding.disp_offset + 4u !=
+			    (x->encoding.imm_size ? x->encoding.imm_offset : in->size))
 			return "RIP-relative operand with an unexpected encoding";
 		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
 		disp = (int64_t)(abs - (dst + in->size));
@@ -263,11 +282,13 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 		refuse(plan, "interrupt instruction as first instruction");
 		goto out;
 	}
-	if (has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
-	    has_group(in, X86_GRP_BRANCH_RELATIVE)) {
+	if ((has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
+	     has_group(in, X86_GRP_BRANCH_RELATIVE)) &&
+	    !is_indirect_jmp(in)) {
 		plan_branch(in, plan);
 		goto out;
 	}
+	/* An indirect jmp (a tail call through a pointer) runs out of line as it is. */
 	/* ret, iret and everything else run out of line. */
 	if (plan->len + 5 > INSN_SLOT_SIZE) {
 		refuse(plan, "instruction too long for the slot");
@@ -408,7 +429,7 @@ static const uint8_t page_hook2[] = {
 	0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
 	0x4d, 0x8b, 0x52, 0x20,	      /* mov 0x20(%r10),%r10: hook_key */
 	0x4c, 0x3b, 0x14, 0x24,	      /* cmp (%rsp),%r10 */
-	0x74, 0x07,		      /* je store */
+	0x74, 0x0a,		      /* je store (over the movabs) */
 };
 static const uint8_t page_hook3[] = {
 	0x4c, 0x89, 0x1c, 0x24,	      /* store: mov %r11,(%rsp) */
@@ -420,7 +441,8 @@ static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%
 static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 {
 	for (size_t k = 0; stub->len < 5 && k < n; k++) {
-		if (is_control(&in[k]))
+		/* An indirect jmp may end the covered bytes: the stub moves it too. */
+		if (is_control(&in[k]) && !(is_indirect_jmp(&in[k]) && stub->len + in[k].size >= 5))
 			return stub_refuse(stub, "a branch among the first 5 bytes");
 		stub->len += in[k].size;
 	}
@@ -482,24 +504,21 @@ static void stub_head(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint
 }
 
 /* After the int3: hook the return address with the return trap (or the tracer's pair). */
-static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t stub_addr, uint64_t retrap,
-		     uint64_t page)
+static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint64_t page)
 {
-	int64_t d;
-
 	if (page) {
 		/* r10: the page, or the thread's slot if the tracer said so */
 		*pos += tsc_after(stub->code + *pos, 10, -0x18);
 		emit(stub, pos, page_hook2, sizeof(page_hook2));
 	}
-	stub->code[(*pos)++] = 0x4c; /* lea retrap(%rip),%r11 */
-	stub->code[(*pos)++] = 0x8d;
-	stub->code[(*pos)++] = 0x1d;
-	d = (int64_t)(retrap - (stub_addr + *pos + 4));
-	if (!fits32(d))
-		return stub_refuse(stub, "return trap out of range");
-	put_le32(stub->code + *pos, (int32_t)d);
-	*pos += 4;
+	/*
+	 * movabs $retrap,%r11: the return trap lies in the program's scratch
+	 * page, which a library's stub (far from the program) reaches too.
+	 */
+	stub->code[(*pos)++] = 0x49;
+	stub->code[(*pos)++] = 0xbb;
+	memcpy(stub->code + *pos, &retrap, 8);
+	*pos += 8;
 	if (page)
 		emit(stub, pos, page_hook3, sizeof(page_hook3));
 	else
@@ -575,7 +594,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		stub_head(stub, &pos, retrap, page, ev);
 		/* counting: nothing to hook, the plain path follows the stop */
 		if (retrap)
-			rc = stub_hook(stub, &pos, stub_addr, retrap, page);
+			rc = stub_hook(stub, &pos, retrap, page);
 	}
 	if (!rc)
 		rc = stub_tail(stub, pos, in, fn + off, stub_addr, page && retrap);

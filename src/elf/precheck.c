@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fortstat/cli.h"
+#include "fortstat/names.h"
 #include "fortstat/util.h"
 
 #define SHEBANG_MAX 256 /* the kernel reads no more of a script (BINPRM_BUF_SIZE) */
@@ -197,10 +197,23 @@ bool precheck_shebang(const char *head, size_t n, char **interp, char **arg)
 	return true;
 }
 
+/* Is `name` (a file name, no directory) a command shell? */
+static bool is_shell(const char *name)
+{
+	static const char *const shells[] = {
+		"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "busybox",
+	};
+
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (!strcmp(name, shells[i]))
+			return true;
+	return false;
+}
+
 /* EXIT_FS_CANNOT after one line when `path` is a "#!" script, else 0. */
 static int check_script(const char *path)
 {
-	char head[SHEBANG_MAX], *interp, *arg, *what, *cmd;
+	char head[SHEBANG_MAX], *interp, *arg, *what, *cmd, *esc_path, *esc_what;
 	const char *base;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -224,12 +237,27 @@ static int check_script(const char *path)
 	/* `#!/usr/bin/env NAME`: timing env would time env; time NAME. */
 	base = strrchr(interp, '/');
 	base = base ? base + 1 : interp;
-	if (!strcmp(base, "env") && arg && arg[0] != '-' && !strpbrk(arg, " \t="))
-		cmd = xstrdup(arg);
+	if (!strcmp(base, "env") && arg && arg[0] != '-' && !strpbrk(arg, " \t=")) {
+		cmd = names_escape(arg);
+		base = arg;
+	} else {
+		cmd = names_escape(what);
+	}
+	esc_path = names_escape(path);
+	esc_what = names_escape(what);
+	if (is_shell(base))
+		/*
+		 * Timing the shell times the shell, not the script: a wrapper
+		 * or a shim (pyenv) runs its program by exec, which -f follows.
+		 */
+		fs_error("%s: a shell script (%s); fortstat times ELF executables: to time the "
+			 "programs it runs, try 'fortstat -f %s %s'",
+			 esc_path, esc_what, cmd, esc_path);
 	else
-		cmd = xstrdup(what);
-	fs_error("%s: a script for %s; fortstat times ELF executables: try 'fortstat %s %s'", path,
-		 what, cmd, path);
+		fs_error("%s: a script for %s; fortstat times ELF executables: try 'fortstat %s %s'",
+			 esc_path, esc_what, cmd, esc_path);
+	free(esc_path);
+	free(esc_what);
 	free(cmd);
 	free(what);
 	free(interp);

@@ -221,6 +221,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 		return usage_error("no PROGRAM given", NULL);
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	o->report.clock = o->clock; /* the clock whose times the report shows */
 	return -1;
 }
 
@@ -285,4 +286,20 @@ int cli_find_program(const char *name, char **path)
 	}
 	fs_error("%s: command not found", name);
 	return EXIT_FS_NOTFOUND;
+}
+
+struct trace_opts cli_trace_opts(const struct options *o)
+{
+	struct trace_opts t = {
+		.count_only = o->count_only,
+		.follow = o->follow,
+		.all = o->all,
+		.n_libs = o->n_libs,
+		.pin = o->pin,
+		.clock = o->clock,
+	};
+
+	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)
+		t.libs[i] = o->libs[i];
+	return t;
 }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output.h - where the reports go: stderr, the file of -o, or with "%p" in
+ * its name one file a process (an image that exec'ed on appends to its
+ * process's file).
+ */
+#ifndef FORTSTAT_OUTPUT_H
+#define FORTSTAT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct outputs {
+	const char *pattern; /* -o FILE, or NULL: stderr */
+	FILE *one;	     /* the stream of every report without %p (stderr or FILE) */
+	FILE **f;	     /* with %p: the files opened so far, and their names */
+	char **name;
+	size_t n;
+	FILE *prev; /* where the last report went (NULL: none yet) */
+};
+
+/*
+ * `fmt` with each %p replaced by pid and each %% by %; other characters as
+ * they are. Malloc'ed.
+ */
+char *output_expand(const char *fmt, int pid);
+
+/*
+ * Get ready to write reports to `pattern` (NULL: stderr). A name without
+ * %p is opened (truncated) at once. Returns 0, or a negative errno after
+ * saying which file could not be opened.
+ */
+int outputs_open(struct outputs *o, const char *pattern);
+
+/*
+ * The stream for the report of process pid, opened on first use with %p.
+ * *again is set when the previous report went to the same stream (then a
+ * blank line may separate them). Returns NULL after saying why the file
+ * could not be opened.
+ */
+FILE *outputs_for(struct outputs *o, int pid, bool *again);
+
+/*
+ * Close every file (never stderr). Returns 0, or the negative errno of the
+ * first that failed, after saying which.
+ */
+int outputs_close(struct outputs *o);
+
+#endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * profile.h - the report model: what one run of fortstat measured, as plain
+ * data that every view (table, CSV, JSON, folded, callgrind, SVG) reads. It
+ * is built from the books of each traced process (profile_add_books), or by
+ * anything else that knows the same facts (merging the JSON reports of
+ * several runs or MPI ranks). A profile owns all its memory: it outlives the
+ * books and the symbol tables it was built from.
+ *
+ * Times are nanoseconds (acct_time_t) unless the name ends in _s (seconds,
+ * double) or _ns (double). Every time has a value on each clock, indexed by
+ * enum clock_kind (CLOCK_KIND_CPU: the thread's CPU time, CLOCK_KIND_WALL);
+ * which clock a view shows is a report option (report_opts.clock), not part
+ * of the profile. "Shown" times are what the views print: net of the stops'
+ * overhead when the profile corrects (profile.correct; from the net books
+ * when they were kept, else FTN4TRA's formula with f1 and f2), gross with
+ * --no-correct. "Gross" times are the clock's advance as it was read. In a
+ * count-only section (profile_section.count_only) no time means anything.
+ *
+ * A fortstat JSON report holds one section on its "clock": a routine's
+ * "calls", "self_s" (self), "gross_self_s", "total_s" (total),
+ * "gross_total_s", and the same four on each clock in its "cpu" and "wall"
+ * objects; "f1_ns", "f2_ns", "stops_measured", "overhead_removed" (correct),
+ * "gross_total_time_s" (total_s); an arc's "time_s" and "self_s"; per-thread
+ * results with --threads. Not in it: calls_made, the calling contexts, and
+ * a routine's overhead when it was not removed.
+ */
+#ifndef FORTSTAT_PROFILE_H
+#define FORTSTAT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fortstat/account.h"
+#include "fortstat/clock.h"
+
+struct books;
+struct symtab;
+
+#define PROFILE_NONE ((uint32_t)-1) /* "no routine": the root of a stack, or no parent */
+
+/* What a routine is (the same in every set of results of a section). */
+struct profile_routine {
+	char *name;	/* display name: source name, else symbol name, else "0x<addr>" */
+	char *module;	/* the object it comes from (library path), or NULL: the program */
+	char **aliases; /* its symbol names, n_aliases of them (may be 0) */
+	size_t n_aliases;
+	uint64_t addr; /* its address in the symbol table (run-time for libraries) */
+	char *file;    /* source file, or NULL when unknown */
+	int line;      /* source line, 0 when unknown */
+	bool mainline; /* the mainline (marked '*') */
+	bool selected; /* chosen for timing: only selected routines are shown */
+};
+
+/* A routine's results in one set (the whole process, or one thread). */
+struct profile_stats {
+	uint64_t calls;			/* entries, counted and chained ones too */
+	uint64_t calls_made;		/* calls it made to timed routines that returned to it */
+	acct_time_t self[FS_N_CLOCKS];	/* shown self time, ns */
+	acct_time_t total[FS_N_CLOCKS]; /* shown inclusive time, ns (recursion once) */
+	acct_time_t gross_self[FS_N_CLOCKS];  /* gross self time, ns */
+	acct_time_t gross_total[FS_N_CLOCKS]; /* gross inclusive time, ns */
+	/*
+	 * The stops' overhead in its self time, ns: gross self less the net self
+	 * (net books when kept and correcting, else the formula), whether it was
+	 * removed (correct) or only estimated (--no-correct). Negative when the
+	 * calibration's factors are.
+	 */
+	int64_t overhead[FS_N_CLOCKS];
+	bool incomplete; /* its clock still ran when its thread or process ended */
+};
+
+/* Calls from one routine to another, and the callee's time along them. */
+struct profile_arc {
+	uint32_t caller; /* routine index, or PROFILE_NONE (called from no timed routine) */
+	uint32_t callee; /* routine index */
+	uint64_t calls;
+	/*
+	 * The callee's shown inclusive and self time in the calls along this
+	 * arc, seconds: from the net books when kept (and correcting), else the
+	 * arc's share of the gross time, scaled as the callee's shown time.
+	 */
+	double time_s[FS_N_CLOCKS];
+	double self_s[FS_N_CLOCKS];
+};
+
+/*
+ * A node of the calling-context tree (as struct acct_node): node 0 is the
+ * root (routine and parent PROFILE_NONE); every other node's parent has a
+ * smaller index; a path holds each routine at most once (recursion folded).
+ */
+struct profile_node {
+	uint32_t parent;	       /* node index, PROFILE_NONE for the root */
+	uint32_t routine;	       /* routine index, PROFILE_NONE for the root */
+	uint64_t calls;		       /* entries into this context */
+	uint64_t calls_made;	       /* calls made from it to timed routines */
+	acct_time_t self[FS_N_CLOCKS]; /* shown self time in this context, ns */
+};
+
+/* One set of results: a whole process (tid 0), or one of its threads. */
+struct profile_set {
+	int tid;		  /* the thread's id, 0 for the whole process */
+	struct profile_stats *r;  /* per routine, n_routines of the section */
+	struct profile_arc *arcs; /* in no particular order */
+	size_t n_arcs;
+	struct profile_node *nodes; /* at least the root when built from books */
+	size_t n_nodes;
+};
+
+/* One traced process image: the program, or with -f a followed process or image. */
+struct profile_section {
+	char *label;	 /* what the views call it: the program's path, "path [pid N]" with -f */
+	int pid;	 /* its process id */
+	int exit_status; /* its exit status, or 128+N when killed by signal N; 0 when it exec'ed */
+	int term_signal; /* N when killed by signal N, else 0 */
+	/*
+	 * Its time on each clock, gross, seconds (with -c the wall clock's on
+	 * both: no CPU clock is read). The views show it less the overhead
+	 * summed over the selected routines when the profile corrects.
+	 */
+	double total_s[FS_N_CLOCKS];
+	bool count_only; /* calls were counted, not timed: no time is meaningful */
+	/*
+	 * The clocks this section has times of: both for a traced run; a clock
+	 * not known (a report that had one clock only) has zero times.
+	 */
+	bool clock_known[FS_N_CLOCKS];
+	char *note;			  /* one line about how it ended, or NULL */
+	struct profile_routine *routines; /* n_routines, index as in its symbol table */
+	size_t n_routines;
+	struct profile_set all;	     /* every thread's results together */
+	struct profile_set *threads; /* each thread's, in order of first event */
+	size_t n_threads;
+};
+
+/* What one run of fortstat measured: the run's facts and its sections. */
+struct profile {
+	char **argv;  /* PROGRAM's argv, NULL-terminated (owned; NULL: unknown) */
+	bool correct; /* shown times are net of the overhead (false: --no-correct) */
+	/* The stops' overhead on each clock, ns: per entry (f1) and per call made (f2). */
+	double f1_ns[FS_N_CLOCKS];
+	double f2_ns[FS_N_CLOCKS];
+	uint64_t stops_measured; /* segments whose measured cost gave f1 = f2; 0: calibration */
+	struct profile_section *sections; /* the program first; with -f the others follow */
+	size_t n_sections;
+};
+
+/* The facts of one section that the books do not hold (see profile_section). */
+struct profile_facts {
+	const char *label;
+	int pid;
+	int exit_status;
+	int term_signal;
+	double total_s[FS_N_CLOCKS];
+	bool count_only;
+	const char *note; /* may be NULL */
+};
+
+/*
+ * A new profile with no section: argv copied (may be NULL), f1/f2 per clock
+ * (ns), stops_measured and correct as in struct profile. Never NULL.
+ */
+struct profile *profile_new(char *const *argv, const double f1_ns[FS_N_CLOCKS],
+			    const double f2_ns[FS_N_CLOCKS], uint64_t stops_measured, bool correct);
+void profile_free(struct profile *p);
+
+/*
+ * Add a section built from `b` (routine i of b is routine i of st) with the
+ * facts f (strings copied): per routine, arc, calling context and thread its
+ * shown and gross times on both clocks, as struct profile_stats says.
+ * Returns 0, or -EINVAL when st and b disagree on the number of routines.
+ */
+int profile_add_books(struct profile *p, const struct profile_facts *f, const struct symtab *st,
+		      const struct books *b);
+
+/*
+ * As profile_add_books, from accounting states: gross[c] the gross books of
+ * clock c (NULL: that clock is not known; at least one is; the same state
+ * twice for counts only), net[c] the net books of clock c or NULL (then the
+ * formula; not used with --no-correct). All must have st->n routines, else
+ * -EINVAL; a net state whose arcs or calling contexts do not match its
+ * gross one's is not used for them.
+ */
+int profile_add_accts(struct profile *p, const struct profile_facts *f, const struct symtab *st,
+		      const struct acct *const gross[FS_N_CLOCKS],
+		      const struct acct *const net[FS_N_CLOCKS]);
+
+#endif

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* main.c - fortstat: time the routines of a program. Only main() decides to stop. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/books.h"
+#include "fortstat/calib.h"
+#include "fortstat/cli.h"
+#include "fortstat/names.h"
+#include "fortstat/output.h"
+#include "fortstat/precheck.h"
+#include "fortstat/profile.h"
+#include "fortstat/report.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+
+/* Load the names file of option opt (-n, -x) or stop with one line naming it. */
+static int load_names(const char *path, struct names *nm, const char *opt)
+{
+	int err = names_load(path, nm);
+	char *p = names_escape(path);
+
+	if (err) {
+		fs_error("%s: cannot read names file: %s", p, names_strerror(err));
+		free(p);
+		return EXIT_FS_ERROR;
+	}
+	if (!nm->n)
+		fs_warn("%s: no names in it (empty, or only comments): %s", p,
+			strcmp(opt, "-n") ? "-x excludes nothing" : "-n times the mainline alone");
+	free(p);
+	return 0;
+}
+
+/* Names that matched nothing are worth a line each (FORTSTAT never checked). */
+static void warn_unmatched(const struct names *nm, const char *prog, bool libs)
+{
+	for (size_t i = 0; i < nm->n; i++) {
+		char *path, *pat;
+
+		if (nm->v[i].matched)
+			continue;
+		path = names_escape(nm->path);
+		pat = names_escape(nm->v[i].pattern);
+		fs_warn("%s:%d: '%s' matches no routine in %s%s", path, nm->v[i].line, pat, prog,
+			libs ? " or the libraries of -l" : "");
+		free(path);
+		free(pat);
+	}
+}
+
+/* One run of fortstat, from the command line to the exit status. */
+struct session {
+	struct options o;
+	struct trace_opts trace; /* what the tracer needs of o */
+	char *path; /* PROGRAM as found */
+	struct symtab st;
+	struct names names, exclude;
+	struct calib cal;
+	struct books *books;
+	struct trace_result res;
+	struct outputs outs;
+	FILE *svg;
+};
+
+/*
+ * Find PROGRAM, read its routines and the names files, choose what to time.
+ * Returns 0, or the exit status after saying why not.
+ */
+static int load_program(struct session *s)
+{
+	const struct options *o = &s->o;
+	size_t n_sel;
+	int rc, err;
+
+	rc = cli_find_program(o->argv[0], &s->path);
+	if (rc)
+		return rc;
+	rc = precheck_program(s->path);
+	if (rc)
+		return rc;
+	err = symtab_load(s->path, &s->st);
+	if ((err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) && o->n_libs && !s->st.is_static) {
+		/* Stripped: nothing of its own to time, but its libraries' routines. */
+		fs_info(1, "%s: %s: only the libraries of -l are timed", s->path,
+			symtab_strerror(err));
+		err = 0;
+	}
+	if (err) {
+		symtab_say_error(s->path, &s->st, err);
+		return EXIT_FS_CANNOT;
+	}
+	if (o->names_file && load_names(o->names_file, &s->names, "-n"))
+		return EXIT_FS_ERROR;
+	if (o->exclude_file && load_names(o->exclude_file, &s->exclude, "-x"))
+		return EXIT_FS_ERROR;
+	n_sel = symtab_select(&s->st, o->names_file ? &s->names : NULL,
+			      o->exclude_file ? &s->exclude : NULL, o->all);
+	/* With -l, names may match library routines: said once the run is over. */
+	if (!o->n_libs) {
+		if (o->names_file)
+			warn_unmatched(&s->names, s->path, false);
+		if (o->exclude_file)
+			warn_unmatched(&s->exclude, s->path, false);
+	}
+	fs_info(1, "%s: %zu routines, %zu selected for timing", s->path, s->st.n, n_sel);
+	return 0;
+}
+
+/* Open the report's file (-o without %p) and the flame graph's: 0 or EXIT_FS_ERROR. */
+static int open_outputs(struct session *s)
+{
+	if (outputs_open(&s->outs, s->o.output) < 0)
+		return EXIT_FS_ERROR;
+	if (s->o.svg) {
+		s->svg = fopen(s->o.svg, "we");
+		if (!s->svg) {
+			fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(errno));
+			return EXIT_FS_ERROR;
+		}
+	}
+	return 0;
+}
+
+/* The overhead of a stop, measured before the program runs. */
+static void calibrate(struct session *s)
+{
+	const struct options *o = &s->o;
+	struct calib *cal = &s->cal;
+	int err;
+
+	if (o->count_only)
+		return;
+	err = calib_run(&s->trace, s->st.parallel_runtime, cal);
+	if (err)
+		fs_warn("calibration failed (%s): times are gross", strerror(-err));
+	else
+		fs_info(1,
+			"calibration: f1 %.2f us per entry, f2 %.2f us per call made "
+			"(%s clock; %s: %.2f, %.2f), median of %zu batches of %zu calls, "
+			"%.3f s",
+			cal->f1_ns / 1e3, cal->f2_ns / 1e3,
+			o->clock == CLOCK_KIND_WALL ? "wall" : "cpu",
+			o->clock == CLOCK_KIND_WALL ? "cpu" : "wall", cal->alt_f1_ns / 1e3,
+			cal->alt_f2_ns / 1e3, cal->batches, cal->calls, cal->seconds);
+}
+
+/* The other clock than c. */
+static enum clock_kind other_clock(enum clock_kind c)
+{
+	return c == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
+}
+
+/* Run and trace PROGRAM into s->books. Returns 0, or the exit status when nothing ran. */
+static int run_program(struct session *s)
+{
+	const struct options *o = &s->o;
+	const struct calib *cal = &s->cal;
+	enum clock_kind ck = o->clock, alt = other_clock(ck);
+	double est[FS_N_CLOCKS] = {0, 0};
+	int err;
+
+	/* Both clocks are read at every stop; net times segment by segment when corrected. */
+	s->books =
+	    books_new(s->st.n, !o->count_only, !o->count_only && !o->no_correct && cal->batches);
+	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
+	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
+	err = trace_run(s->path, o->argv, &s->st, s->books, o->names_file ? &s->names : NULL,
+			o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
+	if (err || !s->res.started) {
+		/* Nothing was measured: the error has been said in one line. */
+		return s->res.exit_status ? s->res.exit_status : EXIT_FS_ERROR;
+	}
+	if (o->n_libs) {
+		if (o->names_file)
+			warn_unmatched(&s->names, s->path, true);
+		if (o->exclude_file)
+			warn_unmatched(&s->exclude, s->path, true);
+	}
+	if (s->res.note[0])
+		fs_warn("%s", s->res.note);
+	return 0;
+}
+
+/*
+ * The run measured its stops: f1 and f2 from that (calib_use_measured).
+ * Returns how many segments were measured when their measure was used, 0.
+ */
+static uint64_t adjust_calibration(const struct options *o, const struct trace_result *res,
+				   struct calib *cal)
+{
+	double seg = cal->seg_ns;
+
+	if (o->count_only)
+		return 0;
+	if (!calib_use_measured(cal, o->clock == CLOCK_KIND_WALL, res->seg_n, res->seg_cpu_ns,
+				res->seg_wall_ns)) {
+		if (cal->batches && res->seg_n)
+			fs_info(1,
+				"stops measured in the run: %" PRIu64
+				" segments (too few): the calibration's f1 and f2 stand",
+				res->seg_n);
+		return 0;
+	}
+	fs_info(1,
+		"stops measured in the run: %.3f us a segment (%" PRIu64
+		" segments; calibration %.3f, %+.3f beyond): f1 = f2 = %.3f us",
+		(cal->f1_ns - cal->resid_ns) / 1e3, res->seg_n, seg / 1e3, cal->resid_ns / 1e3,
+		cal->f1_ns / 1e3);
+	return res->seg_n;
+}
+
+/* Add one process's section to p: its books grown to its routines first. */
+static void add_section(struct profile *p, const struct options *o, struct profile_facts *f,
+			const double total_s[FS_N_CLOCKS], struct symtab *st, struct books *b)
+{
+	/* count-only reads no CPU clock: its program time is the wall's */
+	for (int c = 0; c < FS_N_CLOCKS; c++)
+		f->total_s[c] = total_s[o->count_only ? CLOCK_KIND_WALL : c];
+	f->count_only = o->count_only || f->count_only;
+	/* Libraries loaded in a followed child may have grown the table. */
+	books_grow(b, st->n);
+	if (profile_add_books(p, f, st, b) < 0)
+		fs_warn("%s: the books disagree with the routines: no report", f->label);
+}
+
+/* The profile of the run: the program, then the processes and images followed (-f). */
+static struct profile *build_profile(struct session *s, uint64_t stops_measured)
+{
+	const struct options *o = &s->o;
+	const struct trace_result *res = &s->res;
+	enum clock_kind ck = o->clock, alt = other_clock(ck);
+	double f1[FS_N_CLOCKS], f2[FS_N_CLOCKS];
+	struct profile *p;
+	struct profile_facts f;
+	char *label;
+
+	f1[ck] = s->cal.f1_ns;
+	f2[ck] = s->cal.f2_ns;
+	f1[alt] = s->cal.alt_f1_ns;
+	f2[alt] = s->cal.alt_f2_ns;
+	p = profile_new(o->argv, f1, f2, stops_measured, !o->no_correct);
+	label = o->follow ? xasprintf("%s [pid %d]", s->path, res->pid) : xstrdup(s->path);
+	f = (struct profile_facts){.label = label,
+				   .pid = res->pid,
+				   .exit_status = res->exit_status,
+				   .term_signal = res->term_signal,
+				   .count_only = res->counted_only,
+				   .note = res->note[0] ? res->note : NULL};
+	add_section(p, o, &f, res->total_s, &s->st, s->books);
+	free(label);
+	for (size_t i = 0; i < res->n_sections; i++) {
+		const struct trace_section *sec = &res->sections[i];
+
+		/* Images without symbols were followed for their children only; a
+		 * forked copy that exec'ed before calling anything has nothing to say. */
+		if (!sec->st->n || (sec->execed && !books_total_calls(sec->books)))
+			continue;
+		label = xasprintf("%s [pid %d]", sec->path, sec->pid);
+		f = (struct profile_facts){.label = label,
+					   .pid = sec->pid,
+					   .exit_status = sec->exit_status,
+					   .term_signal = sec->term_signal,
+					   .count_only = sec->counted_only,
+					   .note = sec->note[0] ? sec->note : NULL};
+		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
+		free(label);
+	}
+	return p;
+}
+
+/*
+ * Every section's report where -o says, and the flame graph of the
+ * program's. Returns 0, or -1 when one could not be written (said).
+ */
+static int write_reports(struct session *s, const struct profile *p)
+{
+	const struct options *o = &s->o;
+	bool json = o->report.format == FMT_JSON;
+	FILE **to = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*to));
+	bool *again = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*again));
+	int err, rc = 0;
+
+	fflush(stdout);
+	for (size_t i = 0; i < p->n_sections; i++)
+		to[i] = outputs_for(&s->outs, p->sections[i].pid, &again[i]);
+	for (size_t i = 0; i < p->n_sections; i++) {
+		size_t before = 0, after = 0;
+
+		if (!to[i])
+			continue;
+		for (size_t j = 0; j < p->n_sections; j++)
+			if (to[j] == to[i]) {
+				before += j < i;
+				after += j > i;
+			}
+		if (again[i] && !json)
+			fputc('\n', to[i]);
+		/* Reports that share a JSON file are one document: an array of them. */
+		if (json && before + after)
+			fputs(before ? ",\n" : "[\n", to[i]);
+		err = report_write(to[i], p, i, &o->report);
+		if (json && before + after && !after)
+			fputs("]\n", to[i]);
+		if (err < 0) {
+			fs_error("%s: cannot write the report: %s",
+				 o->output ? o->output : "stderr", strerror(-err));
+			rc = -1;
+		}
+	}
+	err = s->svg && p->n_sections ? report_write_svg(s->svg, p, 0, &o->report) : 0;
+	if (err < 0) {
+		fs_error("%s: cannot write the flame graph: %s", o->svg, strerror(-err));
+		rc = -1;
+	}
+	free(to);
+	free(again);
+	return rc;
+}
+
+/* Close the reports' files and free everything; rc, or EXIT_FS_ERROR when a file failed. */
+static int finish(struct session *s, int rc)
+{
+	if (outputs_close(&s->outs) < 0 && rc == 0)
+		rc = EXIT_FS_ERROR;
+	if (s->svg && fclose(s->svg) != 0) {
+		fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(errno));
+		if (rc == 0)
+			rc = EXIT_FS_ERROR;
+	}
+	trace_result_free(&s->res);
+	books_free(s->books);
+	names_free(&s->names);
+	names_free(&s->exclude);
+	symtab_free(&s->st);
+	free(s->path);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = {0};
+	struct profile *p;
+	int rc;
+
+	rc = cli_parse(argc, argv, &s.o);
+	if (rc >= 0)
+		return rc;
+	fs_verbose = s.o.verbose;
+	s.trace = cli_trace_opts(&s.o);
+	rc = load_program(&s);
+	if (!rc)
+		rc = open_outputs(&s);
+	if (rc)
+		return finish(&s, rc);
+	calibrate(&s);
+	rc = run_program(&s);
+	if (rc)
+		return finish(&s, rc);
+	p = build_profile(&s, adjust_calibration(&s.o, &s.res, &s.cal));
+	rc = s.res.exit_status;
+	/* The program's own failure status stands; a lost report fails a run that went well. */
+	if (write_reports(&s, p) < 0 && rc == 0)
+		rc = EXIT_FS_ERROR;
+	profile_free(p);
+	return finish(&s, rc);
+}

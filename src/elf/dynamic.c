@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* dynamic.c - what the dynamic section and the PLT say: SONAME, parallel runtimes, PLT stubs. */
+#include "symtab_int.h"
+#include "fortstat/util.h"
+
+/*
+ * Does the executable use a parallel runtime that sizes its thread pool from
+ * the CPU affinity mask (OpenMP, TBB)? Looks at DT_NEEDED and at the names
+ * of every symbol, defined or not, in .dynsym and .symtab.
+ */
+bool dynamic_parallel_runtime(Elf *elf)
+{
+	static const char *const libs[] = {
+		"libgomp", "libomp", "libiomp", "libtbb",
+	};
+	static const char *const syms[] = { "GOMP_", "__kmpc_", "omp_get_", "_ZN3tbb" };
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			const char *name = NULL;
+
+			if (sh.sh_type == SHT_DYNAMIC) {
+				GElf_Dyn dyn;
+				if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_NEEDED)
+					name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+				for (size_t k = 0; name && k < sizeof(libs) / sizeof(libs[0]); k++)
+					if (starts_with(name, libs[k]))
+						return true;
+			} else if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+				GElf_Sym sym;
+				if (gelf_getsym(data, (int)i, &sym))
+					name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				for (size_t k = 0; name && k < sizeof(syms) / sizeof(syms[0]); k++)
+					if (starts_with(name, syms[k]))
+						return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Read the PLT: for each stub in .plt and .plt.sec, find its `jmp
+ * *disp(%rip)` (after an optional endbr64 and bnd prefix) and name it by the
+ * .rela.plt entry whose GOT slot it jumps through.
+ */
+void dynamic_read_plt(Elf *elf, struct symtab *st)
+{
+	Elf_Scn *scn = NULL, *rela = NULL;
+	size_t shstrndx, cap = 0;
+	GElf_Shdr rsh;
+	Elf_Data *rdata, *symdata;
+	Elf_Scn *symscn;
+	GElf_Shdr symsh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && sh.sh_type == SHT_RELA && !strcmp(name, ".rela.plt"))
+			rela = scn;
+	}
+	if (!rela || !gelf_getshdr(rela, &rsh) || !(rdata = elf_getdata(rela, NULL)))
+		return;
+	symscn = elf_getscn(elf, rsh.sh_link);
+	if (!symscn || !gelf_getshdr(symscn, &symsh) || !(symdata = elf_getdata(symscn, NULL)))
+		return;
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (strcmp(name, ".plt") && strcmp(name, ".plt.sec")))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		for (size_t off = 0; off + 16 <= d->d_size; off += 16) {
+			const uint8_t *b = (const uint8_t *)d->d_buf + off;
+			size_t k = 0, nrel = rsh.sh_entsize ? rsh.sh_size / rsh.sh_entsize : 0;
+			int32_t disp;
+			uint64_t jmp, got;
+
+			if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+				k = 4;
+			jmp = sh.sh_addr + off + k; /* the jmp starts here, bnd prefix included */
+			if (b[k] == 0xf2)
+				k++;
+			if (b[k] != 0xff || b[k + 1] != 0x25)
+				continue;
+			memcpy(&disp, b + k + 2, sizeof(disp));
+			got = sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)disp;
+			for (size_t i = 0; i < nrel; i++) {
+				GElf_Rela r;
+				GElf_Sym sym;
+				const char *sname;
+
+				if (!gelf_getrela(rdata, (int)i, &r) || r.r_offset != got)
+					continue;
+				if (!gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
+					break;
+				sname = elf_strptr(elf, symsh.sh_link, sym.st_name);
+				if (!sname || !*sname)
+					break;
+				if (st->n_plt == cap) {
+					cap = cap ? cap * 2 : 32;
+					st->plt = xrealloc(st->plt, cap * sizeof(*st->plt));
+				}
+				st->plt[st->n_plt].jmp = jmp;
+				st->plt[st->n_plt].got = got;
+				st->plt[st->n_plt].name = xstrdup(sname);
+				st->n_plt++;
+				break;
+			}
+		}
+	}
+}
+
+/* DT_SONAME of a shared library, malloc'ed, or NULL. */
+char *dynamic_soname(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_SONAME &&
+			    (name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) != NULL)
+				return xstrdup(name);
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* callgrind.c - a callgrind profile (callgrind_annotate, KCachegrind): self time, calls, arcs. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/account.h"
+#include "fortstat/report.h"
+#include "fortstat/util.h"
+#include "view.h"
+
+/* Sum of the rows' shown self times, each rounded to microseconds. */
+static uint64_t sum_shown_us(const struct report *rp)
+{
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = 0; i < rp->n_rows; i++)
+		s += (rp->rows[i].shown + 500) / 1000;
+	return s;
+}
+
+static void cg_pos(FILE *out, const char *key, const struct profile_routine *rt)
+{
+	fprintf(out, "%s=%s\n", key, rt->file ? rt->file : "???");
+}
+
+/*
+ * A callgrind profile: per routine its self time (us) and calls, and per
+ * arc the calls and the callee's inclusive time along it. Times are
+ * rounded to whole microseconds; the summary is the sum of the self costs.
+ */
+static void write_callgrind_part(FILE *out, const struct report *rp, int part, uint64_t *tot_us,
+				 uint64_t *tot_calls)
+{
+	bool timed = rp->timed;
+	uint64_t sum_us = 0, sum_calls = 0;
+	size_t i, k;
+	struct arc_index ix;
+
+	sum_us = timed ? sum_shown_us(rp) : 0;
+	sum_calls = rp->calls;
+	if (!part)
+		fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n", sum_us, sum_calls);
+	*tot_us += sum_us;
+	*tot_calls += sum_calls;
+	arc_index_build(&ix, rp->set, rp->sec->n_routines);
+	for (i = 0; i < rp->n_rows; i++) {
+		const struct row *r = &rp->rows[i];
+		const struct profile_routine *rt = &rp->sec->routines[r->idx];
+
+		fputc('\n', out);
+		if (rp->set->tid)
+			fprintf(out, "ob=thread %d\n", rp->set->tid);
+		cg_pos(out, "fl", rt);
+		fprintf(out, "fn=%s\n", r->name);
+		fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
+			timed ? (r->shown + 500) / 1000 : 0, r->calls);
+		for (k = ix.caller_at[r->idx]; k < ix.caller_at[r->idx + 1]; k++) {
+			const struct profile_arc *a = ix.by_caller[k];
+			const struct profile_routine *ct;
+
+			if (!selected(rp, a->callee))
+				continue;
+			ct = &rp->sec->routines[a->callee];
+			if (rp->set->tid)
+				fprintf(out, "cob=thread %d\n", rp->set->tid);
+			cg_pos(out, "cfi", ct);
+			fprintf(out, "cfn=%s\n", rname(rp, a->callee));
+			fprintf(out, "calls=%" PRIu64 " %d\n", a->calls,
+				ct->line > 0 ? ct->line : 0);
+			fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
+				timed ? (uint64_t)(arc_time_s(rp, a) * 1e6 + 0.5) : 0, a->calls);
+		}
+	}
+	arc_index_free(&ix);
+}
+
+void write_callgrind(FILE *out, const struct report *rp)
+{
+	char **argv = rp->p->argv;
+	uint64_t us = 0, calls = 0;
+	size_t i, t;
+
+	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION "\n", out);
+	fputs("cmd:", out);
+	for (i = 0; argv && argv[i]; i++) {
+		fputc(' ', out);
+		folded_name(out, argv[i]);
+	}
+	if (!argv && rp->sec->label)
+		fprintf(out, " %s", rp->sec->label);
+	fputs("\npositions: line\n", out);
+	fputs("event: us : self time (microseconds)\nevent: calls : calls\nevents: us calls\n",
+	      out);
+	if (!rp->opts->threads) {
+		write_callgrind_part(out, rp, 0, &us, &calls);
+	} else {
+		/* each thread's routines in an "object" of their own: KCachegrind keeps them apart
+		 */
+		fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n",
+			!rp->timed ? 0 : sum_shown_us(rp), rp->calls);
+		for (t = 0; t < rp->sec->n_threads; t++) {
+			const struct profile_set *th = &rp->sec->threads[t];
+			struct report tr;
+
+			report_build(&tr, rp->p, rp->sec, th, rp->opts);
+			write_callgrind_part(out, &tr, (int)t + 1, &us, &calls);
+			report_free(&tr);
+		}
+	}
+	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 "\n", us, calls);
+}

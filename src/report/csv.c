@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* csv.c - the CSV view: a row per routine (per thread with --threads). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/account.h"
+#include "fortstat/report.h"
+#include "fortstat/util.h"
+#include "view.h"
+
+/* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* The CSV rows of one set of results; `tid` (0: none) ends each row when asked. */
+static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
+{
+	bool timed = rp->timed;
+	size_t i;
+
+	for (i = 0; i < rp->n_rows; i++) {
+		const struct row *r = &rp->rows[i];
+		const struct profile_routine *rt = &rp->sec->routines[r->idx];
+		double s = secs(r->shown);
+
+		csv_field(out, r->name);
+		fprintf(out, ",%" PRIu64 ",", r->calls);
+		if (timed)
+			fprintf(out, "%.9f,%.9f,%.6f,%.9f", s, secs(r->incl), percent(rp, s),
+				r->calls ? s / (double)r->calls : 0.0);
+		else
+			fputs(",,,", out);
+		fprintf(out, ",%d,%d,0x%" PRIx64 ",", timed && r->incomplete, r->mainline,
+			rt->addr);
+		csv_field(out, rt->file);
+		fputc(',', out);
+		if (rt->line > 0)
+			fprintf(out, "%d", rt->line);
+		fputc(',', out);
+		if (timed)
+			fprintf(out, "%.6f", percent(rp, secs(r->incl)));
+		if (with_tid) {
+			fputc(',', out);
+			if (rp->set->tid)
+				fprintf(out, "%d", rp->set->tid);
+		}
+		fputc('\n', out);
+	}
+}
+
+void write_csv(FILE *out, const struct report *rp)
+{
+	bool threads = rp->opts->threads;
+	size_t t;
+
+	fputs("routine,calls,self_s,total_s,percent,avg_s,incomplete,mainline,address,file,line,"
+	      "total_percent",
+	      out);
+	fputs(threads ? ",thread\n" : "\n", out);
+	csv_rows(out, rp, threads);
+	for (t = 0; threads && t < rp->sec->n_threads; t++) {
+		const struct profile_set *th = &rp->sec->threads[t];
+		struct report tr;
+
+		report_build(&tr, rp->p, rp->sec, th, rp->opts);
+		csv_rows(out, &tr, true);
+		report_free(&tr);
+	}
+}

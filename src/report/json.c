@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* json.c - the JSON view: the run, its routines and arcs on both clocks, and per-thread results. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/account.h"
+#include "fortstat/report.h"
+#include "fortstat/util.h"
+#include "view.h"
+
+static void json_str(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*s) {
+		size_t n;
+
+		switch (*s) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f) {
+				fprintf(out, "\\u%04x", *s);
+				break;
+			}
+			n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", out);
+				break;
+			}
+			fwrite(s, 1, n, out);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	fputc('"', out);
+}
+
+/* A number of seconds (null if it is not finite or times are not kept). */
+static void json_secs(FILE *out, double v, bool timed)
+{
+	if (!timed || !isfinite(v))
+		fputs("null", out);
+	else
+		fprintf(out, "%.9f", v);
+}
+
+static int cmp_arc(const void *p, const void *q)
+{
+	const struct profile_arc *x = *(const struct profile_arc *const *)p;
+	const struct profile_arc *y = *(const struct profile_arc *const *)q;
+	/* the root (PROFILE_NONE) first, then by routine index */
+	uint64_t xc = x->caller == PROFILE_NONE ? 0 : (uint64_t)x->caller + 1;
+	uint64_t yc = y->caller == PROFILE_NONE ? 0 : (uint64_t)y->caller + 1;
+
+	if (xc != yc)
+		return xc < yc ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+/* , "cpu": {"self_s": ..., "gross_self_s": ..., "total_s": ..., "gross_total_s": ...} */
+static void json_clock(FILE *out, const char *name, double self, double gross, double total,
+		       double gross_total)
+{
+	fprintf(out, ", \"%s\": {\"self_s\": ", name);
+	json_secs(out, self, true);
+	fputs(", \"gross_self_s\": ", out);
+	json_secs(out, gross, true);
+	fputs(", \"total_s\": ", out);
+	json_secs(out, total, true);
+	fputs(", \"gross_total_s\": ", out);
+	json_secs(out, gross_total, true);
+	fputc('}', out);
+}
+
+/* The number f (ns) with three decimals, or null when it is not finite. */
+static void json_ns(FILE *out, double f)
+{
+	if (isfinite(f))
+		fprintf(out, "%.3f", f);
+	else
+		fputs("null", out);
+}
+
+/* One routine's object; both: its times on both clocks too (the chosen one first). */
+static void json_routine(FILE *out, const struct report *rp, const struct row *r, bool both)
+{
+	const struct profile_routine *rt = &rp->sec->routines[r->idx];
+	const struct profile_stats *s = &rp->set->r[r->idx];
+	bool timed = rp->timed;
+	size_t k;
+
+	json_str(out, r->name);
+	fputs(", \"module\": ", out);
+	json_str(out, rt->module);
+	fputs(", \"aliases\": [", out);
+	for (k = 0; k < rt->n_aliases; k++) {
+		if (k)
+			fputs(", ", out);
+		json_str(out, rt->aliases[k]);
+	}
+	fprintf(out, "], \"mainline\": %s, \"calls\": %" PRIu64 ", \"self_s\": ",
+		r->mainline ? "true" : "false", r->calls);
+	json_secs(out, secs(r->shown), timed);
+	fputs(", \"gross_self_s\": ", out);
+	json_secs(out, secs(r->gross), timed);
+	fputs(", \"total_s\": ", out);
+	json_secs(out, secs(r->incl), timed);
+	fputs(", \"gross_total_s\": ", out);
+	json_secs(out, secs(s->gross_total[rp->c]), timed);
+	fputs(", \"total_percent\": ", out);
+	if (timed)
+		fprintf(out, "%.6f", percent(rp, secs(r->incl)));
+	else
+		fputs("null", out);
+	both =
+	    both && rp->sec->clock_known[CLOCK_KIND_CPU] && rp->sec->clock_known[CLOCK_KIND_WALL];
+	for (int n = 0; timed && both && n < FS_N_CLOCKS; n++) {
+		enum clock_kind c =
+		    n ? (rp->c == CLOCK_KIND_CPU ? CLOCK_KIND_WALL : CLOCK_KIND_CPU) : rp->c;
+
+		json_clock(out, clock_name(c), secs(s->self[c]), secs(s->gross_self[c]),
+			   secs(s->total[c]), secs(s->gross_total[c]));
+	}
+	fprintf(out, ", \"incomplete\": %s, \"address\": \"0x%" PRIx64 "\", \"file\": ",
+		timed && r->incomplete ? "true" : "false", rt->addr);
+	json_str(out, rt->file);
+	if (rt->line > 0)
+		fprintf(out, ", \"line\": %d}", rt->line);
+	else
+		fputs(", \"line\": null}", out);
+}
+
+/* The "arcs" member's elements of one set of results, at `ind` spaces; their number. */
+static size_t json_arcs(FILE *out, const struct report *rp, int ind)
+{
+	const struct profile_arc **sorted;
+	size_t n_sorted = 0, i;
+
+	sorted = xcalloc(rp->set->n_arcs ? rp->set->n_arcs : 1, sizeof(*sorted));
+	for (i = 0; i < rp->set->n_arcs; i++) {
+		const struct profile_arc *a = &rp->set->arcs[i];
+
+		if (selected(rp, a->callee) &&
+		    (a->caller == PROFILE_NONE || a->caller < rp->sec->n_routines))
+			sorted[n_sorted++] = a;
+	}
+	qsort(sorted, n_sorted, sizeof(*sorted), cmp_arc);
+	for (i = 0; i < n_sorted; i++) {
+		const struct profile_arc *a = sorted[i];
+
+		fprintf(out, "%s\n%*s{\"caller\": ", i ? "," : "", ind + 2, "");
+		json_str(out, a->caller == PROFILE_NONE ? NULL : rname(rp, a->caller));
+		fputs(", \"callee\": ", out);
+		json_str(out, rname(rp, a->callee));
+		fprintf(out, ", \"calls\": %" PRIu64 ", \"time_s\": ", a->calls);
+		json_secs(out, arc_time_s(rp, a), rp->timed);
+		fputs(", \"self_s\": ", out);
+		json_secs(out, arc_self_s(rp, a), rp->timed);
+		fputc('}', out);
+	}
+	free(sorted);
+	return n_sorted;
+}
+
+/*
+ * The "routines" and "arcs" members of one set of results, at `ind` spaces;
+ * both: each routine's times on both clocks (the whole program, not a thread).
+ */
+static void json_routines_arcs(FILE *out, const struct report *rp, int ind, bool both)
+{
+	size_t i;
+
+	fprintf(out, "%*s\"routines\": [", ind, "");
+	for (i = 0; i < rp->n_rows; i++) {
+		fprintf(out, "%s\n%*s{\"name\": ", i ? "," : "", ind + 2, "");
+		json_routine(out, rp, &rp->rows[i], both);
+	}
+	if (rp->n_rows)
+		fprintf(out, "\n%*s", ind, "");
+	fprintf(out, "],\n%*s\"arcs\": [", ind, "");
+	if (json_arcs(out, rp, ind))
+		fprintf(out, "\n%*s", ind, "");
+	fputc(']', out);
+}
+
+/* The run's facts and totals: the members before "routines". */
+static void json_head(FILE *out, const struct report *rp)
+{
+	const struct profile *p = rp->p;
+	const struct profile_section *sec = rp->sec;
+	bool timed = rp->timed;
+	size_t i;
+
+	fputs("{\n  \"version\": \"" PACKAGE_VERSION "\",\n  \"program\": ", out);
+	json_str(out, sec->label);
+	fputs(",\n  \"argv\": [", out);
+	for (i = 0; p->argv && p->argv[i]; i++) {
+		if (i)
+			fputs(", ", out);
+		json_str(out, p->argv[i]);
+	}
+	fprintf(out, "],\n  \"exit_status\": %d,\n  \"term_signal\": %d,\n  \"note\": ",
+		sec->exit_status, sec->term_signal);
+	json_str(out, sec->note);
+	fputs(",\n  \"clock\": ", out);
+	json_str(out, clock_name(rp->c));
+	fprintf(out, ",\n  \"count_only\": %s,\n  \"overhead_removed\": %s,\n",
+		sec->count_only ? "true" : "false", timed && p->correct ? "true" : "false");
+	fputs("  \"f1_ns\": ", out);
+	json_ns(out, p->f1_ns[rp->c]);
+	fputs(",\n  \"f2_ns\": ", out);
+	json_ns(out, p->f2_ns[rp->c]);
+	fprintf(out, ",\n  \"stops_measured\": %" PRIu64, p->stops_measured);
+	fputs(",\n  \"total_time_s\": ", out);
+	json_secs(out, rp->total_s, true);
+	fputs(",\n  \"gross_total_time_s\": ", out);
+	json_secs(out, sec->total_s[rp->c], true);
+	fputs(",\n  \"unaccounted_s\": ", out);
+	json_secs(out, rp->unaccounted_s, timed);
+	fputs(",\n  \"overhead_s\": ", out);
+	json_secs(out, rp->overhead_s, timed);
+	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n", rp->calls);
+}
+
+void write_json(FILE *out, const struct report *rp)
+{
+	size_t t;
+
+	json_head(out, rp);
+	json_routines_arcs(out, rp, 2, true);
+	if (rp->opts->threads) {
+		fputs(",\n  \"threads\": [", out);
+		for (t = 0; t < rp->sec->n_threads; t++) {
+			const struct profile_set *th = &rp->sec->threads[t];
+			struct report tr;
+
+			report_build(&tr, rp->p, rp->sec, th, rp->opts);
+			fprintf(out, "%s\n    {\"tid\": %d, \"calls_timed\": %" PRIu64 ",\n",
+				t ? "," : "", th->tid, tr.calls);
+			json_routines_arcs(out, &tr, 6, false);
+			fputc('}', out);
+			report_free(&tr);
+		}
+		fputs(t ? "\n  ]" : "]", out);
+	}
+	fputs("\n}\n", out);
+}

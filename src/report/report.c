@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* report.c - the views' entry points (report.h): a section of a profile to the writer of a format. */
+#include <errno.h>
+#include <string.h>
+
+#include "fortstat/profile.h"
+#include "fortstat/report.h"
+#include "view.h"
+
+/* Flush out and say how writing went: 0 or a negative errno. */
+static int flushed(FILE *out)
+{
+	errno = 0;
+	if (fflush(out) != 0 || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int report_write(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
+{
+	struct report rp;
+
+	if (!out || !p || !opts || sec >= p->n_sections)
+		return -EINVAL;
+	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
+	switch (opts->format) {
+	case FMT_CSV:
+		write_csv(out, &rp);
+		break;
+	case FMT_JSON:
+		write_json(out, &rp);
+		break;
+	case FMT_FOLDED:
+		write_folded(out, &rp);
+		break;
+	case FMT_CALLGRIND:
+		write_callgrind(out, &rp);
+		break;
+	case FMT_TABLE:
+	default:
+		write_table(out, &rp);
+		break;
+	}
+	report_free(&rp);
+	return flushed(out);
+}
+
+int report_write_svg(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
+{
+	struct report rp;
+
+	if (!out || !p || !opts || sec >= p->n_sections)
+		return -EINVAL;
+	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
+	write_svg(out, &rp);
+	report_free(&rp);
+	return flushed(out);
+}
+
+/* "table", "csv", "json", "folded" or "callgrind" into *f: 0, or -1 (f untouched) otherwise. */
+int report_parse_format(const char *s, enum report_format *f)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "table"))
+		*f = FMT_TABLE;
+	else if (!strcmp(s, "csv"))
+		*f = FMT_CSV;
+	else if (!strcmp(s, "json"))
+		*f = FMT_JSON;
+	else if (!strcmp(s, "folded"))
+		*f = FMT_FOLDED;
+	else if (!strcmp(s, "callgrind"))
+		*f = FMT_CALLGRIND;
+	else
+		return -1;
+	return 0;
+}
+
+/* "time", "calls" or "name" into *s_out: 0, or -1 (untouched) for anything else. */
+int report_parse_sort(const char *s, enum report_sort *s_out)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "time"))
+		*s_out = SORT_TIME;
+	else if (!strcmp(s, "calls"))
+		*s_out = SORT_CALLS;
+	else if (!strcmp(s, "name"))
+		*s_out = SORT_NAME;
+	else
+		return -1;
+	return 0;
+}

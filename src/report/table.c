@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* table.c - the FORTSTAT/FTN4TRA table, its gprof-style call graph and per-thread sections. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/account.h"
+#include "fortstat/report.h"
+#include "fortstat/util.h"
+#include "view.h"
+
+#define NAME_WIDTH_MIN 20 /* the ROUTINE column is at least this wide */
+
+/* "file:line", "file", or "" (the --lines column); malloc'ed. */
+static char *source_of(const struct profile_routine *rt)
+{
+	if (!rt->file)
+		return xstrdup("");
+	if (rt->line > 0)
+		return xasprintf("%s:%d", rt->file, rt->line);
+	return xstrdup(rt->file);
+}
+
+/* Width of the ROUTINE column: the longest name shown, within limits. */
+static int name_width(const struct report *rp)
+{
+	int w = NAME_WIDTH_MIN;
+	size_t i;
+
+	for (i = 0; i < rp->n_rows; i++) {
+		size_t len = strlen(rp->rows[i].name);
+
+		if (len > (size_t)w)
+			w = len > 4096 ? 4096 : (int)len;
+	}
+	return w;
+}
+
+/* Width of the SOURCE column. */
+static int source_width(const struct report *rp)
+{
+	int w = 6;
+	size_t i;
+
+	for (i = 0; i < rp->n_rows; i++) {
+		char *src = source_of(&rp->sec->routines[rp->rows[i].idx]);
+		size_t len = strlen(src);
+
+		if (len > (size_t)w)
+			w = len > 4096 ? 4096 : (int)len;
+		free(src);
+	}
+	return w;
+}
+
+/* The column heads, the rows and the TOTAL row of one set of results. */
+static void table_rows(FILE *out, const struct report *rp, int w, int sw)
+{
+	const struct report_opts *opts = rp->opts;
+	bool timed = rp->timed;
+	size_t i;
+
+	fprintf(out, "  %-*s %12s", w, "ROUTINE", "CALLED");
+	if (timed) {
+		fprintf(out, "%16s%9s", "TIME (SEC)", "PERCENT");
+		if (opts->inclusive)
+			fprintf(out, "%16s%9s", "INCL (SEC)", "PERCENT");
+		fprintf(out, "%14s", "AV SEC/CALL");
+	}
+	if (opts->lines)
+		fputs("  SOURCE", out);
+	fputc('\n', out);
+
+	for (i = 0; i < rp->n_rows; i++) {
+		const struct row *r = &rp->rows[i];
+		double s = secs(r->shown);
+
+		fprintf(out, "%c %-*s %12" PRIu64, r->mainline ? '*' : ' ', w, r->name, r->calls);
+		if (timed) {
+			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
+			if (opts->inclusive)
+				fprintf(out, "%16.6f%9.2f", secs(r->incl),
+					percent(rp, secs(r->incl)));
+			fprintf(out, "%14.6f", r->calls ? s / (double)r->calls : 0.0);
+		}
+		if (opts->lines) {
+			char *src = source_of(&rp->sec->routines[r->idx]);
+
+			/* padded only when INCOMPLETE follows */
+			fprintf(out, "  %-*s", timed && r->incomplete ? sw : 0, src);
+			free(src);
+		}
+		if (timed && r->incomplete)
+			fputs("  INCOMPLETE", out);
+		fputc('\n', out);
+	}
+	fprintf(out, "  %-*s %12" PRIu64, w, "TOTAL", rp->calls);
+	if (timed)
+		fprintf(out, "%16.6f%9.2f", rp->sum_s, percent(rp, rp->sum_s));
+	fputc('\n', out);
+}
+
+/* Calls of routine i that are not direct recursion. */
+static uint64_t outside_calls(const struct report *rp, const struct arc_index *ix, size_t i)
+{
+	uint64_t rec = 0;
+	size_t k;
+
+	for (k = ix->caller_at[i]; k < ix->caller_at[i + 1]; k++)
+		if (ix->by_caller[k]->callee == i)
+			rec += ix->by_caller[k]->calls;
+	return rp->set->r[i].calls - rec;
+}
+
+/* How the arcs of an entry of the call graph are sorted (qsort_r's argument). */
+struct graph_sort {
+	const struct report *rp;
+	bool by_callee; /* the other end of an arc is its callee (else its caller) */
+};
+
+/* Call graph sorting: the arc's shown inclusive time, then the other end's name. */
+static int cmp_graph_arc(const void *p, const void *q, void *arg)
+{
+	const struct graph_sort *gs = arg;
+	const struct profile_arc *x = *(const struct profile_arc *const *)p;
+	const struct profile_arc *y = *(const struct profile_arc *const *)q;
+	double tx = arc_time_s(gs->rp, x), ty = arc_time_s(gs->rp, y);
+	uint32_t ex = gs->by_callee ? x->callee : x->caller;
+	uint32_t ey = gs->by_callee ? y->callee : y->caller;
+	const char *nx = ex < gs->rp->sec->n_routines ? rname(gs->rp, ex) : "";
+	const char *ny = ey < gs->rp->sec->n_routines ? rname(gs->rp, ey) : "";
+	int c;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	c = strcmp(nx, ny);
+	if (c)
+		return c;
+	return ex < ey ? -1 : ex > ey;
+}
+
+static int cmp_incl(const void *p, const void *q)
+{
+	const struct row *x = *(const struct row *const *)p, *y = *(const struct row *const *)q;
+
+	if (x->incl != y->incl)
+		return x->incl > y->incl ? -1 : 1;
+	return cmp_name(x, y);
+}
+
+/* One caller or callee line of an entry of the call graph. */
+static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_index *ix,
+			   const struct profile_arc *a, uint32_t other, const size_t *index)
+{
+	bool timed = rp->timed;
+	char called[48];
+
+	if (other == PROFILE_NONE || other >= rp->sec->n_routines) {
+		fprintf(out, "%13s", "");
+		if (timed)
+			fprintf(out, "%12.6f%12.6f", arc_self_s(rp, a),
+				fmax(0, arc_time_s(rp, a) - arc_self_s(rp, a)));
+		snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->calls,
+			 outside_calls(rp, ix, a->callee));
+		fprintf(out, " %13s      <spontaneous>\n", called);
+		return;
+	}
+	fprintf(out, "%13s", "");
+	if (a->caller == a->callee) {
+		/* direct recursion: the count only, as gprof shows it */
+		if (timed)
+			fprintf(out, "%24s", "");
+		snprintf(called, sizeof(called), "%" PRIu64, a->calls);
+	} else {
+		if (timed)
+			fprintf(out, "%12.6f%12.6f", arc_self_s(rp, a),
+				fmax(0, arc_time_s(rp, a) - arc_self_s(rp, a)));
+		snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->calls,
+			 outside_calls(rp, ix, a->callee));
+	}
+	fprintf(out, " %13s      %s [%zu]\n", called, rname(rp, other), index[other]);
+}
+
+/*
+ * gprof's "Call graph", fortstat's way: an entry per routine called, by
+ * inclusive time; its callers above it, its callees below, with the calls
+ * along each arc over the callee's calls, and the callee's self time and its
+ * descendants' time along that arc. Exact: every call of a timed routine is seen.
+ */
+static void write_graph(FILE *out, const struct report *rp)
+{
+	size_t n = rp->sec->n_routines;
+	bool timed = rp->timed;
+	struct graph_sort gs = {.rp = rp};
+	struct arc_index ix;
+	const struct row **order;
+	const struct profile_arc **tmp;
+	size_t *index, i, k, n_order = 0, n_tmp;
+
+	arc_index_build(&ix, rp->set, n);
+	order = xcalloc(rp->n_rows + 1, sizeof(*order));
+	index = xcalloc(n + 1, sizeof(*index));
+	tmp = xcalloc(rp->set->n_arcs + 1, sizeof(*tmp));
+	for (i = 0; i < rp->n_rows; i++)
+		if (rp->rows[i].calls)
+			order[n_order++] = &rp->rows[i];
+	qsort(order, n_order, sizeof(*order), cmp_incl);
+	for (i = 0; i < n_order; i++)
+		index[order[i]->idx] = i + 1;
+
+	fputs("\nCall graph", out);
+	if (timed)
+		fputs(" (seconds; on a caller's or callee's line, the callee's self time\n"
+		      "and its descendants' time in the calls along that arc)",
+		      out);
+	fputs("\n\n", out);
+	fprintf(out, "%-7s%6s", "index", "%time");
+	if (timed)
+		fprintf(out, "%12s%12s", "self", "children");
+	fprintf(out, " %13s  %s\n", "called", "name");
+	for (i = 0; i < n_order; i++) {
+		const struct row *r = order[i];
+		size_t ri = r->idx;
+		uint64_t outside = outside_calls(rp, &ix, ri);
+		char idx[24], called[48];
+
+		/* callers, the largest nearest the entry */
+		n_tmp = 0;
+		for (k = ix.callee_at[ri]; k < ix.callee_at[ri + 1]; k++)
+			if (ix.by_callee[k]->caller != ri)
+				tmp[n_tmp++] = ix.by_callee[k];
+		gs.by_callee = false;
+		qsort_r(tmp, n_tmp, sizeof(*tmp), cmp_graph_arc, &gs);
+		while (n_tmp--)
+			graph_arc_line(out, rp, &ix, tmp[n_tmp], tmp[n_tmp]->caller, index);
+
+		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
+		if (outside != r->calls)
+			snprintf(called, sizeof(called), "%" PRIu64 "+%" PRIu64, outside,
+				 r->calls - outside);
+		else
+			snprintf(called, sizeof(called), "%" PRIu64, r->calls);
+		fprintf(out, "%-7s", idx);
+		if (timed)
+			fprintf(out, "%6.1f%12.6f%12.6f", percent(rp, secs(r->incl)),
+				secs(r->shown),
+				r->incl > r->shown ? secs(r->incl - r->shown) : 0.0);
+		else
+			fprintf(out, "%6s", "");
+		fprintf(out, " %13s  %c %s [%zu]", called, r->mainline ? '*' : ' ', r->name, i + 1);
+		if (timed && r->incomplete)
+			fputs("  INCOMPLETE", out);
+		fputc('\n', out);
+
+		/* callees, the largest first; recursion first of all */
+		n_tmp = 0;
+		for (k = ix.caller_at[ri]; k < ix.caller_at[ri + 1]; k++)
+			if (ix.by_caller[k]->callee < n && index[ix.by_caller[k]->callee])
+				tmp[n_tmp++] = ix.by_caller[k];
+		gs.by_callee = true;
+		qsort_r(tmp, n_tmp, sizeof(*tmp), cmp_graph_arc, &gs);
+		for (k = 0; k < n_tmp; k++)
+			graph_arc_line(out, rp, &ix, tmp[k], tmp[k]->callee, index);
+		fputs("------------------------------------------------------------\n", out);
+	}
+	free(tmp);
+	free(index);
+	free(order);
+	arc_index_free(&ix);
+}
+
+/* "fortstat: PROGRAM (exit status N), cpu clock" and the note. */
+static void table_head(FILE *out, const struct report *rp)
+{
+	const struct profile_section *sec = rp->sec;
+
+	fprintf(out, "fortstat: %s (", sec->label ? sec->label : "?");
+	if (sec->term_signal)
+		fprintf(out, "killed by signal %d", sec->term_signal);
+	else
+		fprintf(out, "exit status %d", sec->exit_status);
+	if (rp->timed)
+		fprintf(out, "), %s clock\n", clock_name(rp->c));
+	else
+		fputs("), count only\n", out);
+	if (sec->note)
+		fprintf(out, "fortstat: %s\n", sec->note);
+	fputc('\n', out);
+}
+
+/* The summary lines under the table: program time, unaccounted, calls, overhead. */
+static void table_summary(FILE *out, const struct report *rp)
+{
+	double f1 = rp->p->f1_ns[rp->c], f2 = rp->p->f2_ns[rp->c];
+	char num[32];
+
+	if (!rp->timed) {
+		fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
+		return;
+	}
+	fprintf(out, "  %-22s %14.6f s\n", "total program time", rp->total_s);
+	fprintf(out, "  %-22s %14.6f s", "time unaccounted", rp->unaccounted_s);
+	if (rp->total_s > 0)
+		fprintf(out, " %7.2f %%", 100.0 * rp->unaccounted_s / rp->total_s);
+	fputc('\n', out);
+	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
+	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
+	if (rp->p->correct)
+		fprintf(out, "  %-22s %s s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
+			"overhead removed", num, f1 / 1e3, f2 / 1e3);
+	else if (f1 != 0 || f2 != 0)
+		fprintf(out,
+			"  %-22s %s s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
+			"call made)\n",
+			"overhead estimated", num, f1 / 1e3, f2 / 1e3);
+}
+
+void write_table(FILE *out, const struct report *rp)
+{
+	const struct report_opts *opts = rp->opts;
+	int w = name_width(rp), sw = opts->lines ? source_width(rp) : 0;
+	size_t t;
+
+	table_head(out, rp);
+	table_rows(out, rp, w, sw);
+	fputc('\n', out);
+	table_summary(out, rp);
+	if (opts->graph)
+		write_graph(out, rp);
+
+	for (t = 0; opts->threads && t < rp->sec->n_threads; t++) {
+		const struct profile_set *th = &rp->sec->threads[t];
+		struct report tr;
+
+		report_build(&tr, rp->p, rp->sec, th, opts);
+		fprintf(out, "\nthread %d\n\n", th->tid);
+		table_rows(out, &tr, w, sw);
+		if (opts->graph)
+			write_graph(out, &tr);
+		report_free(&tr);
+	}
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* view.c - what the report writers share: rows of one set of results, sorted, and their helpers. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortstat/profile.h"
+#include "fortstat/report.h"
+#include "fortstat/util.h"
+#include "view.h"
+
+int cmp_name(const struct row *x, const struct row *y)
+{
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_time(const void *p, const void *q)
+{
+	const struct row *x = p, *y = q;
+
+	if (x->shown != y->shown)
+		return x->shown > y->shown ? -1 : 1;
+	return cmp_name(x, y);
+}
+
+static int cmp_calls(const void *p, const void *q)
+{
+	const struct row *x = p, *y = q;
+
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return cmp_name(x, y);
+}
+
+static int cmp_names(const void *p, const void *q)
+{
+	return cmp_name(p, q);
+}
+
+/* One row of routine i of the set. */
+static void row_of(const struct report *rp, size_t i, struct row *w)
+{
+	const struct profile_routine *rt = &rp->sec->routines[i];
+	const struct profile_stats *s = &rp->set->r[i];
+
+	w->idx = i;
+	w->name = rt->name;
+	w->calls = s->calls;
+	w->gross = s->gross_self[rp->c];
+	w->overhead = s->overhead[rp->c];
+	w->shown = s->self[rp->c];
+	w->incl = s->total[rp->c];
+	w->incomplete = s->incomplete;
+	w->mainline = rt->mainline;
+}
+
+void report_build(struct report *rp, const struct profile *p, const struct profile_section *sec,
+		  const struct profile_set *set, const struct report_opts *opts)
+{
+	enum report_sort sort = opts->sort;
+	int (*cmp)(const void *, const void *) = cmp_time;
+	size_t i;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->p = p;
+	rp->sec = sec;
+	rp->set = set;
+	rp->opts = opts;
+	rp->c = opts->clock == CLOCK_KIND_WALL ? CLOCK_KIND_WALL : CLOCK_KIND_CPU;
+	rp->timed = !sec->count_only;
+	rp->rows = xcalloc(sec->n_routines ? sec->n_routines : 1, sizeof(*rp->rows));
+	for (i = 0; i < sec->n_routines; i++) {
+		struct row *w;
+
+		if (!sec->routines[i].selected || (!set->r[i].calls && !opts->zeros))
+			continue;
+		w = &rp->rows[rp->n_rows++];
+		row_of(rp, i, w);
+		rp->calls += w->calls;
+		rp->sum_s += secs(w->shown);
+		if (w->overhead >= 0)
+			rp->overhead_s += secs((acct_time_t)w->overhead);
+		else /* negative factors */
+			rp->overhead_s -= secs((acct_time_t)-w->overhead);
+	}
+	if (sec->count_only && sort == SORT_TIME)
+		sort = SORT_CALLS; /* no times: the most called first */
+	if (sort == SORT_CALLS)
+		cmp = cmp_calls;
+	else if (sort == SORT_NAME)
+		cmp = cmp_names;
+	qsort(rp->rows, rp->n_rows, sizeof(*rp->rows), cmp);
+	/* The overhead removed from the routines was part of the program's time. */
+	rp->total_s = sec->total_s[rp->c];
+	if (p->correct && !sec->count_only && rp->overhead_s < rp->total_s)
+		rp->total_s -= rp->overhead_s;
+	rp->denom_s = rp->total_s > 0 ? rp->total_s : rp->sum_s;
+	rp->unaccounted_s = rp->total_s - rp->sum_s;
+	if (fabs(rp->unaccounted_s) < 5e-10)
+		rp->unaccounted_s = 0; /* no "-0.000000" from rounding */
+}
+
+void report_free(struct report *rp)
+{
+	free(rp->rows);
+	rp->rows = NULL;
+	rp->n_rows = 0;
+}
+
+static size_t arc_slot(uint32_t r, size_t n)
+{
+	return r == PROFILE_NONE || r >= n ? n : r;
+}
+
+void arc_index_build(struct arc_index *ix, const struct profile_set *p, size_t n)
+{
+	size_t i, *fill;
+
+	ix->by_caller = xcalloc(p->n_arcs + 1, sizeof(*ix->by_caller));
+	ix->by_callee = xcalloc(p->n_arcs + 1, sizeof(*ix->by_callee));
+	ix->caller_at = xcalloc(n + 2, sizeof(size_t));
+	ix->callee_at = xcalloc(n + 2, sizeof(size_t));
+	fill = xcalloc(n + 2, sizeof(size_t));
+	for (i = 0; i < p->n_arcs; i++) {
+		ix->caller_at[arc_slot(p->arcs[i].caller, n) + 1]++;
+		ix->callee_at[arc_slot(p->arcs[i].callee, n) + 1]++;
+	}
+	for (i = 1; i < n + 2; i++) {
+		ix->caller_at[i] += ix->caller_at[i - 1];
+		ix->callee_at[i] += ix->callee_at[i - 1];
+	}
+	for (i = 0; i < p->n_arcs; i++) {
+		size_t c = arc_slot(p->arcs[i].caller, n);
+
+		ix->by_caller[ix->caller_at[c] + fill[c]++] = &p->arcs[i];
+	}
+	memset(fill, 0, (n + 2) * sizeof(size_t));
+	for (i = 0; i < p->n_arcs; i++) {
+		size_t c = arc_slot(p->arcs[i].callee, n);
+
+		ix->by_callee[ix->callee_at[c] + fill[c]++] = &p->arcs[i];
+	}
+	free(fill);
+}
+
+void arc_index_free(struct arc_index *ix)
+{
+	free(ix->by_caller);
+	free(ix->by_callee);
+	free(ix->caller_at);
+	free(ix->callee_at);
+}
+
+/* Calls of routine i that are not direct recursion. */
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A node's value: microseconds of shown self time, or calls when no clock ran. */
+uint64_t node_value(const struct report *rp, size_t i)
+{
+	const struct profile_node *x = &rp->set->nodes[i];
+
+	if (!rp->timed)
+		return x->calls;
+	return (x->self[rp->c] + 500) / 1000;
+}
+
+/* A name as a frame of a folded stack: ';' and line breaks would split it. */
+void folded_name(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+const char *clock_name(enum clock_kind c)
+{
+	return c == CLOCK_KIND_WALL ? "wall" : "cpu";
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * view.h - private to src/report/: what the writers of the views share. One
+ * set of results (the program's or one thread's) is turned into rows, sorted
+ * and corrected, by report_build; each writer prints them its own way.
+ */
+#ifndef FORTSTAT_REPORT_VIEW_H
+#define FORTSTAT_REPORT_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fortstat/account.h"
+#include "fortstat/profile.h"
+#include "fortstat/report.h"
+
+/* One routine shown in the report. */
+struct row {
+	size_t idx;	  /* routine index in the section */
+	const char *name; /* display name */
+	uint64_t calls;
+	acct_time_t gross; /* gross self time */
+	int64_t overhead;  /* the stops' overhead in it: removed, or only estimated */
+	acct_time_t shown; /* self time as the profile shows it (net or gross) */
+	acct_time_t incl;  /* inclusive time, net or gross as `shown` */
+	bool incomplete;
+	bool mainline;
+};
+
+/* One set of results (the program's, or one thread's) ready to print on one clock. */
+struct report {
+	const struct profile *p;
+	const struct profile_section *sec;
+	const struct profile_set *set; /* &sec->all, or a thread's */
+	const struct report_opts *opts;
+	enum clock_kind c; /* the clock shown (opts->clock) */
+	bool timed;	   /* times are kept (not count-only) */
+	struct row *rows;
+	size_t n_rows;
+	uint64_t calls;	   /* calls timed: sum over shown routines */
+	double sum_s;	   /* sum of shown times */
+	double overhead_s; /* sum of the rows' overhead */
+	double denom_s;	   /* what PERCENT is a percentage of (0: none) */
+	double unaccounted_s;
+	double total_s; /* program time shown: net of the overhead removed */
+};
+
+/* Arcs of one set of results grouped by caller and by callee (counting sort). */
+struct arc_index {
+	const struct profile_arc **by_caller, **by_callee;
+	size_t *caller_at, *callee_at; /* n + 2 offsets; the root is routine n */
+};
+
+static inline double secs(acct_time_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* s as a percentage of what PERCENT is a percentage of (0 when nothing is). */
+static inline double percent(const struct report *rp, double s)
+{
+	return rp->denom_s > 0 ? 100.0 * s / rp->denom_s : 0.0;
+}
+
+/* Routine i of the section exists and is one to show (selected for timing). */
+static inline bool selected(const struct report *rp, uint32_t i)
+{
+	return i < rp->sec->n_routines && rp->sec->routines[i].selected;
+}
+
+/* The display name of routine i of the section (i < n_routines). */
+static inline const char *rname(const struct report *rp, uint32_t i)
+{
+	return rp->sec->routines[i].name;
+}
+
+/* The callee's shown self and inclusive time along an arc, seconds. */
+static inline double arc_self_s(const struct report *rp, const struct profile_arc *a)
+{
+	return a->self_s[rp->c];
+}
+
+static inline double arc_time_s(const struct report *rp, const struct profile_arc *a)
+{
+	return a->time_s[rp->c];
+}
+
+/*
+ * Collect and sort the routines of set `set` of section sec to show, on
+ * opts->clock, into *rp; compute the totals. report_free frees.
+ */
+void report_build(struct report *rp, const struct profile *p, const struct profile_section *sec,
+		  const struct profile_set *set, const struct report_opts *opts);
+void report_free(struct report *rp);
+
+/* Rows by name, then routine index: the tie-break of every order. */
+int cmp_name(const struct row *x, const struct row *y);
+
+/* Group the arcs of set s (n routines) by caller and by callee; arc_index_free frees. */
+void arc_index_build(struct arc_index *ix, const struct profile_set *s, size_t n);
+void arc_index_free(struct arc_index *ix);
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+size_t utf8_len(const unsigned char *s);
+
+/* Node i's value: microseconds of shown self time, or calls when no clock ran. */
+uint64_t node_value(const struct report *rp, size_t i);
+
+/* A name as a frame of a folded stack (';' and line breaks would split it). */
+void folded_name(FILE *out, const char *s);
+
+/* "cpu" or "wall". */
+const char *clock_name(enum clock_kind c);
+
+/* The views of a whole section (its threads from rp->sec with opts->threads). */
+void write_table(FILE *out, const struct report *rp);
+void write_csv(FILE *out, const struct report *rp);
+void write_json(FILE *out, const struct report *rp);
+void write_folded(FILE *out, const struct report *rp);
+void write_callgrind(FILE *out, const struct report *rp);
+void write_svg(FILE *out, const struct report *rp);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_output.c - where the reports go: -o FILE, one file a process with %p, stderr. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fortstat/output.h"
+
+static char dir[] = "/tmp/check_output.XXXXXX";
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/check_output.XXXXXX");
+}
+
+/* The contents of file `name` in dir (malloc'ed), or NULL when it is not there. */
+static char *contents(const char *name)
+{
+	char path[512], *buf = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &cap, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_expand)
+{
+	char *s;
+
+	s = output_expand("r.%p.txt", 1234);
+	ck_assert_str_eq(s, "r.1234.txt");
+	free(s);
+	s = output_expand("%p%p-%%p-%", 7);
+	ck_assert_str_eq(s, "77-%p-%");
+	free(s);
+	s = output_expand("plain", 7);
+	ck_assert_str_eq(s, "plain");
+	free(s);
+	/* long names grow */
+	s = output_expand("%p%p%p%p%p%p%p%p%p%p", -2147483647);
+	ck_assert_uint_eq(strlen(s), 110);
+	free(s);
+}
+END_TEST
+
+/* Without -o every report goes to stderr, one after the other. */
+START_TEST(test_stderr)
+{
+	struct outputs o;
+	bool again = true;
+
+	ck_assert_int_eq(outputs_open(&o, NULL), 0);
+	ck_assert_ptr_eq(outputs_for(&o, 1, &again), stderr);
+	ck_assert(!again);
+	ck_assert_ptr_eq(outputs_for(&o, 2, &again), stderr);
+	ck_assert(again);
+	ck_assert_int_eq(outputs_close(&o), 0);
+}
+END_TEST
+
+/* -o FILE without %p: opened (truncated) at once, every report in it. */
+START_TEST(test_one_file)
+{
+	char name[512], *s;
+	struct outputs o;
+	bool again;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s/report.txt", dir);
+	f = fopen(name, "w");
+	fputs("old contents\n", f);
+	fclose(f);
+	ck_assert_int_eq(outputs_open(&o, name), 0);
+	s = contents("report.txt");
+	ck_assert_str_eq(s, "");
+	free(s);
+	f = outputs_for(&o, 10, &again);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!again);
+	fputs("one\n", f);
+	ck_assert_ptr_eq(outputs_for(&o, 11, &again), f);
+	ck_assert(again);
+	fputs("two\n", f);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	s = contents("report.txt");
+	ck_assert_str_eq(s, "one\ntwo\n");
+	free(s);
+}
+END_TEST
+
+/* %p: one file a process, opened when its first report comes; the same process appends. */
+START_TEST(test_per_process)
+{
+	char name[512], *s;
+	struct outputs o;
+	bool again;
+	FILE *a, *b;
+
+	snprintf(name, sizeof(name), "%s/r.%%p", dir);
+	ck_assert_int_eq(outputs_open(&o, name), 0);
+	s = contents("r.100");
+	ck_assert_ptr_null(s);
+	a = outputs_for(&o, 100, &again);
+	ck_assert_ptr_nonnull(a);
+	ck_assert(!again);
+	fputs("parent\n", a);
+	b = outputs_for(&o, 101, &again);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_ne(a, b);
+	ck_assert(!again);
+	fputs("child\n", b);
+	/* an image of the child after exec: its process's file, right after */
+	ck_assert_ptr_eq(outputs_for(&o, 101, &again), b);
+	ck_assert(again);
+	fputs("child after exec\n", b);
+	ck_assert_ptr_eq(outputs_for(&o, 100, &again), a);
+	ck_assert(!again);
+	ck_assert_uint_eq(o.n, 2);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	s = contents("r.100");
+	ck_assert_str_eq(s, "parent\n");
+	free(s);
+	s = contents("r.101");
+	ck_assert_str_eq(s, "child\nchild after exec\n");
+	free(s);
+}
+END_TEST
+
+/* A file that cannot be created: said, and refused (NULL, a negative errno). */
+START_TEST(test_cannot_open)
+{
+	char name[512];
+	struct outputs o;
+	bool again;
+
+	snprintf(name, sizeof(name), "%s/no/such/dir/r.txt", dir);
+	ck_assert_int_eq(outputs_open(&o, name), -ENOENT);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	snprintf(name, sizeof(name), "%s/no/r.%%p", dir);
+	ck_assert_int_eq(outputs_open(&o, name), 0);
+	ck_assert_ptr_null(outputs_for(&o, 5, &again));
+	ck_assert(!again);
+	ck_assert_int_eq(outputs_close(&o), 0);
+}
+END_TEST
+
+/* A write that fails shows when the file is closed. */
+START_TEST(test_close_error)
+{
+	struct outputs o;
+	bool again;
+	FILE *f;
+
+	if (access("/dev/full", W_OK) != 0)
+		return;
+	ck_assert_int_eq(outputs_open(&o, "/dev/full"), 0);
+	f = outputs_for(&o, 1, &again);
+	ck_assert_ptr_nonnull(f);
+	fputs("does not fit\n", f);
+	ck_assert_int_eq(outputs_close(&o), -ENOSPC);
+}
+END_TEST
+
+static Suite *output_suite(void)
+{
+	Suite *s = suite_create("output");
+	TCase *tc = tcase_create("output");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_stderr);
+	tcase_add_test(tc, test_one_file);
+	tcase_add_test(tc, test_per_process);
+	tcase_add_test(tc, test_cannot_open);
+	tcase_add_test(tc, test_close_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(output_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
