@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "fortstat/util.h"
+#include "fortstat/version.h"
 
 enum {
 	OPT_ALL = 256,
@@ -224,7 +225,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 			cli_usage(stdout);
 			return 0;
 		case 'V':
-			printf("fortstat %s\n", PACKAGE_VERSION);
+			printf("fortstat %s\n", fs_version());
 			return 0;
 		case ':':
 			return usage_error("option needs an argument:", argv[optind - 1]);

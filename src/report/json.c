@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* json.c - the JSON view: the run, its routines and arcs on both clocks, and per-thread results. */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -214,7 +216,7 @@ static void json_head(FILE *out, const struct report *rp)
 	bool timed = rp->timed;
 	size_t i;
 
-	fputs("{\n  \"program\": ", out);
+	fputs("{\n  \"version\": \"" PACKAGE_VERSION "\",\n  \"program\": ", out);
 	json_str(out, sec->label);
 	fputs(",\n  \"argv\": [", out);
 	for (i = 0; p->argv && p->argv[i]; i++) {

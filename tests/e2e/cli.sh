@@ -26,7 +26,23 @@ for o in names exclude all output format sort zeros count-only clock pin verbose
 done
 status 0 -h
 status 0 --version
-grep -q '^fortstat [0-9]' out.txt || fail "--version: $(cat out.txt)"
+# The release version; from a git checkout, also the commit it was built from
+# (make check rebuilds first, so HEAD is still that commit).
+: "${PACKAGE_VERSION:?PACKAGE_VERSION must name the release version}"
+if [ -e "$SRCDIR/.git" ] && head=$(git -C "$SRCDIR" describe --always 2>/dev/null); then
+	want="fortstat $PACKAGE_VERSION (git $head"
+	case $(cat out.txt) in
+	"$want)" | "$want-dirty)") ;;
+	*) fail "--version: '$(cat out.txt)', expected '$want)' or '$want-dirty)'" ;;
+	esac
+else
+	[ "$(cat out.txt)" = "fortstat $PACKAGE_VERSION" ] ||
+		fail "--version: '$(cat out.txt)', expected 'fortstat $PACKAGE_VERSION'"
+fi
+grep -q "^\\.TH FORTSTAT 1 .* \"fortstat $PACKAGE_VERSION\"" "$SRCDIR/man/fortstat.1" ||
+	fail "the man page's .TH does not name fortstat $PACKAGE_VERSION"
+status 0 -V
+[ "$(wc -l <out.txt)" = 1 ] || fail "-V: $(cat out.txt)"
 
 status 125 --no-such-option /bin/true
 status 125 --format=xml /bin/true
