@@ -20,6 +20,7 @@
 #include "fortstat/map.h"
 #include "fortstat/rank.h"
 #include "fortstat/util.h"
+#include "xml.h"
 
 #define NONE UINT32_MAX
 #define MERGE_MAX_FILE ((off_t)1 << 32) /* a report larger than 4 GiB is not one */
@@ -1095,38 +1096,15 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 
 /* ---- the flame graph ---- */
 
-static const struct merge *cmp_m;
-
-static int cmp_siblings(const void *p, const void *q)
+static int cmp_siblings(const void *p, const void *q, void *arg)
 {
+	const struct merge *cmp_m = arg;
 	const struct mnode *x = &cmp_m->nodes[*(const uint32_t *)p];
 	const struct mnode *y = &cmp_m->nodes[*(const uint32_t *)q];
 
 	if (x->parent != y->parent)
 		return x->parent < y->parent ? -1 : 1;
 	return strcmp(cmp_m->r[x->routine].name, cmp_m->r[y->routine].name);
-}
-
-static void xml_str(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
-		}
-	}
 }
 
 /*
@@ -1161,9 +1139,7 @@ int merge_write_svg(const struct merge *m, FILE *out)
 			max_depth = depth[i];
 		order[i - 1] = (uint32_t)i;
 	}
-	cmp_m = m;
-	qsort(order, n - 1, sizeof(*order), cmp_siblings);
-	cmp_m = NULL;
+	qsort_r(order, n - 1, sizeof(*order), cmp_siblings, (void *)m);
 	/*
 	 * Siblings in name order. Sorted by parent index, a parent's group comes
 	 * after its own parent's (a smaller index): it is placed before its children.

@@ -10,6 +10,7 @@
 #include "fortstat/report.h"
 #include "fortstat/util.h"
 #include "view.h"
+#include "xml.h"
 
 /* A frame of the flame graph. */
 struct fnode {
@@ -125,8 +126,8 @@ static void flame_layout(struct flame *fl, const struct report *rp)
 	free(at);
 }
 
-/* Text escaped for XML character data and attribute values. */
-static void xml_str(FILE *out, const char *str)
+/* Text escaped for XML character data and attribute values (view.h). */
+void xml_str(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
