@@ -196,6 +196,154 @@ START_TEST(test_frames_finish)
 }
 END_TEST
 
+/* Feed events [from, to) of one stream: two threads, nesting, a chain, a count. */
+static void feed(struct books *b, int from, int to)
+{
+	static const struct {
+		char kind; /* e enter, l leave, c chain, n count, x thread exit */
+		int tid;
+		uint32_t r;
+		acct_time_t cpu, wall;
+	} ev[] = {
+	    {'e', T, 0, 10, 100}, {'e', T, 1, 20, 200}, {'e', 8, 2, 5, 210},  {'n', T, 2, 0, 0},
+	    {'c', T, 2, 30, 300}, {'l', 8, 0, 9, 320},	{'e', T, 1, 40, 400}, {'l', T, 0, 45, 450},
+	    {'l', T, 0, 50, 500}, {'e', 8, 1, 12, 520}, {'x', 8, 0, 14, 540}, {'l', T, 0, 60, 600},
+	};
+
+	for (int i = from; i < to; i++) {
+		struct stamp s = at(ev[i].cpu, ev[i].wall);
+
+		switch (ev[i].kind) {
+		case 'e':
+			books_enter(b, ev[i].tid, ev[i].r, 0x7000 - 16 * (uint64_t)i,
+				    0x1000 + (uint64_t)i, &s);
+			break;
+		case 'l':
+			books_leave(b, ev[i].tid, &s, NULL);
+			break;
+		case 'c':
+			books_chain(b, ev[i].tid, ev[i].r, &s);
+			break;
+		case 'n':
+			books_count(b, ev[i].tid, ev[i].r);
+			break;
+		default:
+			books_thread_exit(b, ev[i].tid, &s);
+			break;
+		}
+	}
+}
+
+/* Two accounting states hold the same results: routines, arcs, contexts, threads. */
+static void same_acct(const struct acct *x, const struct acct *y)
+{
+	size_t nx, ny;
+	const struct acct_arc *ax = acct_arcs(x, &nx), *ay = acct_arcs(y, &ny);
+	const struct acct_node *cx, *cy;
+
+	ck_assert_uint_eq(acct_n_routines(x), acct_n_routines(y));
+	for (size_t i = 0; i < acct_n_routines(x); i++) {
+		const struct acct_routine *rx = &acct_routines(x)[i], *ry = &acct_routines(y)[i];
+
+		ck_assert_uint_eq(rx->calls, ry->calls);
+		ck_assert_uint_eq(rx->calls_made, ry->calls_made);
+		ck_assert_uint_eq(rx->self, ry->self);
+		ck_assert_uint_eq(rx->total, ry->total);
+		ck_assert_int_eq(rx->incomplete, ry->incomplete);
+	}
+	ck_assert_uint_eq(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		ck_assert_uint_eq(ax[i].calls, ay[i].calls);
+		ck_assert_uint_eq(ax[i].time, ay[i].time);
+		ck_assert_uint_eq(ax[i].self, ay[i].self);
+	}
+	cx = acct_nodes(x, &nx);
+	cy = acct_nodes(y, &ny);
+	ck_assert_uint_eq(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		ck_assert_uint_eq(cx[i].calls, cy[i].calls);
+		ck_assert_uint_eq(cx[i].self, cy[i].self);
+	}
+	ck_assert_uint_eq(acct_n_threads(x), acct_n_threads(y));
+	for (size_t i = 0; i < acct_n_threads(x); i++) {
+		struct acct_thread_info tx, ty;
+
+		acct_thread(x, i, &tx);
+		acct_thread(y, i, &ty);
+		ck_assert_int_eq(tx.tid, ty.tid);
+		ck_assert_uint_eq(tx.n_arcs, ty.n_arcs);
+		ck_assert_uint_eq(tx.n_nodes, ty.n_nodes);
+		for (size_t r = 0; r < acct_n_routines(x); r++) {
+			ck_assert_uint_eq(tx.r[r].calls, ty.r[r].calls);
+			ck_assert_uint_eq(tx.r[r].self, ty.r[r].self);
+		}
+	}
+}
+
+static void same_books(const struct books *x, const struct books *y)
+{
+	for (int k = 0; k < FS_N_CLOCKS; k++)
+		for (int net = 0; net < 2; net++) {
+			const struct acct *ax = books_acct(x, (enum clock_kind)k, net);
+			const struct acct *ay = books_acct(y, (enum clock_kind)k, net);
+
+			ck_assert_int_eq(!ax, !ay);
+			if (ax)
+				same_acct(ax, ay);
+		}
+}
+
+/*
+ * A snapshot at every point of a stream is what finishing there would give,
+ * and taking it changes nothing: the books fed on end as if it never was.
+ */
+START_TEST(test_snapshot)
+{
+	const double cost[FS_N_CLOCKS] = {1, 3};
+
+	for (int cut = 0; cut <= 12; cut++) {
+		struct books *b = books_new(3, true, true), *ref = books_new(3, true, true);
+		struct books *snap, *ended = books_new(3, true, true);
+
+		books_stop_cost(b, T, cost);
+		books_stop_cost(ref, T, cost);
+		books_stop_cost(ended, T, cost);
+		feed(b, 0, cut);
+		feed(ended, 0, cut);
+		snap = books_snapshot(b, 1000);
+		books_finish(ended, 1000);
+		same_books(snap, ended);
+		if (cut >= 2 &&
+		    cut < 8) /* routine 0 of T still runs: INCOMPLETE as of the snapshot */
+			ck_assert(acct_routines(books_acct(snap, CPU, false))[0].incomplete);
+		/* the live books went on untouched */
+		ck_assert(!acct_routines(books_acct(b, CPU, false))[0].incomplete || cut > 12);
+		books_free(snap);
+		feed(b, cut, 12);
+		feed(ref, 0, 12);
+		books_finish(b, 2000);
+		books_finish(ref, 2000);
+		same_books(b, ref);
+		books_free(b);
+		books_free(ref);
+		books_free(ended);
+	}
+	/* count-only books: one state of counts */
+	{
+		struct books *b = books_new(3, false, false), *snap;
+
+		books_count(b, T, 1);
+		snap = books_snapshot(b, 5);
+		books_count(b, T, 1);
+		ck_assert_uint_eq(books_total_calls(snap), 1);
+		ck_assert_uint_eq(books_total_calls(b), 2);
+		ck_assert(!books_timed(snap));
+		books_free(snap);
+		books_free(b);
+	}
+}
+END_TEST
+
 static Suite *books_suite(void)
 {
 	Suite *s = suite_create("books");
@@ -208,6 +356,7 @@ static Suite *books_suite(void)
 	tcase_add_test(tc, test_count_only);
 	tcase_add_test(tc, test_like_grow);
 	tcase_add_test(tc, test_frames_finish);
+	tcase_add_test(tc, test_snapshot);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -67,6 +67,13 @@ struct acct *acct_new(size_t n_routines);
 void acct_free(struct acct *a);
 
 /*
+ * A deep copy of a (every thread's stack and results, arcs, contexts) that
+ * shares nothing with it: events fed to one never change the other (a
+ * snapshot closed with acct_finish while the run goes on). Never NULL.
+ */
+struct acct *acct_dup(const struct acct *a);
+
+/*
  * Make room for routines up to n_routines-1 (routines of a library loaded
  * while the program runs); the new ones start at zero. Never shrinks.
  */

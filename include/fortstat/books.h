@@ -60,6 +60,15 @@ void books_stop_cost(struct books *b, int tid, const double ovh[FS_N_CLOCKS]);
  */
 void books_finish(struct books *b, acct_time_t wall_end);
 
+/*
+ * The books as books_finish would close them if the process ended at wall
+ * time `wall_end`, without touching b: a new, finished copy (every frame
+ * still open in b is INCOMPLETE in it, the CPU and net books at each
+ * thread's last stamp, the wall books at wall_end when later), for a
+ * snapshot while the run goes on. Free with books_free. Never NULL.
+ */
+struct books *books_snapshot(const struct books *b, acct_time_t wall_end);
+
 /* The frames of thread tid (the same on every state): as acct_top, acct_frames. */
 int books_top(const struct books *b, int tid, uint32_t *routine, uint64_t *slot, uint64_t *ret);
 void books_frames(const struct books *b, int tid,

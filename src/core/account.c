@@ -401,6 +401,62 @@ void acct_free(struct acct *a)
 	free(a);
 }
 
+/* A copy of n elements of size sz at p (NULL stays NULL). */
+static void *dup_array(const void *p, size_t n, size_t sz)
+{
+	void *q;
+
+	if (!p)
+		return NULL;
+	q = xmalloc(n * sz);
+	memcpy(q, p, n * sz);
+	return q;
+}
+
+static void arcset_dup(struct arcset *dst, const struct arcset *src)
+{
+	*dst = *src;
+	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
+	u64map_dup(&dst->idx, &src->idx);
+}
+
+static void cct_dup(struct cct *dst, const struct cct *src)
+{
+	*dst = *src;
+	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
+	dst->link = dup_array(src->link, src->cap, sizeof(*src->link));
+	u64map_dup(&dst->idx, &src->idx);
+}
+
+/* A deep copy of a, sharing nothing with it; never NULL. */
+struct acct *acct_dup(const struct acct *a)
+{
+	struct acct *c = xcalloc(1, sizeof(*c));
+	size_t nr = a->n ? a->n : 1;
+
+	c->n = a->n;
+	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	c->list_cap = a->list_cap;
+	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
+	for (size_t i = 0; i < a->thr_n; i++) {
+		const struct thread *t = a->list[i];
+		struct thread *th = xmalloc(sizeof(*th));
+
+		*th = *t;
+		th->fr = dup_array(t->fr, t->cap, sizeof(*t->fr));
+		th->active = dup_array(t->active, a->n, sizeof(*t->active));
+		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
+		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		arcset_dup(&th->arcs, &t->arcs);
+		cct_dup(&th->cct, &t->cct);
+		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
+		c->list[c->thr_n++] = th;
+	}
+	arcset_dup(&c->arcs, &a->arcs);
+	cct_dup(&c->cct, &a->cct);
+	return c;
+}
+
 /*
  * A call of `routine` (< n_routines) by tid at t: switch the clock from the
  * caller on top of the stack to routine, count the call, the arc and the

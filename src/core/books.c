@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* books.c - both clocks' accounting, gross and net of the stops' cost, fed once. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fortstat/books.h"
 #include "fortstat/map.h"
@@ -177,6 +178,25 @@ void books_finish(struct books *b, acct_time_t wall_end)
 	for (int k = 0; k < FS_N_CLOCKS; k++)
 		if (b->net[k])
 			acct_finish(b->net[k], 0, false);
+}
+
+struct books *books_snapshot(const struct books *b, acct_time_t wall_end)
+{
+	struct books *c = xcalloc(1, sizeof(*c));
+
+	c->timed = b->timed;
+	for (int k = 0; k < FS_N_CLOCKS; k++) {
+		c->gross[k] = b->gross[k] ? acct_dup(b->gross[k]) : NULL;
+		c->net[k] = b->net[k] ? acct_dup(b->net[k]) : NULL;
+	}
+	u64map_dup(&c->thr, &b->thr);
+	c->n_th = c->cap_th = b->n_th;
+	if (b->n_th) {
+		c->th = xmalloc(b->n_th * sizeof(*c->th));
+		memcpy(c->th, b->th, b->n_th * sizeof(*c->th));
+	}
+	books_finish(c, wall_end);
+	return c;
 }
 
 int books_top(const struct books *b, int tid, uint32_t *routine, uint64_t *slot, uint64_t *ret)
