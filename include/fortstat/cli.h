@@ -30,6 +30,8 @@ struct options {
 	enum pin_mode pin;	  /* --pin */
 	int verbose;		  /* -v (repeatable) */
 	bool merge;		  /* --merge: argv holds the FILEs (argc may be 0) */
+	int progress;		  /* --progress 1, --no-progress 0, -1: when stderr is a terminal */
+	double interval_s;	  /* --interval: a snapshot every interval_s seconds, 0: none */
 	char **argv;		  /* PROGRAM and its arguments, or --merge's FILEs (main's argv) */
 	int argc;
 };
@@ -51,7 +53,7 @@ void cli_usage(FILE *out);
  */
 int cli_find_program(const char *name, char **path);
 
-/* What the tracer needs of the options. */
+/* What the tracer needs of the options (the live reports' callbacks are main's to set). */
 struct trace_opts cli_trace_opts(const struct options *o);
 
 #endif

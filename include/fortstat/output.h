@@ -43,6 +43,15 @@ int outputs_open(struct outputs *o, const char *pattern);
 FILE *outputs_for(struct outputs *o, int pid, bool *again);
 
 /*
+ * Make the file `name` hold exactly buf[0..len) so that a reader sees either
+ * the old text or the new one, never a mix: a new file beside it (mode
+ * 0666 less the umask), renamed over it (*renamed set); a symbolic link's
+ * target is replaced. A name that is not a regular file (a terminal, a
+ * pipe) gets the text written to it. Returns 0 or a negative errno.
+ */
+int output_replace(const char *name, const char *buf, size_t len, bool *renamed);
+
+/*
  * Close every file (never stderr). Returns 0, or the negative errno of the
  * first that failed, after saying which.
  */

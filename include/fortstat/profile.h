@@ -121,6 +121,7 @@ struct profile_section {
 	 */
 	double total_s[FS_N_CLOCKS];
 	bool count_only; /* calls were counted, not timed: no time is meaningful */
+	bool running;	 /* a snapshot: it still ran (exit_status means nothing yet) */
 	/*
 	 * The clocks this section has times of: both for a traced run; a clock
 	 * not known (a report that had one clock only) has zero times.
@@ -156,6 +157,7 @@ struct profile_facts {
 	int term_signal;
 	double total_s[FS_N_CLOCKS];
 	bool count_only;
+	bool running;	  /* a snapshot of a process still running */
 	const char *note; /* may be NULL */
 };
 

@@ -26,6 +26,27 @@ enum pin_mode {
 
 #define TRACE_MAX_LIBS 32 /* -l patterns */
 
+struct trace_result;
+
+/* The run so far, for a status line (trace_opts.on_progress). */
+struct trace_progress {
+	double elapsed_s;	/* wall time since the program's exec */
+	uint64_t calls;		/* calls counted so far, every process */
+	size_t routines_called; /* the program's timed routines called at least once */
+	size_t routines_timed;	/* the program's routines patched for timing */
+	size_t threads;		/* threads alive now, every process */
+	size_t processes;	/* processes alive now */
+};
+
+/*
+ * A snapshot of the run (SIGUSR1 to fortstat, or trace_opts.interval_s):
+ * `res` and `books` as trace_run would leave them if every process ended
+ * now (running clocks closed INCOMPLETE, res->snapshot set), both owned by
+ * the tracer and valid during the call only. The program runs on meanwhile.
+ */
+typedef void (*trace_snapshot_fn)(const struct trace_result *res, struct books *books, void *arg);
+typedef void (*trace_progress_fn)(const struct trace_progress *pg, void *arg);
+
 /* What a traced run is asked to do (from the command line: cli_trace_opts). */
 struct trace_opts {
 	bool count_only;		/* -c: count calls, read no clock but the wall's */
@@ -35,6 +56,17 @@ struct trace_opts {
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */
 	enum clock_kind clock;		/* --clock: the calibration's first figures */
+	/*
+	 * Live reports while the program runs (ticker.c), called from the
+	 * tracer's loop between stops, never from a signal handler: a snapshot
+	 * on each SIGUSR1 to fortstat and every interval_s seconds (0: only on
+	 * SIGUSR1; NULL on_snapshot: a SIGUSR1 waits for a run that takes it),
+	 * on_progress about twice a second (NULL: never).
+	 */
+	trace_snapshot_fn on_snapshot;
+	double interval_s;
+	trace_progress_fn on_progress;
+	void *live_arg; /* their last argument */
 };
 struct names;
 
@@ -50,6 +82,7 @@ struct trace_section {
 	double total_s[FS_N_CLOCKS]; /* its time on each clock */
 	bool counted_only;
 	bool execed;	     /* it ended by exec'ing a new image (a section follows) */
+	bool running;	     /* a snapshot's: it has not ended yet */
 	char note[160];
 };
 
@@ -71,7 +104,17 @@ struct trace_result {
 	double seg_cpu_ns, seg_wall_ns;
 	struct trace_section *sections; /* -f: the other processes and images */
 	size_t n_sections;
+	bool snapshot;	   /* a snapshot: the run goes on (trace_snapshot_fn) */
+	bool running;	   /* a snapshot's: the program has not ended yet */
+	double snapshot_s; /* when it was taken, seconds of wall time since the exec */
 };
+
+/*
+ * From now on SIGUSR1 to fortstat asks for a snapshot (trace_opts.on_snapshot)
+ * instead of ending fortstat: one that arrives before a run's loop is taken
+ * when it starts. Call once, before the first trace_run.
+ */
+void trace_catch_snapshot_signal(void);
 
 /* Free what res owns (sections). */
 void trace_result_free(struct trace_result *res);

@@ -16,6 +16,9 @@ enum {
 /* Verbosity: 0 quiet (errors and warnings only), 1 for -v, 2 for -vv. */
 extern int fs_verbose;
 
+/* Called before each message is written, when set (the status line erases itself). */
+extern void (*fs_before_message)(void);
+
 /* Allocation: never return NULL; on failure print one line and exit 125. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

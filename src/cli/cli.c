@@ -26,6 +26,9 @@ enum {
 	OPT_THREADS,
 	OPT_NO_CORRECT,
 	OPT_MERGE,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +48,9 @@ static const struct option long_opts[] = {
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
 	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -100,6 +106,16 @@ void cli_usage(FILE *out)
 	      "      --threads        also report each thread on its own, in every format\n"
 	      "      --svg=FILE       also write an interactive SVG flame graph to FILE\n"
 	      "\n"
+	      "While PROGRAM runs:\n"
+	      "      --progress       show a status line on standard error (elapsed time,\n"
+	      "                       calls, routines, threads, processes), redrawn twice\n"
+	      "                       a second; the default when standard error is a terminal\n"
+	      "      --no-progress    never show the status line\n"
+	      "      --interval=SECONDS  write a snapshot report every SECONDS\n"
+	      "  kill -USR1 <fortstat's pid> writes a snapshot report of everything measured\n"
+	      "  so far (to -o FILE, replaced whole, or standard error); PROGRAM runs on, and\n"
+	      "  the final report replaces the last snapshot when it ends\n"
+	      "\n"
 	      "MPI and several runs:\n"
 	      "  -o prof.%r.json      under mpirun, mpiexec or srun: one file per rank (%r\n"
 	      "                       the rank, %p the pid, %h the host name, %% a %)\n"
@@ -128,6 +144,20 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_FS_ERROR;
 }
 
+/* A number of seconds above 0 and at most a year ("0.5", "60", "1e3"): 0 or -1. */
+static int parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 366 * 86400.0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct options *o)
 {
 	int c;
@@ -137,6 +167,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->report.sort = SORT_TIME;
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
+	o->progress = -1;
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
@@ -199,6 +230,17 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_MERGE:
 			o->merge = true;
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress = 0;
+			break;
+		case OPT_INTERVAL:
+			if (parse_seconds(optarg, &o->interval_s) < 0)
+				return usage_error("--interval needs a number of seconds above 0:",
+						   optarg);
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
@@ -319,6 +361,7 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.n_libs = o->n_libs,
 		.pin = o->pin,
 		.clock = o->clock,
+		.interval_s = o->interval_s,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

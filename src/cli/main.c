@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fortstat/books.h"
 #include "fortstat/calib.h"
@@ -15,6 +16,7 @@
 #include "fortstat/output.h"
 #include "fortstat/precheck.h"
 #include "fortstat/profile.h"
+#include "fortstat/progress.h"
 #include "fortstat/rank.h"
 #include "fortstat/report.h"
 #include "fortstat/symtab.h"
@@ -69,6 +71,7 @@ struct session {
 	struct outputs outs;
 	FILE *svg;
 	struct rank_info rank; /* one rank of an MPI job, or not (rank.known) */
+	bool replaced;	       /* a snapshot replaced -o's file(s): so does the final report */
 };
 
 /*
@@ -232,21 +235,25 @@ static void add_section(struct profile *p, const struct options *o, struct profi
 		fs_warn("%s: the books disagree with the routines: no report", f->label);
 }
 
-/* The profile of the run: the program, then the processes and images followed (-f). */
-static struct profile *build_profile(struct session *s, uint64_t stops_measured)
+/*
+ * The profile of the run (res, the program's books b, the calibration cal):
+ * the program, then the processes and images followed (-f).
+ */
+static struct profile *build_profile(struct session *s, const struct trace_result *res,
+				     struct books *b, const struct calib *cal,
+				     uint64_t stops_measured)
 {
 	const struct options *o = &s->o;
-	const struct trace_result *res = &s->res;
 	enum clock_kind ck = o->clock, alt = other_clock(ck);
 	double f1[FS_N_CLOCKS], f2[FS_N_CLOCKS];
 	struct profile *p;
 	struct profile_facts f;
 	char *label;
 
-	f1[ck] = s->cal.f1_ns;
-	f2[ck] = s->cal.f2_ns;
-	f1[alt] = s->cal.alt_f1_ns;
-	f2[alt] = s->cal.alt_f2_ns;
+	f1[ck] = cal->f1_ns;
+	f2[ck] = cal->f2_ns;
+	f1[alt] = cal->alt_f1_ns;
+	f2[alt] = cal->alt_f2_ns;
 	p = profile_new(o->argv, f1, f2, stops_measured, !o->no_correct);
 	p->ranked = s->rank.known;
 	p->rank = s->rank.rank;
@@ -257,8 +264,9 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 				   .exit_status = res->exit_status,
 				   .term_signal = res->term_signal,
 				   .count_only = res->counted_only,
+				   .running = res->running,
 				   .note = res->note[0] ? res->note : NULL};
-	add_section(p, o, &f, res->total_s, &s->st, s->books);
+	add_section(p, o, &f, res->total_s, &s->st, b);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {
 		const struct trace_section *sec = &res->sections[i];
@@ -273,6 +281,7 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 					   .exit_status = sec->exit_status,
 					   .term_signal = sec->term_signal,
 					   .count_only = sec->counted_only,
+					   .running = sec->running,
 					   .note = sec->note[0] ? sec->note : NULL};
 		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
 		free(label);
@@ -281,9 +290,28 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 }
 
 /*
+ * Section i's report into out: after a blank line (gap), the text open (or
+ * NULL), and before "]\n" (close). 0 or a negative errno.
+ */
+static int render(FILE *out, const struct profile *p, size_t i, const struct report_opts *ro,
+		  bool gap, const char *open, bool close)
+{
+	int err;
+
+	if (gap)
+		fputc('\n', out);
+	if (open)
+		fputs(open, out);
+	err = report_write(out, p, i, ro);
+	if (close)
+		fputs("]\n", out);
+	return err;
+}
+
+/*
  * Section i's report to out with one write(2), so that the reports of MPI
- * ranks sharing a terminal never interleave: after a blank line (gap),
- * the text open (or NULL), and before "]\n" (close). 0 or a negative errno.
+ * ranks sharing a terminal never interleave (render says what goes around
+ * it). 0 or a negative errno.
  */
 static int write_whole(FILE *out, const struct profile *p, size_t i, const struct report_opts *ro,
 		       bool gap, const char *open, bool close)
@@ -295,13 +323,7 @@ static int write_whole(FILE *out, const struct profile *p, size_t i, const struc
 
 	if (!mem)
 		return -errno;
-	if (gap)
-		fputc('\n', mem);
-	if (open)
-		fputs(open, mem);
-	err = report_write(mem, p, i, ro);
-	if (close)
-		fputs("]\n", mem);
+	err = render(mem, p, i, ro, gap, open, close);
 	if (fclose(mem) != 0 && !err)
 		err = -ENOMEM;
 	if (!err)
@@ -311,19 +333,87 @@ static int write_whole(FILE *out, const struct profile *p, size_t i, const struc
 }
 
 /*
+ * Every section's report into the files of -o, each file replaced whole
+ * (output_replace: a reader never sees half a report); used by snapshots,
+ * and by the final report once a snapshot has replaced a file. Returns 0,
+ * or -1 when one could not be written (said).
+ */
+static int write_replacing(struct session *s, const struct profile *p)
+{
+	const struct options *o = &s->o;
+	bool json = o->report.format == FMT_JSON;
+	size_t n = p->n_sections;
+	char **name = xcalloc(n ? n : 1, sizeof(*name));
+	bool *done = xcalloc(n ? n : 1, sizeof(*done));
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		name[i] = output_expand(o->output, p->sections[i].pid);
+	for (size_t i = 0; i < n; i++) {
+		char *buf = NULL;
+		size_t len = 0, group = 0, k = 0;
+		FILE *mem;
+		bool renamed;
+		int err = 0;
+
+		if (done[i])
+			continue;
+		for (size_t j = i; j < n; j++)
+			group += !strcmp(name[j], name[i]);
+		mem = open_memstream(&buf, &len);
+		if (!mem) {
+			fs_error("%s: cannot write the report: %s", name[i], strerror(errno));
+			rc = -1;
+			break;
+		}
+		for (size_t j = i; j < n && !err; j++) {
+			if (strcmp(name[j], name[i]))
+				continue;
+			done[j] = true;
+			err = render(mem, p, j, &o->report, k && !json,
+				     json && group > 1 ? (k ? ",\n" : "[\n") : NULL,
+				     json && group > 1 && k + 1 == group);
+			k++;
+		}
+		if (fclose(mem) != 0 && !err)
+			err = -ENOMEM;
+		if (!err)
+			err = output_replace(name[i], buf, len, &renamed);
+		if (!err && renamed)
+			s->replaced = true;
+		if (err) {
+			fs_error("%s: cannot write the report: %s", name[i], strerror(-err));
+			rc = -1;
+		}
+		free(buf);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(name[i]);
+	free(name);
+	free(done);
+	return rc;
+}
+
+/*
  * Every section's report where -o says, and the flame graph of the
  * program's. Returns 0, or -1 when one could not be written (said).
  */
-static int write_reports(struct session *s, const struct profile *p)
+static int write_reports(struct session *s, const struct profile *p, bool snapshot)
 {
 	const struct options *o = &s->o;
 	bool json = o->report.format == FMT_JSON;
 	FILE **to = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*to));
 	bool *again = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*again));
+	/* A snapshot replaces -o's files; so does the final report after one did. */
+	bool replacing = o->output && (snapshot || s->replaced);
 	int err, rc = 0;
 
 	fflush(stdout);
-	for (size_t i = 0; i < p->n_sections; i++)
+	if (!replacing)
+		progress_erase(); /* the report may go to the terminal */
+	if (replacing)
+		rc = write_replacing(s, p);
+	for (size_t i = 0; i < p->n_sections && !replacing; i++)
 		to[i] = outputs_for(&s->outs, p->sections[i].pid, &again[i]);
 	for (size_t i = 0; i < p->n_sections; i++) {
 		size_t before = 0, after = 0;
@@ -344,7 +434,7 @@ static int write_reports(struct session *s, const struct profile *p)
 			rc = -1;
 		}
 	}
-	err = s->svg && p->n_sections ? report_write_svg(s->svg, p, 0, &o->report) : 0;
+	err = s->svg && p->n_sections && !snapshot ? report_write_svg(s->svg, p, 0, &o->report) : 0;
 	if (err < 0) {
 		fs_error("%s: cannot write the flame graph: %s", o->svg, strerror(-err));
 		rc = -1;
@@ -352,6 +442,30 @@ static int write_reports(struct session *s, const struct profile *p)
 	free(to);
 	free(again);
 	return rc;
+}
+
+/* trace_snapshot_fn: a report of the run so far, where the final one will go. */
+static void on_snapshot(const struct trace_result *res, struct books *books, void *arg)
+{
+	struct session *s = arg;
+	struct calib cal = s->cal; /* the run's own stays as it is until the end */
+	int verbose = fs_verbose;
+	struct profile *p;
+	uint64_t stops;
+
+	fs_verbose = 0; /* the calibration's lines are said once, at the end */
+	stops = adjust_calibration(&s->o, res, &cal);
+	fs_verbose = verbose;
+	p = build_profile(s, res, books, &cal, stops);
+	write_reports(s, p, true);
+	profile_free(p);
+}
+
+/* trace_progress_fn: the status line. */
+static void on_progress(const struct trace_progress *pg, void *arg)
+{
+	(void)arg;
+	progress_draw(pg);
 }
 
 /* Close the reports' files and free everything; rc, or EXIT_FS_ERROR when a file failed. */
@@ -390,6 +504,12 @@ int main(int argc, char **argv)
 	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
 	s.trace = cli_trace_opts(&s.o);
+	/* Live reports: snapshots on SIGUSR1 (and --interval), the status line. */
+	trace_catch_snapshot_signal();
+	s.trace.on_snapshot = on_snapshot;
+	if (s.o.progress > 0 || (s.o.progress < 0 && isatty(STDERR_FILENO)))
+		s.trace.on_progress = on_progress;
+	s.trace.live_arg = &s;
 	rc = load_program(&s);
 	if (!rc)
 		rc = open_outputs(&s);
@@ -397,12 +517,13 @@ int main(int argc, char **argv)
 		return finish(&s, rc);
 	calibrate(&s);
 	rc = run_program(&s);
+	progress_erase();
 	if (rc)
 		return finish(&s, rc);
-	p = build_profile(&s, adjust_calibration(&s.o, &s.res, &s.cal));
+	p = build_profile(&s, &s.res, s.books, &s.cal, adjust_calibration(&s.o, &s.res, &s.cal));
 	rc = s.res.exit_status;
 	/* The program's own failure status stands; a lost report fails a run that went well. */
-	if (write_reports(&s, p) < 0 && rc == 0)
+	if (write_reports(&s, p, false) < 0 && rc == 0)
 		rc = EXIT_FS_ERROR;
 	profile_free(p);
 	return finish(&s, rc);

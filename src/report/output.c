@@ -3,8 +3,11 @@
 #include "fortstat/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fortstat/rank.h"
@@ -106,4 +109,72 @@ int outputs_close(struct outputs *o)
 	o->name = NULL;
 	o->n = 0;
 	return rc;
+}
+
+/* Write len bytes of buf to fd, whatever short writes and signals do: 0 or -errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A new file beside `path` holding buf, renamed over it: 0 or -errno. */
+static int replace_file(const char *path, const char *buf, size_t len)
+{
+	char *tmp = xasprintf("%s.fortstat-XXXXXX", path);
+	mode_t mask = umask(0);
+	int fd, err;
+
+	umask(mask);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		return err;
+	}
+	err = write_all(fd, buf, len);
+	if (!err && fchmod(fd, 0666 & ~mask) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+int output_replace(const char *name, const char *buf, size_t len, bool *renamed)
+{
+	struct stat sb;
+	char *real = NULL;
+	int fd, err;
+
+	*renamed = false;
+	if (stat(name, &sb) < 0 || S_ISREG(sb.st_mode)) {
+		/* the file a symbolic link names is replaced, not the link */
+		real = realpath(name, NULL);
+		err = replace_file(real ? real : name, buf, len);
+		free(real);
+		*renamed = !err;
+		return err;
+	}
+	/* a device or a pipe (-o /dev/stderr): the text goes there */
+	fd = open(name, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, buf, len);
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
 }

@@ -347,6 +347,7 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 	sec->pid = f->pid;
 	sec->exit_status = f->exit_status;
 	sec->term_signal = f->term_signal;
+	sec->running = f->running;
 	for (c = 0; c < FS_N_CLOCKS; c++) {
 		sec->total_s[c] = f->total_s[c];
 		sec->clock_known[c] = bd.known[c];

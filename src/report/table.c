@@ -277,7 +277,9 @@ static void table_head(FILE *out, const struct report *rp)
 	const struct profile_section *sec = rp->sec;
 
 	fprintf(out, "fortstat: %s (", sec->label ? sec->label : "?");
-	if (sec->term_signal)
+	if (sec->running)
+		fputs("running", out);
+	else if (sec->term_signal)
 		fprintf(out, "killed by signal %d", sec->term_signal);
 	else
 		fprintf(out, "exit status %d", sec->exit_status);

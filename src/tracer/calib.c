@@ -228,6 +228,8 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	if (o->pin == PIN_AUTO && parallel_runtime)
 		oc.pin = PIN_NEVER;
 	oc.count_only = false;
+	oc.on_snapshot = NULL; /* fortstat's own run: no live report */
+	oc.on_progress = NULL;
 	oc.n_libs = 0; /* the calibration child's libraries are not the program's */
 	fs_verbose = 0;
 	while (b < CALIB_MAX_BATCHES) {

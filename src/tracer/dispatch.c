@@ -212,12 +212,18 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 
 /*
  * The next stop of any traced thread (waitpid on all of them), or -1 when
- * nothing is left to wait for.
+ * nothing is left to wait for. A signal of fortstat's own (SIGUSR1, the
+ * ticker's SIGALRM) interrupts the wait: its work is done, then the wait
+ * goes on; one that came between stops is seen by its flag alone.
  */
-pid_t next_stop(int *status)
+pid_t next_stop(struct tracer *tr, int *status)
 {
 	for (;;) {
-		pid_t tid = waitpid(-1, status, __WALL);
+		pid_t tid;
+
+		if (ticker_pending)
+			ticker_poll(tr);
+		tid = waitpid(-1, status, __WALL);
 
 		if (tid >= 0 || errno != EINTR)
 			return tid;

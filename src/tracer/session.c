@@ -228,13 +228,15 @@ static int session_loop(struct tracer *tr, const char *path)
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
 	tr->ps->wall0 = wall_now();
 	ptrace(PTRACE_CONT, tr->program, 0, 0);
+	ticker_start(tr, path);
 	while (!tr->done) {
-		pid_t tid = next_stop(&status);
+		pid_t tid = next_stop(tr, &status);
 
 		if (tid < 0)
 			break;
 		dispatch(tr, tid, status);
 	}
+	ticker_stop(tr);
 	return 0;
 }
 

@@ -381,13 +381,37 @@ void trap_handler_check(struct tracer *tr, struct tthread *th);
  */
 void trap_handler_enter(struct tracer *tr, struct tthread *th);
 
+/* ---- ticker.c ---- */
+
+/* Set by fortstat's signal handlers: ticker_poll has work (the loop checks it at each stop). */
+extern volatile sig_atomic_t ticker_pending;
+
+/*
+ * The loop of a run begins (the program's wall0 is set): the timer of the
+ * status line and of --interval, SIGUSR1 interrupting the wait. Nothing
+ * when the run asks for no live report (trace_opts). `path` names the
+ * program for processes that have not exec'ed.
+ */
+void ticker_start(struct tracer *tr, const char *path);
+
+/* The loop has ended: the timer off, SIGALRM as it was, SIGUSR1 caught again. */
+void ticker_stop(struct tracer *tr);
+
+/*
+ * Between stops: draw the status line, take a snapshot, as the flags say.
+ * Clears ticker_pending.
+ */
+void ticker_poll(struct tracer *tr);
 
 /* ---- dispatch.c ---- */
 
 /* Name the stop of thread tid (its wait status), act on it, resume the thread. */
 void dispatch(struct tracer *tr, pid_t tid, int status);
 
-/* The next stop of any traced thread; -1 when none is left (errno set). */
-pid_t next_stop(int *status);
+/*
+ * The next stop of any traced thread; -1 when none is left (errno set).
+ * Live reports (ticker_poll) are made while waiting for it.
+ */
+pid_t next_stop(struct tracer *tr, int *status);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 int fs_verbose;
+void (*fs_before_message)(void);
 
 static void oom(void)
 {
@@ -68,6 +69,8 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	if (n < 0)
 		return;
 	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	if (fs_before_message)
+		fs_before_message();
 	fprintf(stderr, "%s\n", buf);
 }
 

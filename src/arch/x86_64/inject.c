@@ -93,8 +93,11 @@ static int run_until(pid_t pid, uint64_t trap, struct user_regs_struct *regs, in
 	for (;;) {
 		int sig;
 
-		if (waitpid(pid, &status, __WALL) < 0)
+		if (waitpid(pid, &status, __WALL) < 0) {
+			if (errno == EINTR) /* fortstat's own signal (a snapshot, the ticker) */
+				continue;
 			return -errno;
+		}
 		if (!WIFSTOPPED(status))
 			return -ESRCH;
 		sig = WSTOPSIG(status);
