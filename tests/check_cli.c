@@ -120,6 +120,38 @@ START_TEST(test_pin)
 }
 END_TEST
 
+/* --progress, --no-progress (the last wins), --interval: and what the tracer is told. */
+START_TEST(test_live)
+{
+	struct options o;
+	struct trace_opts t;
+	char *a0[] = {"fortstat", "./prog", NULL};
+	char *a1[] = {"fortstat", "--progress", "--interval=2.5", "./prog", NULL};
+	char *a2[] = {"fortstat", "--progress", "--no-progress", "./prog", NULL};
+	char *bad[][4] = {
+	    {"fortstat", "--interval=0", "./prog", NULL},
+	    {"fortstat", "--interval=-1", "./prog", NULL},
+	    {"fortstat", "--interval=2s", "./prog", NULL},
+	    {"fortstat", "--interval=", "./prog", NULL},
+	    {"fortstat", "--interval=nan", "./prog", NULL},
+	};
+
+	ck_assert_int_eq(parse(&o, a0), -1);
+	ck_assert_int_eq(o.progress, -1); /* when standard error is a terminal */
+	ck_assert(o.interval_s == 0);
+	ck_assert_int_eq(parse(&o, a1), -1);
+	ck_assert_int_eq(o.progress, 1);
+	ck_assert(o.interval_s == 2.5);
+	t = cli_trace_opts(&o);
+	ck_assert(t.interval_s == 2.5);
+	ck_assert_ptr_null(t.on_snapshot); /* main's to set */
+	ck_assert_int_eq(parse(&o, a2), -1);
+	ck_assert_int_eq(o.progress, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(parse(&o, bad[i]), EXIT_FS_ERROR);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	struct options o;
@@ -217,6 +249,7 @@ int main(void)
 	tcase_add_test(tc, test_every_option);
 	tcase_add_test(tc, test_long_forms);
 	tcase_add_test(tc, test_views);
+	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);

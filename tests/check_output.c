@@ -183,6 +183,61 @@ START_TEST(test_close_error)
 }
 END_TEST
 
+/*
+ * output_replace: a regular file is replaced by a new one (an open reader
+ * keeps the old text), a symbolic link's target is replaced, the mode is
+ * 0666 less the umask, and nothing else is left in the folder.
+ */
+START_TEST(test_replace)
+{
+	char path[512], link[512];
+	FILE *old;
+	char *text, buf[16] = "";
+	bool renamed = false;
+	struct stat sb;
+	mode_t mask = umask(022);
+
+	snprintf(path, sizeof(path), "%s/rep.txt", dir);
+	ck_assert_int_eq(output_replace(path, "first\n", 6, &renamed), 0);
+	ck_assert(renamed);
+	text = contents("rep.txt");
+	ck_assert_str_eq(text, "first\n");
+	free(text);
+	old = fopen(path, "r");
+	ck_assert_ptr_nonnull(old);
+	ck_assert_int_eq(output_replace(path, "second\n", 7, &renamed), 0);
+	text = contents("rep.txt");
+	ck_assert_str_eq(text, "second\n");
+	free(text);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), old));
+	ck_assert_str_eq(buf, "first\n"); /* a reader saw a whole report */
+	fclose(old);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0644);
+	/* through a symbolic link: the target */
+	snprintf(link, sizeof(link), "%s/link.txt", dir);
+	ck_assert_int_eq(symlink("rep.txt", link), 0);
+	ck_assert_int_eq(output_replace(link, "third\n", 6, &renamed), 0);
+	ck_assert_int_eq(lstat(link, &sb), 0);
+	ck_assert(S_ISLNK(sb.st_mode));
+	text = contents("rep.txt");
+	ck_assert_str_eq(text, "third\n");
+	free(text);
+	/* only the two names are in the folder: no temporary file left */
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | wc -l) = 2", dir);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	/* a folder that does not exist: an error, nothing written */
+	snprintf(path, sizeof(path), "%s/no/such/rep.txt", dir);
+	ck_assert_int_eq(output_replace(path, "x", 1, &renamed), -ENOENT);
+	ck_assert(!renamed);
+	umask(mask);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -195,6 +250,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_per_process);
 	tcase_add_test(tc, test_cannot_open);
 	tcase_add_test(tc, test_close_error);
+	tcase_add_test(tc, test_replace);
 	suite_add_tcase(s, tc);
 	return s;
 }
