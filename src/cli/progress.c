@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "fortstat/util.h"
@@ -59,11 +60,15 @@ size_t progress_format(char *buf, size_t size, const struct trace_progress *pg)
 void progress_draw(const struct trace_progress *pg)
 {
 	char line[256];
-	size_t n;
+	struct winsize ws;
+	size_t n, room = sizeof(line) - (sizeof(ERASE) - 1);
 
+	/* Narrower than the terminal: a wrapped line could not be erased. */
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col < room)
+		room = ws.ws_col; /* ws_col - 1 characters and the NUL */
 	memcpy(line, ERASE, sizeof(ERASE) - 1);
 	n = sizeof(ERASE) - 1;
-	n += progress_format(line + n, sizeof(line) - n, pg);
+	n += progress_format(line + n, room, pg);
 	put(line, n);
 	shown = true;
 	fs_before_message = progress_erase;
