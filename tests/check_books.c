@@ -344,6 +344,36 @@ START_TEST(test_snapshot)
 }
 END_TEST
 
+/* A copy closed thread by thread at a later stamp: its running frames end there. */
+START_TEST(test_dup_close_now)
+{
+	struct books *b = books_new(2, true, true), *c;
+	struct stamp s = at(10, 100);
+
+	books_enter(b, T, 0, 0x7000, 0x1111, &s);
+	s = at(20, 200);
+	books_enter(b, T, 1, 0x6ff0, 0x2222, &s);
+	c = books_dup(b);
+	s = at(70, 900); /* the thread's clocks at the snapshot, no stop since 20 */
+	books_thread_exit(c, T, &s);
+	books_finish(c, 900);
+	ck_assert_uint_eq(acct_routines(books_acct(c, CPU, false))[1].self, 50);
+	ck_assert_uint_eq(acct_routines(books_acct(c, WALL, false))[1].self, 700);
+	ck_assert_uint_eq(acct_routines(books_acct(c, CPU, true))[1].self, 50);
+	ck_assert(acct_routines(books_acct(c, CPU, false))[1].incomplete);
+	ck_assert(acct_routines(books_acct(c, WALL, true))[0].incomplete);
+	/* b still runs both frames */
+	ck_assert_uint_eq(acct_routines(books_acct(b, CPU, false))[1].self, 0);
+	ck_assert_int_eq(books_top(b, T, NULL, NULL, NULL), 0);
+	s = at(80, 1000);
+	ck_assert_int_eq(books_leave(b, T, &s, NULL), 0);
+	ck_assert_uint_eq(acct_routines(books_acct(b, CPU, false))[1].self, 60);
+	ck_assert(!acct_routines(books_acct(b, CPU, false))[1].incomplete);
+	books_free(c);
+	books_free(b);
+}
+END_TEST
+
 static Suite *books_suite(void)
 {
 	Suite *s = suite_create("books");
@@ -357,6 +387,7 @@ static Suite *books_suite(void)
 	tcase_add_test(tc, test_like_grow);
 	tcase_add_test(tc, test_frames_finish);
 	tcase_add_test(tc, test_snapshot);
+	tcase_add_test(tc, test_dup_close_now);
 	suite_add_tcase(s, tc);
 	return s;
 }

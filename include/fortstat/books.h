@@ -69,6 +69,14 @@ void books_finish(struct books *b, acct_time_t wall_end);
  */
 struct books *books_snapshot(const struct books *b, acct_time_t wall_end);
 
+/*
+ * A deep copy of b that shares nothing with it (events fed to one never
+ * change the other): for a snapshot that closes each thread at its own
+ * stamp of now (books_thread_exit on the copy) before books_finish.
+ * Free with books_free. Never NULL.
+ */
+struct books *books_dup(const struct books *b);
+
 /* The frames of thread tid (the same on every state): as acct_top, acct_frames. */
 int books_top(const struct books *b, int tid, uint32_t *routine, uint64_t *slot, uint64_t *ret);
 void books_frames(const struct books *b, int tid,

@@ -41,8 +41,9 @@ struct trace_progress {
 /*
  * A snapshot of the run (SIGUSR1 to fortstat, or trace_opts.interval_s):
  * `res` and `books` as trace_run would leave them if every process ended
- * now (running clocks closed INCOMPLETE, res->snapshot set), both owned by
- * the tracer and valid during the call only. The program runs on meanwhile.
+ * now (running clocks closed INCOMPLETE at each thread's clocks read then,
+ * res->snapshot set), both owned by the tracer and valid during the call
+ * only. The program runs on meanwhile.
  */
 typedef void (*trace_snapshot_fn)(const struct trace_result *res, struct books *books, void *arg);
 typedef void (*trace_progress_fn)(const struct trace_progress *pg, void *arg);

@@ -180,7 +180,7 @@ void books_finish(struct books *b, acct_time_t wall_end)
 			acct_finish(b->net[k], 0, false);
 }
 
-struct books *books_snapshot(const struct books *b, acct_time_t wall_end)
+struct books *books_dup(const struct books *b)
 {
 	struct books *c = xcalloc(1, sizeof(*c));
 
@@ -195,6 +195,13 @@ struct books *books_snapshot(const struct books *b, acct_time_t wall_end)
 		c->th = xmalloc(b->n_th * sizeof(*c->th));
 		memcpy(c->th, b->th, b->n_th * sizeof(*c->th));
 	}
+	return c;
+}
+
+struct books *books_snapshot(const struct books *b, acct_time_t wall_end)
+{
+	struct books *c = books_dup(b);
+
 	books_finish(c, wall_end);
 	return c;
 }

@@ -161,17 +161,33 @@ static void progress(struct tracer *tr, uint64_t now)
 	tr->o->on_progress(&pg, tr->o->live_arg);
 }
 
-/* CPU time of process state `idx`'s threads so far (ended ones, then live ones at their last stop).
+/*
+ * Close the live threads of process state idx in b (a copy of its books)
+ * at their clocks of now: their running routines INCOMPLETE as of the
+ * snapshot on every clock. Returns the process's CPU time so far (ns).
  */
-static double cpu_so_far(const struct tracer *tr, size_t idx)
+static double close_threads(const struct tracer *tr, size_t idx, struct books *b, uint64_t now)
 {
 	double ns = tr->procs[idx]->cpu_total_ns;
 
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		const struct tthread *th = thr_at(tr, i);
+		struct stamp s;
+		uint64_t c;
 
-		if (th && th->proc == idx && th->clk.src != FS_CLOCK_WALL)
-			ns += (double)(th->clast - th->c0);
+		if (!th || th->proc != idx || th->exiting) /* an exiting one is closed */
+			continue;
+		c = fs_clock_read(&th->clk); /* a running thread's too; 0 when it is gone */
+		if (c < th->clast)
+			c = th->clast;
+		s = th->now;
+		if (c > s.t[CLOCK_KIND_CPU])
+			s.t[CLOCK_KIND_CPU] = c;
+		if (now > s.t[CLOCK_KIND_WALL])
+			s.t[CLOCK_KIND_WALL] = now;
+		books_thread_exit(b, th->tid, &s);
+		if (th->clk.src != FS_CLOCK_WALL)
+			ns += (double)(c - th->c0);
 	}
 	return ns;
 }
@@ -185,8 +201,9 @@ static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct tra
 	sec->pid = ps->leader;
 	sec->st = ps->st;
 	sec->own_st = false; /* the live table: not the snapshot's to free */
-	sec->books = books_snapshot(ps->books, end);
-	sec->total_s[CLOCK_KIND_CPU] = cpu_so_far(tr, idx) / 1e9;
+	sec->books = books_dup(ps->books);
+	sec->total_s[CLOCK_KIND_CPU] = close_threads(tr, idx, sec->books, end) / 1e9;
+	books_finish(sec->books, end);
 	sec->total_s[CLOCK_KIND_WALL] = (double)(end - ps->wall0) / 1e9;
 	sec->counted_only = ps->no_rewrite;
 	sec->execed = ps->execed;

@@ -72,6 +72,32 @@ for opt in O0 O2; do
 	ls r.csv.fortstat-* >/dev/null 2>&1 && fail "$p: a temporary file was left: $(ls)"
 done
 
+# A routine that runs 2 s without a stop: in a snapshot 1 s into it, its
+# CPU time is the time it has run so far (read then), not 0 (its entry).
+p=$BIN/ticker-O2
+rm -f r.csv pid.txt
+"$FORTSTAT" --format=csv -o r.csv "$p" 5 pid.txt 2000 >t.out 2>t.err </dev/null &
+fs=$!
+wait_for pid.txt
+t0=$(now)
+sleep 1
+kill -USR1 "$fs"
+wait_for r.csv
+t1=$(now)
+cp r.csv snap.csv
+wait "$fs"
+rc=$?
+[ "$rc" = 3 ] || fail "spin: exit status $rc, expected 3"
+[ "$(awk -v want=spin -v col=7 -f "$SRCDIR/tests/csvfield.awk" snap.csv)" = 1 ] ||
+	fail "spin: not INCOMPLETE in the snapshot: $(cat snap.csv)"
+got=$(awk -v want=spin -v col=3 -f "$SRCDIR/tests/csvfield.awk" snap.csv)
+hi=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a + 0.1 }')
+# at least a third of a CPU for 1 s on a busy machine
+within "$got" 0.33 "$hi" || fail "spin: CPU time in the snapshot $got s, expected 0.33..$hi"
+expect "$p spin" main 1 spin 1 tick 5
+got=$(self spin)
+within "$got" 0.66 2.2 || fail "spin: CPU time $got s at the end, expected 0.66..2.2"
+
 # --interval: snapshots to standard error, the final report last
 p=$BIN/ticker-O0
 t0=$(now)
@@ -92,7 +118,7 @@ sort -n -c counts.txt 2>/dev/null || fail "--interval: tick counts go backwards:
 "$FORTSTAT" --progress "$p" 100 >t.out 2>t.err </dev/null
 [ "$(cat t.out)" = "ticks 100 usr1 0" ] || fail "--progress: output '$(cat t.out)'"
 tr '\r' '\n' <t.err >lines.txt
-grep -q '^.\[Kfortstat: 0:0[0-9], [0-9]* calls, 2/3 routines, 1 thread, 1 process$' lines.txt ||
+grep -q '^.\[Kfortstat: 0:0[0-9], [0-9]* calls, 2/4 routines, 1 thread, 1 process$' lines.txt ||
 	fail "--progress: no status line: $(head -c 300 t.err)"
 grep -q '^.\[Kfortstat: .*ticker-O0 (exit status 3), cpu clock$' lines.txt ||
 	fail "--progress: the report does not start on an erased line: $(head -c 300 t.err)"
