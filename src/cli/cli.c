@@ -29,6 +29,8 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_INTERVAL,
+	OPT_PROBES,
+	OPT_TRAPS,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +53,8 @@ static const struct option long_opts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "probes", no_argument, NULL, OPT_PROBES },
+	{ "traps", no_argument, NULL, OPT_TRAPS },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -91,6 +95,10 @@ void cli_usage(FILE *out)
 	      "                       OpenMP or TBB), always, or never\n"
 	      "      --no-correct     print gross times: do not remove the calibrated\n"
 	      "                       per-stop overhead\n"
+	      "      --traps          time with a SIGTRAP at every entry and return (default)\n"
+	      "      --probes         time in-process: the program records its entries and\n"
+	      "                       returns in memory shared with fortstat; stops only\n"
+	      "                       for rare events (experimental; not with -f)\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -160,6 +168,7 @@ static int parse_seconds(const char *arg, double *out)
 
 int cli_parse(int argc, char **argv, struct options *o)
 {
+	const char *mech;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -168,6 +177,14 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
 	o->progress = -1;
+	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
+	mech = getenv("FORTSTAT_MECHANISM");
+	if (mech && *mech) {
+		if (!strcmp(mech, "probes"))
+			o->probes = true;
+		else if (strcmp(mech, "traps"))
+			return usage_error("FORTSTAT_MECHANISM is traps or probes, not", mech);
+	}
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
@@ -241,6 +258,12 @@ int cli_parse(int argc, char **argv, struct options *o)
 			if (parse_seconds(optarg, &o->interval_s) < 0)
 				return usage_error("--interval needs a number of seconds above 0:",
 						   optarg);
+			break;
+		case OPT_PROBES:
+			o->probes = true;
+			break;
+		case OPT_TRAPS:
+			o->probes = false;
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
@@ -362,6 +385,7 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.pin = o->pin,
 		.clock = o->clock,
 		.interval_s = o->interval_s,
+		.probes = o->probes,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)
