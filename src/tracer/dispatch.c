@@ -201,6 +201,7 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 		ptrace(PTRACE_LISTEN, tid, 0, 0); /* stay stopped */
 		return;
 	case STOP_INTERRUPT:
+		ticker_interrupted(tr); /* its ring was drained above */
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		return;
 	case STOP_CLONE:

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 
@@ -21,6 +22,7 @@
 
 #define PROGRESS_NS 500000000ull /* the status line: at most twice a second */
 #define KICK_US 10000		 /* a SIGUSR1 that missed the wait: look again this soon */
+#define DRAIN_NS 250000000ull	 /* the longest a report waits for the probes' rings */
 
 volatile sig_atomic_t ticker_pending;
 static volatile sig_atomic_t want_snapshot; /* SIGUSR1 */
@@ -31,6 +33,10 @@ static bool running;		      /* ticker_start armed what the options ask */
 static uint64_t period_ns;	      /* the periodic timer, 0: none */
 static uint64_t next_snap, next_draw; /* wall times (ns) */
 static struct sigaction old_alrm;
+static bool draw_due;		 /* the status line is to be drawn */
+static bool draining;		 /* threads were interrupted to drain their rings */
+static size_t drain_waiting;	 /* ... and have still to stop */
+static uint64_t drain_deadline;	 /* wall time (ns) */
 static const char *program_path; /* the path of a process that has not exec'ed */
 
 static void set_timer(uint64_t first_us, uint64_t every_us)
@@ -92,6 +98,8 @@ void ticker_start(struct tracer *tr, const char *path)
 	if (!o->on_snapshot && !o->on_progress)
 		return;
 	running = true;
+	draw_due = draining = false;
+	drain_waiting = 0;
 	program_path = path;
 	period_ns = 0;
 	if (o->on_progress)
@@ -260,6 +268,47 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	trace_result_free(&res);
 }
 
+/*
+ * With in-process probes, what a thread recorded since its last stop is in
+ * its ring, not yet in the books: stop each such thread once
+ * (PTRACE_INTERRUPT; dispatch drains a thread's ring at each of its stops
+ * and resumes it). True while some have still to stop, for at most
+ * DRAIN_NS (a thread that exits or stays in a group-stop never does).
+ */
+static bool drain_pending(struct tracer *tr, uint64_t now)
+{
+	size_t n = 0;
+
+	if (draining) {
+		if (drain_waiting > 0 && now < drain_deadline)
+			return true;
+		draining = false;
+		return false;
+	}
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		const struct tthread *th = thr_at(tr, i);
+
+		if (th && th->area > 0 && !th->exiting &&
+		    ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) == 0)
+			n++;
+	}
+	if (!n)
+		return false;
+	draining = true;
+	drain_waiting = n;
+	drain_deadline = now + DRAIN_NS;
+	if (!period_ns)
+		set_timer(DRAIN_NS / 1000 + 1000, 0); /* wake for the deadline */
+	return true;
+}
+
+void ticker_interrupted(struct tracer *tr)
+{
+	(void)tr;
+	if (draining && drain_waiting > 0 && --drain_waiting == 0)
+		ticker_pending = 1; /* every ring drained: go on */
+}
+
 void ticker_poll(struct tracer *tr)
 {
 	const struct trace_opts *o = tr->o;
@@ -272,7 +321,7 @@ void ticker_poll(struct tracer *tr)
 	if (tick_due) {
 		tick_due = 0;
 		if (o->on_progress && now + PROGRESS_NS / 10 >= next_draw) {
-			progress(tr, now);
+			draw_due = true;
 			next_draw = now + PROGRESS_NS - PROGRESS_NS / 10;
 		}
 		if (o->on_snapshot && o->interval_s > 0 && now + period_ns / 2 >= next_snap) {
@@ -281,6 +330,14 @@ void ticker_poll(struct tracer *tr)
 			if (next_snap <= now)
 				next_snap = now + (uint64_t)(o->interval_s * 1e9);
 		}
+	}
+	if (!draw_due && !(want_snapshot && o->on_snapshot))
+		return;
+	if (drain_pending(tr, now))
+		return; /* back when the threads have stopped (ticker_interrupted) */
+	if (draw_due) {
+		draw_due = false;
+		progress(tr, now);
 	}
 	if (want_snapshot && o->on_snapshot) {
 		want_snapshot = 0;

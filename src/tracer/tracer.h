@@ -415,10 +415,14 @@ void ticker_start(struct tracer *tr, const char *path);
 void ticker_stop(struct tracer *tr);
 
 /*
- * Between stops: draw the status line, take a snapshot, as the flags say.
- * Clears ticker_pending.
+ * Between stops: draw the status line, take a snapshot, as the flags say;
+ * with in-process probes, once every thread has stopped for its ring to be
+ * drained (PTRACE_INTERRUPT). Clears ticker_pending.
  */
 void ticker_poll(struct tracer *tr);
+
+/* A thread stopped for PTRACE_INTERRUPT (its ring drained): maybe the last awaited. */
+void ticker_interrupted(struct tracer *tr);
 
 /* ---- probe.c ---- */
 
