@@ -248,6 +248,8 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	res.term_signal = main_sec.term_signal;
 	snprintf(res.note, sizeof(res.note), "%s", main_sec.note);
 	res.n_patched = tr->procs[0]->n_patches;
+	res.probes = tr->procs[0]->probes;
+	res.probe_events = tr->n_probe_events;
 	res.n_refused = tr->n_refused;
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res.seg_n = tr->seg[1]->n;
