@@ -176,8 +176,7 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 		ctr[j] = 0;
 		if (p->routine == ACCT_NONE)
 			continue;
-		for (uint64_t i = 0; i < c; i++)
-			ev_count(tr, th, p->routine);
+		books_count_n(tr->ps->books, th->tid, p->routine, c);
 		tr->n_probe_events += c;
 	}
 }
