@@ -137,11 +137,11 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * records, the CPU clock is spread over the elapsed time.
  */
 static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t t, uint64_t t1,
-		     struct stamp *s)
+		     double on_all, struct stamp *s)
 {
 	acct_time_t w0 = th->p_at.t[CLOCK_KIND_WALL], w1 = th->now.t[CLOCK_KIND_WALL];
 	acct_time_t c0 = th->p_at.t[CLOCK_KIND_CPU], c1 = th->now.t[CLOCK_KIND_CPU];
-	double f = 1, on = 1, on_all = 1;
+	double f = 1, on = 1;
 
 	if (!tr->probe_no_tsc && t1 > th->p_tsc) /* rdtsc forbidden: no time of its own */
 		f = t <= th->p_tsc ? 0
@@ -149,11 +149,11 @@ static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t
 				   : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
 	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
 	if (th->cs.fd >= 0 && !th->cs.lost && w1 > w0) {
-		on_all = (double)(w1 - w0) - (double)cswitch_off(&th->cs, w0, w1);
 		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
 		     (double)cswitch_off(&th->cs, w0, s->t[CLOCK_KIND_WALL]);
 	} else {
 		on = f;
+		on_all = 1;
 	}
 	s->t[CLOCK_KIND_CPU] =
 	    c1 > c0 && on_all > 0 && on > 0
@@ -183,11 +183,11 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 
 /* One event, checked: an entry of a live probe stub, or a return. */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t t1,
-		 const struct stamp *now)
+		 double on_all, const struct stamp *now)
 {
 	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
 
-	stamp_at(tr, th, e->tsc, t1, &th->now);
+	stamp_at(tr, th, e->tsc, t1, on_all, &th->now);
 	/* what the probe cost the thread: the calibration's, made with probes too */
 	books_stop_cost(tr->ps->books, th->tid, tr->est);
 	if (kind == PROBE_W_ENTRY) {
@@ -206,6 +206,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 {
 	uint64_t t1 = __rdtsc(), tail, head;
 	struct stamp now = th->now;
+	double on_all = 1;
 	struct probe_event *ring;
 	size_t n = 0;
 	uint8_t *a;
@@ -218,6 +219,11 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		drain_counts(tr, th, a);
 	else if (th->cs.fd >= 0)
 		cswitch_read(&th->cs);
+	/* what the thread ran between its last stop and this one (by the records) */
+	if (th->cs.fd >= 0 && now.t[CLOCK_KIND_WALL] > th->p_at.t[CLOCK_KIND_WALL])
+		on_all = (double)(now.t[CLOCK_KIND_WALL] - th->p_at.t[CLOCK_KIND_WALL]) -
+			 (double)cswitch_off(&th->cs, th->p_at.t[CLOCK_KIND_WALL],
+					     now.t[CLOCK_KIND_WALL]);
 	tail = *hdr(a, PROBE_TAIL);
 	head = *hdr(a, PROBE_HEAD);
 	/* The program may have written anything: at most one ring's worth. */
@@ -230,7 +236,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
 		e->word = 0;
-		take(tr, th, &copy, t1, &now);
+		take(tr, th, &copy, t1, on_all, &now);
 	}
 	*hdr(a, PROBE_TAIL) = tail;
 	tr->n_probe_events += n;
