@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <x86intrin.h>
@@ -52,6 +53,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*hdr(a, PROBE_TAIL) = 0;
 	*hdr(a, PROBE_DEPTH) = 0;
 	*hdr(a, PROBE_FLAGS) = flags;
+	*hdr(a, PROBE_CAP) = tr->probe_cap;
 	/* Words of an earlier thread's unread events must not commit anything. */
 	for (size_t i = 0; i < PROBE_RING_N; i++)
 		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;
@@ -60,6 +62,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 
 void probe_prepare(struct tracer *tr, pid_t tid)
 {
+	const char *cap;
 	uint64_t gs = 1;
 
 	tr->ps->probes = false;
@@ -75,6 +78,10 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 		return;
 	}
 	tr->ps->probes = true;
+	/* FORTSTAT_PROBE_RING=N: a smaller ring, for the tests of a full one */
+	tr->probe_cap = PROBE_RING_N;
+	if ((cap = getenv("FORTSTAT_PROBE_RING")) && atoi(cap) >= 1 && atoi(cap) < PROBE_RING_N)
+		tr->probe_cap = (uint64_t)atoi(cap);
 	area_reset(tr, 0, PROBE_F_TRAP);
 	tr->area_used[0] = 1;
 	fs_info(1, "in-process probes: areas at 0x%" PRIx64 " (%u threads)", area_addr(tr, 1),
@@ -256,7 +263,7 @@ void probe_full(struct tracer *tr, struct tthread *th)
 		return;
 	a = area_mem(tr, th->area);
 	tail = *hdr(a, PROBE_TAIL);
-	if (*hdr(a, PROBE_HEAD) - tail >= PROBE_RING_N &&
+	if (*hdr(a, PROBE_HEAD) - tail >= tr->probe_cap &&
 	    !((struct probe_event *)(void *)(a + PROBE_RING))[tail & (PROBE_RING_N - 1)].word) {
 		fs_info(1, "thread %d: an event taken but never written, skipped", (int)th->tid);
 		*hdr(a, PROBE_TAIL) = tail + 1;

@@ -184,6 +184,7 @@ struct tracer {
 	uint64_t n_probe_events;	/* events read from the rings */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 	bool cs_said;			/* no context-switch records: said once */
+	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */

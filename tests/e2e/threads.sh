@@ -16,6 +16,13 @@ for opt in O0 O2; do
 		[ "$(incomplete "$r")" = 1 ] || fail "$p: $r not INCOMPLETE"
 	done
 	[ "$(incomplete leaf)" = 0 ] || fail "$p: leaf INCOMPLETE"
+	# In-process probes with rings of 64 events: each thread waits on its full
+	# ring some 3,000 times, and no call is lost.
+	if [ "$MECH" = probes ]; then
+		FORTSTAT_PROBE_RING=64 traced -- "$p" exit
+		expect "$p (rings of 64)" main 1 work 8 leaf 800000 quitter 1 inner 1 waiter 1 spinner 3
+		[ "$(cat t.rc)" = 5 ] || fail "$p (rings of 64): exit status $(cat t.rc), expected 5"
+	fi
 done
 # With several threads the shared event page is off, but each thread's
 # stops are still measured (the TSC in the registers, t_go in a slot of the
