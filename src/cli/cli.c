@@ -28,34 +28,38 @@ enum {
 	OPT_MERGE,
 	OPT_PROBES,
 	OPT_TRAPS,
+	OPT_THROTTLE,
+	OPT_NO_THROTTLE,
 };
 
 static const struct option long_opts[] = {
-	{ "names", required_argument, NULL, 'n' },
-	{ "exclude", required_argument, NULL, 'x' },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "lib", required_argument, NULL, 'l' },
-	{ "follow", no_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "zeros", no_argument, NULL, 'z' },
-	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
-	{ "graph", no_argument, NULL, OPT_GRAPH },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "threads", no_argument, NULL, OPT_THREADS },
-	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
-	{ "merge", no_argument, NULL, OPT_MERGE },
-	{ "probes", no_argument, NULL, OPT_PROBES },
-	{ "traps", no_argument, NULL, OPT_TRAPS },
-	{ "count-only", no_argument, NULL, 'c' },
-	{ "clock", required_argument, NULL, OPT_CLOCK },
-	{ "pin", required_argument, NULL, OPT_PIN },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+    {"names", required_argument, NULL, 'n'},
+    {"exclude", required_argument, NULL, 'x'},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"lib", required_argument, NULL, 'l'},
+    {"follow", no_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"zeros", no_argument, NULL, 'z'},
+    {"inclusive", no_argument, NULL, OPT_INCLUSIVE},
+    {"graph", no_argument, NULL, OPT_GRAPH},
+    {"svg", required_argument, NULL, OPT_SVG},
+    {"lines", no_argument, NULL, OPT_LINES},
+    {"threads", no_argument, NULL, OPT_THREADS},
+    {"no-correct", no_argument, NULL, OPT_NO_CORRECT},
+    {"merge", no_argument, NULL, OPT_MERGE},
+    {"probes", no_argument, NULL, OPT_PROBES},
+    {"traps", no_argument, NULL, OPT_TRAPS},
+    {"throttle", required_argument, NULL, OPT_THROTTLE},
+    {"no-throttle", no_argument, NULL, OPT_NO_THROTTLE},
+    {"count-only", no_argument, NULL, 'c'},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"pin", required_argument, NULL, OPT_PIN},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 void cli_usage(FILE *out)
@@ -93,6 +97,10 @@ void cli_usage(FILE *out)
 	      "      --probes         time in-process: the program records its entries and\n"
 	      "                       returns in memory shared with fortstat; stops only\n"
 	      "                       for rare events (experimental; not with -f)\n"
+	      "      --throttle=CALLS,USEC  with --probes, a routine called CALLS times\n"
+	      "                       whose mean self time is under USEC microseconds is\n"
+	      "                       counted from then on, not timed (default 100000,10)\n"
+	      "      --no-throttle    time every call, however small and frequent\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -146,6 +154,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->report.sort = SORT_TIME;
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
+	/* TAU's throttle: 100,000 calls under 10 us each */
+	o->throttle_calls = 100000;
+	o->throttle_usec = 10;
 	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
 	mech = getenv("FORTSTAT_MECHANISM");
 	if (mech && *mech) {
@@ -182,11 +193,13 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_FORMAT:
 			if (report_parse_format(optarg, &o->report.format) < 0)
 				return usage_error(
-				    "unknown --format (table, csv, json, folded, callgrind):", optarg);
+				    "unknown --format (table, csv, json, folded, callgrind):",
+				    optarg);
 			break;
 		case OPT_SORT:
 			if (report_parse_sort(optarg, &o->report.sort) < 0)
-				return usage_error("unknown --sort key (time, calls, name):", optarg);
+				return usage_error("unknown --sort key (time, calls, name):",
+						   optarg);
 			break;
 		case 'z':
 			o->report.zeros = true;
@@ -222,6 +235,21 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TRAPS:
 			o->probes = false;
+			break;
+		case OPT_THROTTLE: {
+			char *end;
+			unsigned long long calls = strtoull(optarg, &end, 10);
+			double usec = *end == ',' ? strtod(end + 1, &end) : -1;
+
+			if (*end || calls < 1 || !(usec > 0) || usec > 1e9 || optarg[0] == '-')
+				return usage_error("--throttle is CALLS,USEC (e.g. 100000,10), not",
+						   optarg);
+			o->throttle_calls = calls;
+			o->throttle_usec = usec;
+			break;
+		}
+		case OPT_NO_THROTTLE:
+			o->throttle_calls = 0;
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
@@ -312,7 +340,8 @@ int cli_find_program(const char *name, char **path)
 		env = "/usr/local/bin:/usr/bin:/bin";
 	for (p = env;; p = strchr(p, ':') + 1) {
 		size_t len = strcspn(p, ":");
-		char *cand = len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
+		char *cand =
+		    len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
 
 		err = check_exec(cand);
 		if (!err) {
@@ -336,13 +365,15 @@ int cli_find_program(const char *name, char **path)
 struct trace_opts cli_trace_opts(const struct options *o)
 {
 	struct trace_opts t = {
-		.count_only = o->count_only,
-		.follow = o->follow,
-		.all = o->all,
-		.n_libs = o->n_libs,
-		.pin = o->pin,
-		.clock = o->clock,
-		.probes = o->probes,
+	    .count_only = o->count_only,
+	    .follow = o->follow,
+	    .all = o->all,
+	    .n_libs = o->n_libs,
+	    .pin = o->pin,
+	    .clock = o->clock,
+	    .probes = o->probes,
+	    .throttle_calls = o->throttle_calls,
+	    .throttle_ns = o->throttle_usec * 1e3,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

@@ -22,6 +22,7 @@
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
 #include "fortstat/evabi.h"
+#include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
@@ -168,7 +169,7 @@ static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t
 		: c0;
 }
 
-/* -c: the thread's counters, added to its books and cleared. */
+/* -c, throttled probes: the thread's counters, added to its books and cleared. */
 static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 {
 	uint64_t *ctr = (uint64_t *)(void *)(a + PROBE_CTR);
@@ -178,13 +179,51 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 		uint64_t c = ctr[j];
 		const struct patch *p = &tr->ps->patches[j];
 
-		if (!c)
+		if (!c || (!tr->o->count_only && !p->throttled))
 			continue;
 		ctr[j] = 0;
 		if (p->routine == ACCT_NONE)
 			continue;
-		books_count_n(tr->ps->books, th->tid, p->routine, c);
+		/* counted away from the stack: -c has none; a throttled routine's caller is unknown
+		 */
+		books_count_n(tr->ps->books, th->tid, p->routine, c, true);
 		tr->n_probe_events += c;
+	}
+}
+
+/*
+ * TAU's throttle: a probed routine called at least throttle_calls times
+ * whose mean net self time (CPU) is under throttle_ns stops being timed: its
+ * stub's flag sends its calls to the count-only path (one increment in the
+ * thread's area), and from then on its time is its caller's, as for an
+ * untimed routine. Calls under way still return through the trampoline.
+ */
+static void throttle(struct tracer *tr)
+{
+	const struct acct *net = books_acct(tr->ps->books, CLOCK_KIND_CPU, true);
+	const struct acct_routine *r;
+	static const uint8_t one = 1;
+
+	if (!net)
+		net = books_acct(tr->ps->books, CLOCK_KIND_CPU, false);
+	r = acct_routines(net);
+	for (size_t j = 0; j < tr->ps->n_patches; j++) {
+		struct patch *p = &tr->ps->patches[j];
+		struct routine *rt;
+
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE ||
+		    r[p->routine].calls < tr->o->throttle_calls ||
+		    (double)r[p->routine].self >= tr->o->throttle_ns * (double)r[p->routine].calls)
+			continue;
+		if (mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+			continue;
+		p->throttled = true;
+		tr->n_throttled++;
+		rt = &tr->ps->st->r[p->routine];
+		rt->throttled_at = r[p->routine].calls;
+		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
+			rt->display ? rt->display : rt->names[0], rt->throttled_at,
+			(double)r[p->routine].self / (double)r[p->routine].calls / 1e3);
 	}
 }
 
@@ -222,9 +261,9 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		return 0;
 	a = area_mem(tr, th->area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
-	if (tr->o->count_only)
+	if (tr->o->count_only || tr->n_throttled)
 		drain_counts(tr, th, a);
-	else if (th->cs.fd >= 0)
+	if (!tr->o->count_only && th->cs.fd >= 0)
 		cswitch_read(&th->cs);
 	/* what the thread ran between its last stop and this one (by the records) */
 	if (th->cs.fd >= 0 && now.t[CLOCK_KIND_WALL] > th->p_at.t[CLOCK_KIND_WALL])
@@ -251,6 +290,8 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	th->p_at = th->now;
 	if (th->cs.fd >= 0)
 		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
+	if (n && tr->o->throttle_calls)
+		throttle(tr);
 	return n;
 }
 

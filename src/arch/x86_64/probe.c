@@ -151,51 +151,69 @@ static const uint8_t count_code[] = {
 #define COUNT_CTR 21
 #define COUNT_PLAIN 25
 
+/*
+ * A timed stub starts with its throttle flag's test (a byte at
+ * PROBE_THROTTLE_OFF in the stub, which the tracer sets to stop timing the
+ * routine): testb $1,flag(%rip); jnz count (to the count-only path).
+ */
+#define THROTTLE_LEN 13
+#define PROBE_THROTTLE_OFF (INSN_STUB_SIZE - 8)
+
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		    uint64_t tramp, uint64_t retrap, uint32_t patch, bool count_only,
 		    struct insn_stub *stub)
 {
 	const bool timed = !count_only;
-	const size_t off = timed ? sizeof(entry_code) : sizeof(count_code);
+	/* timed: throttle test, timed path, count path; count only: count path */
+	const size_t cnt = timed ? THROTTLE_LEN + sizeof(entry_code) : 0;
+	const size_t off = cnt + sizeof(count_code);
 	struct insn_stub classic;
 	uint64_t word = PROBE_W_ENTRY | patch;
 	int64_t d;
 	int rc;
 
-	/* The classic stub behind the fast path: its slow path and its continuation. */
+	/* The classic stub behind the fast paths: their slow path and continuation. */
 	rc = insn_plan_stub(fn, fn_len, entry, stub_addr + off, timed ? retrap : 0, 0, patch + 1,
 			    &classic);
-	if (rc) {
-		*stub = classic;
+	*stub = classic;
+	if (rc)
 		return rc;
-	}
-	if (!timed && patch >= PROBE_CTR_N) {
-		*stub = classic;
+	if (patch >= PROBE_CTR_N) {
 		stub->reason = "too many routines for in-process counters";
 		return 1;
 	}
-	if (off + classic.code_len > INSN_STUB_SIZE) {
-		*stub = classic;
+	if (off + classic.code_len > PROBE_THROTTLE_OFF) {
 		stub->reason = "instructions too long for the stub";
 		return 1;
 	}
-	*stub = classic;
 	memmove(stub->code + off, classic.code, classic.code_len);
+	stub->full_off = 0;
+	stub->throttle_off = 0;
 	if (timed) {
-		memcpy(stub->code, entry_code, off);
-		memcpy(stub->code + ENTRY_RETRAP, &retrap, 8);
-		memcpy(stub->code + ENTRY_TRAMP, &tramp, 8);
-		memcpy(stub->code + ENTRY_WORD, &word, 8);
-		put_le32(stub->code + ENTRY_PLAIN, (int32_t)(off + classic.plain_off - ENTRY_FULL));
-		stub->full_off = ENTRY_FULL;
-	} else {
-		memcpy(stub->code, count_code, off);
-		put_le32(stub->code + COUNT_CTR, (int32_t)(PROBE_CTR + 8 * patch));
-		put_le32(stub->code + COUNT_PLAIN + 1,
-			 (int32_t)(off + classic.plain_off - (COUNT_PLAIN + 5)));
-		stub->full_off = 0;
+		uint8_t *t = stub->code, *e = stub->code + THROTTLE_LEN;
+
+		t[0] = 0xf6; /* testb $1,flag(%rip) */
+		t[1] = 0x05;
+		put_le32(t + 2, (int32_t)(PROBE_THROTTLE_OFF - 7));
+		t[6] = 0x01;
+		t[7] = 0x0f; /* jnz count */
+		t[8] = 0x85;
+		put_le32(t + 9, (int32_t)(cnt - THROTTLE_LEN));
+		stub->code[PROBE_THROTTLE_OFF] = 0;
+		stub->throttle_off = PROBE_THROTTLE_OFF;
+		memcpy(e, entry_code, sizeof(entry_code));
+		memcpy(e + ENTRY_RETRAP, &retrap, 8);
+		memcpy(e + ENTRY_TRAMP, &tramp, 8);
+		memcpy(e + ENTRY_WORD, &word, 8);
+		put_le32(e + ENTRY_PLAIN,
+			 (int32_t)(off + classic.plain_off - (THROTTLE_LEN + ENTRY_FULL)));
+		stub->full_off = THROTTLE_LEN + ENTRY_FULL;
 	}
-	stub->code_len = (unsigned)(off + classic.code_len);
+	memcpy(stub->code + cnt, count_code, sizeof(count_code));
+	put_le32(stub->code + cnt + COUNT_CTR, (int32_t)(PROBE_CTR + 8 * patch));
+	put_le32(stub->code + cnt + COUNT_PLAIN + 1,
+		 (int32_t)(off + classic.plain_off - (cnt + COUNT_PLAIN + 5)));
+	stub->code_len = (unsigned)(timed ? INSN_STUB_SIZE : off + classic.code_len);
 	stub->trap_off = (unsigned)off + classic.trap_off;
 	stub->plain_off = (unsigned)off + classic.plain_off;
 	/* The routine's jmp goes to the fast path. */
