@@ -33,33 +33,33 @@ enum {
 };
 
 static const struct option long_opts[] = {
-    {"names", required_argument, NULL, 'n'},
-    {"exclude", required_argument, NULL, 'x'},
-    {"all", no_argument, NULL, OPT_ALL},
-    {"lib", required_argument, NULL, 'l'},
-    {"follow", no_argument, NULL, 'f'},
-    {"output", required_argument, NULL, 'o'},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"sort", required_argument, NULL, OPT_SORT},
-    {"zeros", no_argument, NULL, 'z'},
-    {"inclusive", no_argument, NULL, OPT_INCLUSIVE},
-    {"graph", no_argument, NULL, OPT_GRAPH},
-    {"svg", required_argument, NULL, OPT_SVG},
-    {"lines", no_argument, NULL, OPT_LINES},
-    {"threads", no_argument, NULL, OPT_THREADS},
-    {"no-correct", no_argument, NULL, OPT_NO_CORRECT},
-    {"merge", no_argument, NULL, OPT_MERGE},
-    {"probes", no_argument, NULL, OPT_PROBES},
-    {"traps", no_argument, NULL, OPT_TRAPS},
-    {"throttle", required_argument, NULL, OPT_THROTTLE},
-    {"no-throttle", no_argument, NULL, OPT_NO_THROTTLE},
-    {"count-only", no_argument, NULL, 'c'},
-    {"clock", required_argument, NULL, OPT_CLOCK},
-    {"pin", required_argument, NULL, OPT_PIN},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+	{ "names", required_argument, NULL, 'n' },
+	{ "exclude", required_argument, NULL, 'x' },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "lib", required_argument, NULL, 'l' },
+	{ "follow", no_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "zeros", no_argument, NULL, 'z' },
+	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
+	{ "graph", no_argument, NULL, OPT_GRAPH },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
+	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "probes", no_argument, NULL, OPT_PROBES },
+	{ "traps", no_argument, NULL, OPT_TRAPS },
+	{ "throttle", required_argument, NULL, OPT_THROTTLE },
+	{ "no-throttle", no_argument, NULL, OPT_NO_THROTTLE },
+	{ "count-only", no_argument, NULL, 'c' },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
 };
 
 void cli_usage(FILE *out)
@@ -193,13 +193,11 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_FORMAT:
 			if (report_parse_format(optarg, &o->report.format) < 0)
 				return usage_error(
-				    "unknown --format (table, csv, json, folded, callgrind):",
-				    optarg);
+				    "unknown --format (table, csv, json, folded, callgrind):", optarg);
 			break;
 		case OPT_SORT:
 			if (report_parse_sort(optarg, &o->report.sort) < 0)
-				return usage_error("unknown --sort key (time, calls, name):",
-						   optarg);
+				return usage_error("unknown --sort key (time, calls, name):", optarg);
 			break;
 		case 'z':
 			o->report.zeros = true;
@@ -340,8 +338,7 @@ int cli_find_program(const char *name, char **path)
 		env = "/usr/local/bin:/usr/bin:/bin";
 	for (p = env;; p = strchr(p, ':') + 1) {
 		size_t len = strcspn(p, ":");
-		char *cand =
-		    len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
+		char *cand = len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
 
 		err = check_exec(cand);
 		if (!err) {
@@ -365,15 +362,15 @@ int cli_find_program(const char *name, char **path)
 struct trace_opts cli_trace_opts(const struct options *o)
 {
 	struct trace_opts t = {
-	    .count_only = o->count_only,
-	    .follow = o->follow,
-	    .all = o->all,
-	    .n_libs = o->n_libs,
-	    .pin = o->pin,
-	    .clock = o->clock,
-	    .probes = o->probes,
-	    .throttle_calls = o->throttle_calls,
-	    .throttle_ns = o->throttle_usec * 1e3,
+		.count_only = o->count_only,
+		.follow = o->follow,
+		.all = o->all,
+		.n_libs = o->n_libs,
+		.pin = o->pin,
+		.clock = o->clock,
+		.probes = o->probes,
+		.throttle_calls = o->throttle_calls,
+		.throttle_ns = o->throttle_usec * 1e3,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)
