@@ -128,7 +128,6 @@ void ticker_start(struct tracer *tr, const char *path)
 
 void ticker_stop(struct tracer *tr)
 {
-	(void)tr;
 	if (!running)
 		return;
 	running = false;
