@@ -79,6 +79,8 @@ struct tthread {
 	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
 	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
+	bool held;	  /* -p: stopped by fortstat to patch or to detach (attach.c) */
+	bool held_group;  /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -169,6 +171,9 @@ struct tracer {
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
 	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
 	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
+	/* -p: the threads' instruction pointers at attach: no stub's jmp may cover one */
+	const uint64_t *avoid_pc;
+	size_t n_avoid;
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -296,6 +301,12 @@ void handle_rdebug(struct tracer *tr, struct tthread *th);
  */
 void setup_rdebug(struct tracer *tr);
 
+/*
+ * Attaching (-p): the libraries already loaded, read from the dynamic
+ * linker's list now (when it is consistent), patched as at their load.
+ */
+void modules_attach(struct tracer *tr, struct tthread *th);
+
 
 /* ---- retaddr.c ---- */
 
@@ -318,6 +329,14 @@ bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
 
 /* Put back the return addresses of thread tid's frames in the forked copy behind fd. */
 void frames_undo(struct tracer *tr, int fd, pid_t tid);
+
+/*
+ * Detaching (-p), all threads stopped: put back every return address
+ * hooked in thread th's open frames (top frame first), and those of the
+ * current process's orphans.
+ */
+void frames_restore(struct tracer *tr, struct tthread *th);
+void orphans_restore(struct tracer *tr);
 
 
 /* ---- evpage.c ---- */
@@ -380,6 +399,21 @@ void trap_handler_check(struct tracer *tr, struct tthread *th);
  * blocked), which would end the program at its next SIGTRAP.
  */
 void trap_handler_enter(struct tracer *tr, struct tthread *th);
+
+
+/* ---- session.c ---- */
+
+/* Free what the tracer holds (threads, process states, the event page). */
+void tracer_free(struct tracer *tr);
+
+/*
+ * The measuring kit of a run (the stops' cost, the event page; none of the
+ * page for an attached process). est_ns may be NULL.
+ */
+void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS]);
+
+/* Every process's accounting closed, and how the run went, into *res. */
+void session_result(struct tracer *tr, const char *path, struct trace_result *res);
 
 
 /* ---- dispatch.c ---- */
