@@ -216,12 +216,54 @@ static bool is_event_stop(int status)
 	return WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP;
 }
 
+/* Is SIGTRAP pending for thread tid (its SigPnd, /proc/PID/task/TID/status)? */
+static bool trap_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return (mask >> (SIGTRAP - 1)) & 1;
+}
+
+/*
+ * Did thread tid, held, just execute one of fortstat's int3s? The kernel
+ * reports an interrupt before a SIGTRAP that is already pending: that
+ * breakpoint must be acted on first, or the thread would go on past it
+ * unaccounted (a return hooked without a frame) or die of the SIGTRAP.
+ */
+static bool on_our_trap(struct tracer *tr, pid_t tid)
+{
+	uint64_t pc, v;
+
+	if (!tr->ps->n_patches || arch_get_pc(tid, &pc) < 0)
+		return false;
+	if (!u64map_get(&tr->ps->traps, pc - 1, &v) && pc - 1 != tr->ps->retrap_trap &&
+	    !is_rsite_trap(tr->ps, pc - 1))
+		return false;
+	return trap_pending(tr->program, tid);
+}
+
 /* One stop while threads are being held: hold it, or act on it and interrupt it again. */
 static void hold_one(struct tracer *tr, pid_t tid, int status)
 {
 	struct tthread *th = thr_find(tr, tid);
 
 	if (th && is_event_stop(status)) {
+		ps_switch(tr, th->proc);
+		if (WSTOPSIG(status) == SIGTRAP && on_our_trap(tr, tid)) {
+			/* its breakpoint's stop comes next: act on it, then hold it */
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			return;
+		}
 		th->held = true;
 		th->held_group = WSTOPSIG(status) != SIGTRAP;
 		return;
