@@ -28,6 +28,8 @@ enum {
 	OPT_NO_CORRECT,
 	OPT_MERGE,
 	OPT_DURATION,
+	OPT_PROBES,
+	OPT_TRAPS,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +51,8 @@ static const struct option long_opts[] = {
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
 	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "probes", no_argument, NULL, OPT_PROBES },
+	{ "traps", no_argument, NULL, OPT_TRAPS },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -94,6 +98,10 @@ void cli_usage(FILE *out)
 	      "                       OpenMP or TBB), always, or never\n"
 	      "      --no-correct     print gross times: do not remove the calibrated\n"
 	      "                       per-stop overhead\n"
+	      "      --traps          time with a SIGTRAP at every entry and return (default)\n"
+	      "      --probes         time in-process: the program records its entries and\n"
+	      "                       returns in memory shared with fortstat; stops only\n"
+	      "                       for rare events (experimental; not with -f)\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -139,6 +147,7 @@ static int usage_error(const char *msg, const char *arg)
 
 int cli_parse(int argc, char **argv, struct options *o)
 {
+	const char *mech;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -146,6 +155,14 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->report.sort = SORT_TIME;
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
+	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
+	mech = getenv("FORTSTAT_MECHANISM");
+	if (mech && *mech) {
+		if (!strcmp(mech, "probes"))
+			o->probes = true;
+		else if (strcmp(mech, "traps"))
+			return usage_error("FORTSTAT_MECHANISM is traps or probes, not", mech);
+	}
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
@@ -230,6 +247,12 @@ int cli_parse(int argc, char **argv, struct options *o)
 				return usage_error("--duration needs a number of seconds > 0:", optarg);
 			break;
 		}
+		case OPT_PROBES:
+			o->probes = true;
+			break;
+		case OPT_TRAPS:
+			o->probes = false;
+			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
 				o->clock = CLOCK_KIND_CPU;
@@ -277,6 +300,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 					   argv[optind]);
 		if (o->follow)
 			return usage_error("-f cannot be used with -p", NULL);
+		o->probes = false; /* an attached process shares no memory with fortstat */
 		o->argv = argv + optind;
 		o->argc = 0;
 		o->report.clock = o->clock;
@@ -364,6 +388,7 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.clock = o->clock,
 		.pid = o->pid,
 		.duration_s = o->duration,
+		.probes = o->probes,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

@@ -20,8 +20,10 @@
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
 #include "fortstat/trace.h"
+#include "fortstat/evabi.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
+#include "cswitch.h"
 #include "stop.h"
 
 struct books;
@@ -81,6 +83,10 @@ struct tthread {
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
 	bool held;	  /* -p: stopped by fortstat to patch or to detach (attach.c) */
 	bool held_group;  /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
+	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
+	uint64_t p_tsc;	  /* the TSC at its last stop ... */
+	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
+	struct cswitch cs; /* its context switches (probes), fd -1: none */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -129,6 +135,10 @@ struct pstate {
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */
+	bool probes;	       /* in-process probes (probe.c): its stubs record, no stop */
+	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
+	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
+	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
 				* by stack pointer whose slot may still return
@@ -174,6 +184,11 @@ struct tracer {
 	/* -p: the threads' instruction pointers at attach: no stub's jmp may cover one */
 	const uint64_t *avoid_pc;
 	size_t n_avoid;
+	size_t ev_size;		     /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
+	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
+	uint64_t n_probe_events;	/* events read from the rings */
+	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
+	bool cs_said;			/* no context-switch records: said once */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -327,6 +342,11 @@ void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 /* Is pc the int3 of a return site's trap? */
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
 
+/* An entry and a return recorded in-process (probe.c), as handle_entry/handle_return. */
+void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
+		    uint64_t ret, bool chained);
+void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);
+
 /* Put back the return addresses of thread tid's frames in the forked copy behind fd. */
 void frames_undo(struct tracer *tr, int fd, pid_t tid);
 
@@ -414,6 +434,44 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS]);
 
 /* Every process's accounting closed, and how the run went, into *res. */
 void session_result(struct tracer *tr, const char *path, struct trace_result *res);
+/* ---- probe.c ---- */
+
+/*
+ * At the exec stop of the program's first image (thread tid, before any
+ * patch): may its routines get in-process probes (--probes, the event
+ * memory mapped, the GS base unused, a steady TSC)? Sets ps->probes; the
+ * trampoline is written by patch_routines.
+ */
+void probe_prepare(struct tracer *tr, pid_t tid);
+
+/*
+ * A thread's first stop: give it an area of its own (its GS base), or the
+ * trap-only area (`own` false: a vfork child, or no area left).
+ */
+void probe_thread_new(struct tracer *tr, struct tthread *th, bool own);
+
+/*
+ * Read what thread th's probes recorded since its last stop into the books
+ * (stamped between that stop's clocks and this one's), at every stop of
+ * it. Returns the events read.
+ */
+size_t probe_drain(struct tracer *tr, struct tthread *th);
+
+/*
+ * Thread th stopped on a full ring (drained already): if nothing could be
+ * read (an event taken but never written: its code was left by longjmp
+ * from a signal handler), skip it so that the thread goes on.
+ */
+void probe_full(struct tracer *tr, struct tthread *th);
+
+/* Under -vv: thread th's shadow stack (a return that found no frame). */
+void probe_dump(struct tracer *tr, struct tthread *th);
+
+/* Thread th is gone: its area is free again. */
+void probe_thread_gone(struct tracer *tr, struct tthread *th);
+
+/* Is pc (the int3's address) a probe's full-ring stop? */
+bool probe_is_full(const struct pstate *ps, uint64_t trap);
 
 
 /* ---- dispatch.c ---- */
