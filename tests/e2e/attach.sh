@@ -195,6 +195,17 @@ near "threads: tick (3 threads, 1 s)" "$(calls tick)" "$(ticks thr.out 1 "$end")
 reap thr
 same_as_untraced thr
 
+# -l: the libraries already loaded are patched at the attach, and let go.
+start lib "$prog" 400 2
+"$FORTSTAT" -p "$pid" -l libc --duration=1 --format=csv -o r.csv 2>fs.err
+rc=$?
+end=$(now)
+[ "$rc" = 0 ] || fail "-l libc: fortstat exited $rc: $(cat fs.err)"
+[ "$(tracer_of "$pid")" = 0 ] || fail "-l libc: still traced after the detach"
+near "-l libc: printf (2 threads, 1 s)" "$(calls libc.so.6:printf)" "$(ticks lib.out 1 "$end")"
+reap lib
+same_as_untraced lib
+
 # ---- bad input: one line, the status, the target unharmed ----
 
 # bad NAME RC PATTERN FORTSTAT-ARGS...: fortstat fails with status RC and one line matching PATTERN
