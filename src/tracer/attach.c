@@ -409,29 +409,102 @@ static void active_routines(struct tracer *tr, pid_t tid, char **list)
 	free(words);
 }
 
+/* The executable mappings of process pid: n ranges [lo, hi) into *r (malloc'ed). */
+static size_t exec_ranges(pid_t pid, uint64_t (**r)[2])
+{
+	char path[48], line[512], perm[8];
+	uint64_t lo, hi;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	*r = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, perm) != 3 ||
+		    perm[2] != 'x')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*r = xrealloc(*r, cap * sizeof(**r));
+		}
+		(*r)[n][0] = lo;
+		(*r)[n][1] = hi;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+struct avoid {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void avoid_add(struct avoid *a, uint64_t pc)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = pc;
+}
+
 /*
- * Every thread held: note where each is (no stub may cover those bytes,
- * and their routines' frames cannot be timed), then patch the image and
- * the libraries already loaded. Returns 0 or -errno (said).
+ * Where thread tid may resume in code: its PC (and 2 bytes before, a
+ * system call that restarts), and every word of its stack that points into
+ * code (return addresses, a signal frame's saved PC; a stray one only costs
+ * a routine its stub).
+ */
+static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t nx, struct avoid *a)
+{
+	arch_regs regs;
+	uint64_t sp, end, *words;
+	size_t n;
+
+	if (arch_get_regs(tid, &regs) < 0)
+		return;
+	avoid_add(a, arch_pc(&regs));
+	avoid_add(a, arch_pc(&regs) - 2);
+	sp = arch_sp(&regs) & ~(uint64_t)7;
+	end = mapping_end(tid, sp);
+	if (end <= sp)
+		return;
+	n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
+	words = xmalloc(n * 8);
+	if (mem_read(tr->ps->memfd, sp, words, n * 8) == 0)
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < nx; k++)
+				if (words[i] >= x[k][0] && words[i] < x[k][1]) {
+					avoid_add(a, words[i]);
+					break;
+				}
+	free(words);
+}
+
+/*
+ * Every thread held: note where each may resume (no stub may cover those
+ * bytes) and which routines it is in (their frames cannot be timed), then
+ * patch the image and the libraries already loaded. Returns 0 or -errno
+ * (said).
  */
 static int attach_patch(struct tracer *tr, struct trace_result *res)
 {
-	uint64_t *pcs = xcalloc(2 * tr->thr.n + 1, sizeof(*pcs));
 	struct tthread *lead = thr_find(tr, tr->program);
-	size_t n = 0;
+	struct avoid a = {0};
+	uint64_t(*x)[2];
+	size_t nx = exec_ranges(tr->program, &x);
 	int err;
 
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-		uint64_t pc;
-
-		if (!th || arch_get_pc(th->tid, &pc) < 0)
-			continue;
-		pcs[n++] = pc;
-		pcs[n++] = pc - 2; /* a system call that will restart */
-	}
-	tr->avoid_pc = pcs;
-	tr->n_avoid = n;
+	for (size_t i = 0; i < tr->thr.cap; i++)
+		if (thr_at(tr, i))
+			avoid_thread(tr, thr_at(tr, i)->tid, x, nx, &a);
+	free(x);
+	fs_info(2, "%zu places where threads may resume: no stub covers them", a.n);
+	tr->avoid_pc = a.v;
+	tr->n_avoid = a.n;
 	if (!lead) {
 		fs_error("-p %d: its main thread has ended: cannot patch it", (int)tr->program);
 		err = -ESRCH;
@@ -445,7 +518,7 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 			active_routines(tr, thr_at(tr, i)->tid, &res->active);
 	tr->avoid_pc = NULL;
 	tr->n_avoid = 0;
-	free(pcs);
+	free(a.v);
 	return err;
 }
 
