@@ -206,6 +206,36 @@ near "-l libc: printf (2 threads, 1 s)" "$(calls libc.so.6:printf)" "$(ticks lib
 reap lib
 same_as_untraced lib
 
+# Hot calls in two threads, attached to and let go three times: every
+# detach lands in the middle of calls (threads in stubs, returns hooked),
+# and the program checks every result. leaf is called twice a mid, mid ten
+# times a top: exactly, but for the calls open at the attach and detach.
+for opt in O0 O2; do
+	rm -f stop
+	"$BIN/busy-$opt" 2 stop >busy.out 2>busy.err &
+	bpid=$!
+	pids="$pids $bpid"
+	sleep 0.2
+	for k in 1 2 3; do
+		"$FORTSTAT" -p "$bpid" --duration=0.3 --format=csv -o r.csv 2>fs.err
+		rc=$?
+		[ "$rc" = 0 ] || { fail "busy ($opt) attach $k: fortstat exited $rc: $(cat fs.err)"; break; }
+		[ "$(tracer_of "$bpid")" = 0 ] || fail "busy ($opt) attach $k: still traced"
+		l=$(calls leaf)
+		m=$(calls mid)
+		t=$(calls top)
+		awk -v l="$l" -v m="$m" -v t="$t" 'BEGIN {
+			d = l - 2 * m; e = m - 10 * t
+			exit !(t > 0 && d >= -4 && d <= 4 && e >= -20 && e <= 20) }' ||
+			fail "busy ($opt) attach $k: leaf $l, mid $m, top $t"
+	done
+	touch stop
+	wait "$bpid"
+	rc=$?
+	[ "$rc" = 0 ] && [ "$(cat busy.out)" = ok ] ||
+		fail "busy ($opt): the program ended with $rc: $(cat busy.out busy.err)"
+done
+
 # ---- bad input: one line, the status, the target unharmed ----
 
 # bad NAME RC PATTERN FORTSTAT-ARGS...: fortstat fails with status RC and one line matching PATTERN
