@@ -76,9 +76,10 @@ struct trace_result {
 	double seg_cpu_ns, seg_wall_ns;
 	struct trace_section *sections; /* -f: the other processes and images */
 	size_t n_sections;
-	bool attached;	     /* -p: a running process was attached to (pid) */
-	bool detached;	     /* ... and let go, still running, before it ended */
-	char *active;	     /* -p: routines its threads were in at attach, ", "-separated (owned, NULL: none) */
+	bool attached; /* -p: a running process was attached to (pid) */
+	bool detached; /* ... and let go, still running, before it ended */
+	char *active;  /* -p: the routines its threads were in at attach, ", "-separated
+			* (owned; NULL: none known) */
 };
 
 /* Free what res owns (sections). */
@@ -125,8 +126,8 @@ int trace_attach_check(int pid, char **path);
  * trace_run's), or a negative errno when it could not be attached (one line
  * said; the process was left as it was).
  */
-int trace_attach(struct symtab *st, struct books *books, struct names *names,
-		 struct names *exclude, const struct trace_opts *o,
-		 const double est_ns[FS_N_CLOCKS], struct trace_result *res);
+int trace_attach(struct symtab *st, struct books *books, struct names *names, struct names *exclude,
+		 const struct trace_opts *o, const double est_ns[FS_N_CLOCKS],
+		 struct trace_result *res);
 
 #endif
