@@ -439,6 +439,9 @@ void probe_full(struct tracer *tr, struct tthread *th);
 /* Under -vv: thread th's shadow stack (a return that found no frame). */
 void probe_dump(struct tracer *tr, struct tthread *th);
 
+/* The shadow-stack check was made (check_shstk): the areas' probes may run in process. */
+void probe_release(struct tracer *tr);
+
 /* Thread th is gone: its area is free again. */
 void probe_thread_gone(struct tracer *tr, struct tthread *th);
 
