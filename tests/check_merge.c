@@ -155,6 +155,100 @@ START_TEST(test_json_depth)
 }
 END_TEST
 
+/* json_parse_keep: members not asked for are left out, nested or not, and checked all the same. */
+START_TEST(test_json_keep)
+{
+	static const char *const keep[] = {"name", "calls", "o"};
+	char text[] =
+	    "{\"skip\": {\"name\": [1, {\"x\": \"\\u00e9\\\"\\ud83d\\ude00\"}], \"calls\": 2},"
+	    " \"name\": \"n\\u0041\", \"s\\u0074r\": \"a\\\\b\\n\", \"calls\": 7,"
+	    " \"o\": {\"cpu\": {\"self_s\": 1e3}, \"calls\": [true, null]},"
+	    " \"n\\u0061me\": \"second\"}";
+	size_t len = strlen(text); /* the parse writes into text */
+	struct json_doc d = {0};
+	const struct json_node *root, *v, *o;
+	uint64_t u;
+
+	ck_assert_int_eq(json_parse_keep(text, len, &d, keep, 3, NULL, 0), 0);
+	ck_assert_uint_eq(d.used, len);
+	root = json_root(&d);
+	/* "skip" and "str" are gone; the escaped "n\u0061me" is "name" and kept */
+	ck_assert_uint_eq(root->n, 4);
+	v = json_first(&d, root);
+	ck_assert_str_eq(v->key, "name");
+	ck_assert_uint_eq(v->key_id, 0);
+	ck_assert_str_eq(json_string(v), "nA");
+	v = json_next(&d, v);
+	ck_assert_uint_eq(v->key_id, 1);
+	ck_assert_int_eq(json_u64(v, &u), 0);
+	ck_assert_uint_eq(u, 7);
+	o = json_next(&d, v);
+	ck_assert_uint_eq(o->key_id, 2);
+	/* inside a kept object, the filter still applies: "cpu" is gone */
+	ck_assert_uint_eq(o->n, 1);
+	ck_assert_ptr_null(json_get(&d, o, "cpu"));
+	v = json_get(&d, o, "calls");
+	ck_assert_uint_eq(v->n, 2);
+	/* a kept array's elements are all there, without a key */
+	ck_assert_uint_eq(json_first(&d, v)->key_id, JSON_NONE);
+	ck_assert_str_eq(json_string(json_next(&d, o)), "second");
+	ck_assert_uint_eq(json_next(&d, o)->key_id, 0);
+	/* the plain parse keeps all, and no key_id */
+	json_free(&d);
+	ck_assert_int_eq(json_parse("{\"a\": 1}", 8, &d, NULL, 0), 0);
+	ck_assert_uint_eq(json_first(&d, json_root(&d))->key_id, JSON_NONE);
+	json_free(&d);
+}
+END_TEST
+
+/* What is wrong inside a skipped member is an error as anywhere else, with its line. */
+START_TEST(test_json_keep_errors)
+{
+	static const char *const keep[] = {"name"};
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+	    {"{\"x\": {\"y\": [1, 2}}", "line 1: expected ',' or ']'"},
+	    {"{\"x\": {\"y\": [1, 2]", "line 1: unexpected end (truncated?)"},
+	    {"{\"x\": \"abc", "line 1: unexpected end in a string (truncated?)"},
+	    {"{\"x\": \"a\\", "line 1: unexpected end in a string (truncated?)"},
+	    {"{\"x\": [\"\\q\"]}", "line 1: bad escape in a string"},
+	    {"{\"x\": \"\\ud800\"}", "line 1: lone high surrogate in a string"},
+	    {"{\"x\": \"\xc3\x28\"}", "line 1: invalid UTF-8 in a string"},
+	    {"{\"x\": \"a\tb\"}", "line 1: control character in a string"},
+	    {"{\"x\":\n{\"y\": 01}}", "line 2: expected ',' or '}'"},
+	    {"{\"x\": 1.e5}", "line 1: bad number"},
+	    {"{\"x\": -}", "line 1: bad number"},
+	    {"{\"x\": nul}", "line 1: unexpected character"},
+	    {"{\"x\": {1: 2}}", "line 1: expected a member name"},
+	    {"{\"x\": {\"y\" 2}}", "line 1: expected ':'"},
+	    {"{\"x\": 1,}", "line 1: expected a member name"},
+	    {"{\"x\": 1", "line 1: unexpected end (truncated?)"},
+	};
+	struct json_doc d = {0};
+	char err[128], buf[64];
+	size_t n = 100000;
+	char *deep = malloc(n + 8);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", bad[i].text);
+		ck_assert_int_eq(json_parse_keep(buf, strlen(buf), &d, keep, 1, err, sizeof(err)),
+				 -EINVAL);
+		ck_assert_msg(!strcmp(err, bad[i].err), "%s: %s", bad[i].text, err);
+		ck_assert_ptr_null(json_root(&d));
+	}
+	/* nesting is bounded in skipped members too */
+	memcpy(deep, "{\"x\": ", 6);
+	memset(deep + 6, '[', n);
+	ck_assert_int_eq(json_parse_keep(deep, n + 6, &d, keep, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: nested more than 64 deep");
+	ck_assert_int_eq(json_parse_keep(buf, 1, &d, keep, JSON_MAX_KEEP + 1, err, sizeof(err)),
+			 -EINVAL);
+	json_free(&d);
+	free(deep);
+}
+END_TEST
+
 /* ---- merging ---- */
 
 /* a and b both in s, a first. */
@@ -495,6 +589,8 @@ int main(void)
 	tcase_add_test(tc, test_json_numbers);
 	tcase_add_test(tc, test_json_errors);
 	tcase_add_test(tc, test_json_depth);
+	tcase_add_test(tc, test_json_keep);
+	tcase_add_test(tc, test_json_keep_errors);
 	tcase_add_test(tc, test_merge_json);
 	tcase_add_test(tc, test_merge_folded_callgrind);
 	tcase_add_test(tc, test_merge_table_sort);

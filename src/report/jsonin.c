@@ -14,6 +14,8 @@
 
 #include "fortstat/util.h"
 
+#define KEEP_CELLS 256 /* cells of the keep table: a power of two, over JSON_MAX_KEEP */
+
 struct parser {
 	struct json_doc *doc;
 	char *s; /* doc->text */
@@ -21,7 +23,53 @@ struct parser {
 	char *err;
 	size_t errlen;
 	bool failed;
+	const char *const *keep; /* the members to build, or NULL: all */
+	size_t n_keep;
+	size_t keep_len[JSON_MAX_KEEP];
+	uint8_t cell[KEEP_CELLS]; /* keep's index + 1 by key_hash, linear probing; 0: free */
 };
+
+/* A key's cell in the keep table: its length and its first and last bytes mixed. */
+static size_t key_hash(const char *k, size_t len)
+{
+	size_t h = len * 31;
+
+	if (len)
+		h += (unsigned char)k[0] * 7u + (unsigned char)k[len - 1] * 13u;
+	return h & (KEEP_CELLS - 1);
+}
+
+/* The keep table of p->keep[0..n_keep). */
+static void keep_init(struct parser *p)
+{
+	memset(p->cell, 0, sizeof(p->cell));
+	for (size_t i = 0; i < p->n_keep; i++) {
+		size_t c;
+
+		p->keep_len[i] = strlen(p->keep[i]);
+		c = key_hash(p->keep[i], p->keep_len[i]);
+		while (p->cell[c])
+			c = (c + 1) & (KEEP_CELLS - 1);
+		p->cell[c] = (uint8_t)(i + 1);
+	}
+}
+
+/* Key k (len bytes)'s index in p->keep, or JSON_NONE when it is not kept. */
+static uint32_t keep_index(const struct parser *p, const char *k, size_t len)
+{
+	for (size_t c = key_hash(k, len); p->cell[c]; c = (c + 1) & (KEEP_CELLS - 1)) {
+		size_t i = p->cell[c] - 1u, j;
+
+		if (p->keep_len[i] != len)
+			continue;
+		/* short keys: a call to memcmp costs more than the loop */
+		for (j = 0; j < len && p->keep[i][j] == k[j]; j++)
+			;
+		if (j == len)
+			return (uint32_t)i;
+	}
+	return JSON_NONE;
+}
 
 /* Record the first error with the line it is on; returns -EINVAL. */
 __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
@@ -74,7 +122,7 @@ static uint32_t new_node(struct parser *p, enum json_type t)
 	v = &d->nodes[d->n_nodes];
 	memset(v, 0, sizeof(*v));
 	v->type = t;
-	v->child = v->next = JSON_NONE;
+	v->child = v->next = v->key_id = JSON_NONE;
 	return (uint32_t)d->n_nodes++;
 }
 
@@ -297,7 +345,15 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* A number's text at p->pos, checked against RFC 8259's grammar. */
+/* Past the digits from s[i] (s[0..len)). */
+static size_t digits_end(const char *s, size_t i, size_t len)
+{
+	while (i < len && is_digit(s[i]))
+		i++;
+	return i;
+}
+
+/* A number's text at p->pos, checked against RFC 8259's grammar; node idx, or JSON_NONE: none. */
 static int parse_number(struct parser *p, uint32_t idx)
 {
 	size_t start = p->pos, i = p->pos;
@@ -308,17 +364,12 @@ static int parse_number(struct parser *p, uint32_t idx)
 		i++;
 	if (i >= p->len || !is_digit(s[i]))
 		return fail(p, "bad number");
-	if (s[i] == '0')
-		i++;
-	else
-		while (i < p->len && is_digit(s[i]))
-			i++;
+	i = s[i] == '0' ? i + 1 : digits_end(s, i, p->len);
 	if (i < p->len && s[i] == '.') {
 		i++;
 		if (i >= p->len || !is_digit(s[i]))
 			return fail(p, "bad number");
-		while (i < p->len && is_digit(s[i]))
-			i++;
+		i = digits_end(s, i, p->len);
 	}
 	if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
 		i++;
@@ -326,21 +377,26 @@ static int parse_number(struct parser *p, uint32_t idx)
 			i++;
 		if (i >= p->len || !is_digit(s[i]))
 			return fail(p, "bad number");
-		while (i < p->len && is_digit(s[i]))
-			i++;
+		i = digits_end(s, i, p->len);
 	}
 	if (i - start > 4096)
 		return fail(p, "number too long");
+	p->pos = i;
+	if (idx == JSON_NONE)
+		return 0;
 	v = &p->doc->nodes[idx];
 	v->str = s + start;
 	v->len = (uint32_t)(i - start);
-	p->pos = i;
 	return 0;
 }
 
-static int parse_value(struct parser *p, uint32_t *idx, int depth);
+static int parse_value(struct parser *p, uint32_t *idx, int depth, bool build);
 
-/* An array or object at p->pos (on its '[' or '{'), its children linked into node idx. */
+/*
+ * An array or object at p->pos (on its '[' or '{'), its children linked into
+ * node idx; idx JSON_NONE: checked only, nothing built. An object's members
+ * whose key is not kept (p->keep) are checked and left out.
+ */
 static int parse_container(struct parser *p, uint32_t idx, int depth)
 {
 	bool obj = p->s[p->pos] == '{';
@@ -357,7 +413,8 @@ static int parse_container(struct parser *p, uint32_t idx, int depth)
 	}
 	for (;;) {
 		const char *key = NULL;
-		uint32_t klen, child;
+		uint32_t klen, child, key_id = JSON_NONE;
+		bool build = idx != JSON_NONE;
 		int err;
 
 		skip_blanks(p);
@@ -368,25 +425,33 @@ static int parse_container(struct parser *p, uint32_t idx, int depth)
 			err = parse_string(p, &key, &klen);
 			if (err)
 				return err;
+			if (build && p->keep) {
+				key_id = keep_index(p, key, klen);
+				build = key_id != JSON_NONE;
+			}
 			skip_blanks(p);
 			if (p->pos >= p->len || p->s[p->pos] != ':')
 				return fail(p, p->pos >= p->len ? "unexpected end (truncated?)"
 								: "expected ':'");
 			p->pos++;
 		}
-		err = parse_value(p, &child, depth + 1);
+		err = parse_value(p, &child, depth + 1, build);
 		if (err)
 			return err;
-		p->doc->nodes[child].key = key;
-		if (last == JSON_NONE)
-			p->doc->nodes[idx].child = child;
-		else
-			p->doc->nodes[last].next = child;
-		last = child;
-		if (n == UINT32_MAX - 1)
-			return fail(p, "too many members");
-		n++;
-		p->doc->nodes[idx].n = n;
+		if (build) {
+			struct json_node *c = &p->doc->nodes[child];
+
+			c->key = key;
+			c->key_id = key_id;
+			if (last == JSON_NONE)
+				p->doc->nodes[idx].child = child;
+			else
+				p->doc->nodes[last].next = child;
+			last = child;
+			if (n == UINT32_MAX - 1)
+				return fail(p, "too many members");
+			p->doc->nodes[idx].n = ++n;
+		}
 		skip_blanks(p);
 		if (p->pos >= p->len)
 			return fail(p, "unexpected end (truncated?)");
@@ -410,11 +475,13 @@ static int parse_word(struct parser *p, const char *word)
 	return 0;
 }
 
-static int parse_value(struct parser *p, uint32_t *idx, int depth)
+/* The value at p->pos into a new node *idx, or (build false) checked only: *idx JSON_NONE. */
+static int parse_value(struct parser *p, uint32_t *idx, int depth, bool build)
 {
 	enum json_type t;
 	char c;
 
+	*idx = JSON_NONE;
 	skip_blanks(p);
 	if (p->pos >= p->len)
 		return fail(p, "unexpected end (truncated?)");
@@ -444,9 +511,11 @@ static int parse_value(struct parser *p, uint32_t *idx, int depth)
 		t = JSON_NUMBER;
 		break;
 	}
-	*idx = new_node(p, t);
-	if (*idx == JSON_NONE)
-		return fail(p, "too many values");
+	if (build) {
+		*idx = new_node(p, t);
+		if (*idx == JSON_NONE)
+			return fail(p, "too many values");
+	}
 	switch (t) {
 	case JSON_OBJECT:
 	case JSON_ARRAY:
@@ -456,7 +525,7 @@ static int parse_value(struct parser *p, uint32_t *idx, int depth)
 		uint32_t len;
 		int err = parse_string(p, &s, &len);
 
-		if (!err) {
+		if (!err && build) {
 			p->doc->nodes[*idx].str = s;
 			p->doc->nodes[*idx].len = len;
 		}
@@ -489,7 +558,7 @@ static int parse_text(struct parser *p)
 		doc->used = p->len;
 		return -ENODATA;
 	}
-	rc = parse_value(p, &top, 0);
+	rc = parse_value(p, &top, 0, true);
 	if (rc) {
 		doc->n_nodes = 0;
 		return rc;
@@ -514,15 +583,26 @@ int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, siz
 	return parse_text(&p);
 }
 
-int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+int json_parse_keep(char *buf, size_t len, struct json_doc *doc, const char *const *keep,
+		    size_t n_keep, char *err, size_t errlen)
 {
 	struct parser p = {.doc = doc, .s = buf, .len = len, .err = err, .errlen = errlen};
 
 	free(doc->text);
 	doc->text = NULL;
-	if (!buf && len)
+	if ((!buf && len) || n_keep > JSON_MAX_KEEP)
 		return -EINVAL;
+	if (keep) {
+		p.keep = keep;
+		p.n_keep = n_keep;
+		keep_init(&p);
+	}
 	return parse_text(&p);
+}
+
+int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+{
+	return json_parse_keep(buf, len, doc, NULL, 0, err, errlen);
 }
 
 void json_free(struct json_doc *doc)
