@@ -54,6 +54,13 @@ struct mnode {
 	double self_s;
 };
 
+/* A cell of the name table: one cache line's quarter, the name's text one more load. */
+struct mname {
+	uint64_t hash;
+	const char *name;  /* the routine's name, NULL: a free cell */
+	uint32_t len, idx; /* its length, the routine's index */
+};
+
 struct minput {
 	char *file;
 	int rank; /* -1: not a rank */
@@ -68,7 +75,8 @@ struct merge {
 	bool no_stacks; /* an input had no "stacks" */
 	struct mroutine *r;
 	size_t n_r, cap_r;
-	struct u64map by_hash; /* name hash (probed) -> routine index */
+	struct mname *names; /* the routines by name: open addressing, at most half full */
+	size_t cap_names;    /* cells: a power of two, or 0 */
 	struct marc *arcs;
 	size_t n_arcs, cap_arcs;
 	struct u64map arc_at; /* caller+1 << 32 | callee+1 -> arc index */
@@ -107,7 +115,7 @@ void merge_free(struct merge *m)
 	free(m->arcs);
 	free(m->nodes);
 	free(m->touched);
-	u64map_free(&m->by_hash);
+	free(m->names);
 	u64map_free(&m->arc_at);
 	u64map_free(&m->child_at);
 	json_free(&m->spare);
@@ -144,57 +152,57 @@ static bool is_bool(const struct json_node *v)
 	return v && (v->type == JSON_TRUE || v->type == JSON_FALSE);
 }
 
+/* The members --merge reads: json_parse_keep builds no others (60% of a report's bytes). */
+enum {
+	K_PROGRAM,
+	K_RANK,
+	K_CLOCK,
+	K_COUNT_ONLY,
+	K_CALLS_TIMED,
+	K_ROUTINES,
+	K_ARCS,
+	K_STACKS,
+	K_MERGED,
+	K_NAME,
+	K_CALLS,
+	K_SELF,
+	K_TOTAL,
+	K_MAIN,
+	K_FILE,
+	K_LINE,
+	K_CALLER,
+	K_CALLEE,
+	K_TIME,
+	K_FRAMES,
+	K_N
+};
+static const char *const keys[K_N] = {"program",  "rank",   "clock",   "count_only", "calls_timed",
+				      "routines", "arcs",   "stacks",  "merged",     "name",
+				      "calls",	  "self_s", "total_s", "mainline",   "file",
+				      "line",	  "caller", "callee",  "time_s",     "frames"};
+
 enum { RT_NAME, RT_CALLS, RT_SELF, RT_TOTAL, RT_MAIN, RT_FILE, RT_LINE, RT_N };
-static const char *const rt_keys[RT_N] = {"name",     "calls", "self_s", "total_s",
-					  "mainline", "file",  "line"};
+static const uint8_t rt_keys[RT_N] = {K_NAME, K_CALLS, K_SELF, K_TOTAL, K_MAIN, K_FILE, K_LINE};
 enum { ARC_CALLER, ARC_CALLEE, ARC_CALLS, ARC_TIME, ARC_SELF, ARC_N };
-static const char *const arc_keys[ARC_N] = {"caller", "callee", "calls", "time_s", "self_s"};
+static const uint8_t arc_keys[ARC_N] = {K_CALLER, K_CALLEE, K_CALLS, K_TIME, K_SELF};
 enum { ST_FRAMES, ST_CALLS, ST_SELF, ST_N };
-static const char *const st_keys[ST_N] = {"frames", "calls", "self_s"};
-/* where each key was found last (see pick) */
-static uint8_t rt_hint[RT_N], arc_hint[ARC_N], st_hint[ST_N];
+static const uint8_t st_keys[ST_N] = {K_FRAMES, K_CALLS, K_SELF};
 
 /*
- * Members keys[0..n) of object o into out[] (NULL when absent; the first of
- * a key given twice), in one pass over o's members. hint[k] (n of them,
- * zero-initialised) remembers where key k was last found: reports put their
- * members in one order, so a key is mostly found at its first try.
+ * Members ids[0..n) (K_*) of object o into out[] (NULL when absent; the
+ * first of a key given twice), by the key_id json_parse_keep gave them.
  */
-static void pick(const struct json_doc *d, const struct json_node *o, const char *const *keys,
-		 size_t n, const struct json_node **out, uint8_t *hint)
+static void pick(const struct json_doc *d, const struct json_node *o, const uint8_t *ids, size_t n,
+		 const struct json_node **out)
 {
-	const struct json_node *mem[64];
-	size_t n_mem = 0;
+	const struct json_node *all[K_N] = {0};
 
 	for (const struct json_node *v = json_first(d, o); v && o->type == JSON_OBJECT;
 	     v = json_next(d, v))
-		if (n_mem < sizeof(mem) / sizeof(mem[0]))
-			mem[n_mem++] = v;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = hint[k];
-
-		out[k] = NULL;
-		/* at the hint, and then from the start: the first of duplicates wins */
-		if (i < n_mem && !strcmp(mem[i]->key, keys[k])) {
-			size_t j;
-
-			for (j = 0; j < i &&
-				    (mem[j]->key[0] != keys[k][0] || strcmp(mem[j]->key, keys[k]));
-			     j++)
-				;
-			out[k] = mem[j];
-			continue;
-		}
-		for (i = 0; i < n_mem; i++)
-			if (mem[i]->key[0] == keys[k][0] && !strcmp(mem[i]->key, keys[k])) {
-				out[k] = mem[i];
-				hint[k] = (uint8_t)i;
-				break;
-			}
-		/* an object of more than 64 members: the rest the slow way */
-		if (!out[k] && n_mem == sizeof(mem) / sizeof(mem[0]))
-			out[k] = json_get(d, o, keys[k]);
-	}
+		if (v->key_id < K_N && !all[v->key_id])
+			all[v->key_id] = v;
+	for (size_t k = 0; k < n; k++)
+		out[k] = all[ids[k]];
 }
 
 /*
@@ -254,7 +262,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **f = refs;
 
 		refs += RT_N;
-		pick(d, v, rt_keys, RT_N, f, rt_hint);
+		pick(d, v, rt_keys, RT_N, f);
 		if (v->type != JSON_OBJECT || !json_string(f[RT_NAME]) ||
 		    json_u64(f[RT_CALLS], &u) || !is_num_or_null(f[RT_SELF]) ||
 		    !is_num_or_null(f[RT_TOTAL]) || !is_bool(f[RT_MAIN]))
@@ -267,7 +275,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **f = refs;
 
 		refs += ARC_N;
-		pick(d, v, arc_keys, ARC_N, f, arc_hint);
+		pick(d, v, arc_keys, ARC_N, f);
 		if (v->type != JSON_OBJECT || !is_str_or_null(f[ARC_CALLER]) ||
 		    !json_string(f[ARC_CALLEE]) || json_u64(f[ARC_CALLS], &u) ||
 		    !is_num_or_null(f[ARC_TIME]) || !is_num_or_null(f[ARC_SELF]))
@@ -280,7 +288,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **g = refs, *f;
 
 		refs += ST_N;
-		pick(d, v, st_keys, ST_N, g, st_hint);
+		pick(d, v, st_keys, ST_N, g);
 		if (v->type != JSON_OBJECT || !g[ST_FRAMES] || g[ST_FRAMES]->type != JSON_ARRAY ||
 		    !g[ST_FRAMES]->n || json_u64(g[ST_CALLS], &u) || !is_num_or_null(g[ST_SELF]))
 			return "a stack without frames, calls or self_s";
@@ -293,9 +301,8 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 
 /* ---- folding one report in ---- */
 
-static uint64_t hash_name(const char *s)
+static uint64_t hash_bytes(const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
 	/* eight bytes at a time, each mixed by a multiply and a shift */
@@ -310,29 +317,59 @@ static uint64_t hash_name(const char *s)
 	return h ^ (h >> 29);
 }
 
-/* The routine named `name`: its index, or NONE (create: a new one instead). */
-static uint32_t routine_of(struct merge *m, const char *name, bool create)
+static uint64_t hash_name(const char *s)
 {
-	uint64_t h = hash_name(name), v;
+	return hash_bytes(s, strlen(s));
+}
 
-	/* collisions of the 64-bit hash move on to the next key */
-	for (;; h = h * 6364136223846793005ULL + 1442695040888963407ULL) {
-		if (!h)
+/* Twice the cells of the name table, its routines put back. */
+static void names_grow(struct merge *m)
+{
+	size_t cap = m->cap_names ? 2 * m->cap_names : 1024;
+	struct mname *c = xcalloc(cap, sizeof(*c));
+
+	for (size_t i = 0; i < m->cap_names; i++) {
+		size_t k = m->names[i].hash & (cap - 1);
+
+		if (!m->names[i].name)
 			continue;
-		if (!u64map_get(&m->by_hash, h, &v))
-			break;
-		if (!strcmp(m->r[v].name, name))
-			return (uint32_t)v;
+		while (c[k].name)
+			k = (k + 1) & (cap - 1);
+		c[k] = m->names[i];
 	}
+	free(m->names);
+	m->names = c;
+	m->cap_names = cap;
+}
+
+/* The routine named by string v: its index, or NONE (create: a new one instead). */
+static uint32_t routine_of(struct merge *m, const struct json_node *v, bool create)
+{
+	uint64_t h = hash_bytes(v->str, v->len);
+	size_t k, mask = m->cap_names - 1;
+	struct mroutine *r;
+
+	for (k = h & mask; m->cap_names && m->names[k].name; k = (k + 1) & mask)
+		if (m->names[k].hash == h && m->names[k].len == v->len &&
+		    !memcmp(m->names[k].name, v->str, v->len))
+			return m->names[k].idx;
 	if (!create || m->n_r >= NONE - 1)
 		return NONE;
+	if (2 * (m->n_r + 1) > m->cap_names) {
+		names_grow(m);
+		for (k = h & (m->cap_names - 1); m->names[k].name; k = (k + 1) & (m->cap_names - 1))
+			;
+	}
 	if (m->n_r == m->cap_r) {
 		m->cap_r = m->cap_r ? 2 * m->cap_r : 64;
 		m->r = xrealloc(m->r, m->cap_r * sizeof(*m->r));
 	}
-	memset(&m->r[m->n_r], 0, sizeof(*m->r));
-	m->r[m->n_r].name = xstrdup(name);
-	u64map_put(&m->by_hash, h, m->n_r);
+	r = memset(&m->r[m->n_r], 0, sizeof(*m->r));
+	r->name = xmalloc((size_t)v->len + 1);
+	memcpy(r->name, v->str, v->len);
+	r->name[v->len] = '\0';
+	m->names[k] =
+	    (struct mname){.hash = h, .name = r->name, .len = v->len, .idx = (uint32_t)m->n_r};
 	return (uint32_t)m->n_r++;
 }
 
@@ -451,7 +488,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		int line = 0;
 
 		refs += RT_N;
-		i = routine_of(m, json_string(f[RT_NAME]), true);
+		i = routine_of(m, f[RT_NAME], true);
 		if (i == NONE)
 			continue;
 		r = &m->r[i];
@@ -486,8 +523,8 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 
 		refs += ARC_N;
 		caller = json_string(f[ARC_CALLER]);
-		ci = caller ? routine_of(m, caller, true) : NONE;
-		ce = routine_of(m, json_string(f[ARC_CALLEE]), true);
+		ci = caller ? routine_of(m, f[ARC_CALLER], true) : NONE;
+		ce = routine_of(m, f[ARC_CALLEE], true);
 		if (ce == NONE || (caller && ci == NONE))
 			continue;
 		json_u64(f[ARC_CALLS], &calls);
@@ -505,7 +542,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		refs += ST_N;
 		for (const struct json_node *f = json_first(d, g[ST_FRAMES]); f;
 		     f = json_next(d, f)) {
-			uint32_t r = routine_of(m, json_string(f), true);
+			uint32_t r = routine_of(m, f, true);
 
 			if (r == NONE)
 				break;
@@ -564,7 +601,7 @@ static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 		const char *why;
 
 		memset(&m->spare, 0, sizeof(m->spare));
-		rc = json_parse_mut(buf + off, len - off, &d, err, sizeof(err));
+		rc = json_parse_keep(buf + off, len - off, &d, keys, K_N, err, sizeof(err));
 		if (!rc && (why = find_reports(&d, n, json_root(&d), &found, &n_found)) != NULL) {
 			fs_error("%s: %s", what, why);
 			rc = -EINVAL;
