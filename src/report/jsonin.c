@@ -54,18 +54,42 @@ static void keep_init(struct parser *p)
 	}
 }
 
+/* a[0..n) == b[0..n), for short keys: a few loads, no call */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y, u, v;
+	uint32_t h, i, j, k;
+
+	if (n > 16)
+		return !memcmp(a, b, n);
+	if (n >= 8) {
+		/* two loads that overlap cover 8 to 16 bytes */
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		memcpy(&u, a + n - 8, 8);
+		memcpy(&v, b + n - 8, 8);
+		return x == y && u == v;
+	}
+	if (n >= 4) {
+		memcpy(&h, a, 4);
+		memcpy(&i, b, 4);
+		memcpy(&j, a + n - 4, 4);
+		memcpy(&k, b + n - 4, 4);
+		return h == i && j == k;
+	}
+	for (size_t m = 0; m < n; m++)
+		if (a[m] != b[m])
+			return false;
+	return true;
+}
+
 /* Key k (len bytes)'s index in p->keep, or JSON_NONE when it is not kept. */
 static uint32_t keep_index(const struct parser *p, const char *k, size_t len)
 {
 	for (size_t c = key_hash(k, len); p->cell[c]; c = (c + 1) & (KEEP_CELLS - 1)) {
-		size_t i = p->cell[c] - 1u, j;
+		size_t i = p->cell[c] - 1u;
 
-		if (p->keep_len[i] != len)
-			continue;
-		/* short keys: a call to memcmp costs more than the loop */
-		for (j = 0; j < len && p->keep[i][j] == k[j]; j++)
-			;
-		if (j == len)
+		if (p->keep_len[i] == len && same_bytes(p->keep[i], k, len))
 			return (uint32_t)i;
 	}
 	return JSON_NONE;
@@ -95,16 +119,19 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 
 static inline void skip_blanks(struct parser *p)
 {
-	/* most often there is nothing to skip */
-	if (p->pos < p->len && (unsigned char)p->s[p->pos] > ' ')
-		return;
-	while (p->pos < p->len) {
-		char c = p->s[p->pos];
+	const char *s = p->s;
+	size_t i = p->pos, n = p->len;
 
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		p->pos++;
+	/* most often there is nothing to skip, or the one space of ": " and ", " */
+	if (i < n && (unsigned char)s[i] > ' ')
+		return;
+	if (i + 1 < n && s[i] == ' ' && (unsigned char)s[i + 1] > ' ') {
+		p->pos = i + 1;
+		return;
 	}
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	p->pos = i;
 }
 
 /* A new node of type t: its index, or JSON_NONE when the document is too large. */
@@ -229,11 +256,43 @@ static size_t plain_run(const char *s, size_t n)
 	return i;
 }
 
+static int parse_string_slow(struct parser *p, size_t start, const char **out, uint32_t *olen);
+
 /* A string at p->pos (on its '"'), unescaped in place: *out and *olen. */
-static int parse_string(struct parser *p, const char **out, uint32_t *olen)
+static inline int parse_string(struct parser *p, const char **out, uint32_t *olen)
 {
 	char *s = p->s;
-	size_t start = ++p->pos, r = start, w = start;
+	size_t start = ++p->pos;
+
+	/* most strings are plain (nothing to unescape or check) and short: sixteen bytes at a time
+	 */
+	for (size_t i = start; i + 16 <= p->len && i - start < 64; i += 16) {
+		const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		int stop = _mm_movemask_epi8(
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+
+		if (stop) {
+			i += (size_t)__builtin_ctz((unsigned)stop);
+			if (s[i] != '"')
+				break;
+			*out = s + start;
+			*olen = (uint32_t)(i - start);
+			s[i] = '\0';
+			p->pos = i + 1;
+			return 0;
+		}
+	}
+	return parse_string_slow(p, start, out, olen);
+}
+
+/* parse_string's general case: escapes, UTF-8, control characters, the end of the text. */
+static __attribute__((noinline)) int parse_string_slow(struct parser *p, size_t start,
+						       const char **out, uint32_t *olen)
+{
+	char *s = p->s;
+	size_t r = start, w = start;
 
 	for (;;) {
 		unsigned char c;
@@ -345,9 +404,24 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Past the digits from s[i] (s[0..len)). */
+/* Past the digits from s[i] (s[0..len)): eight at a time while eight are left. */
 static size_t digits_end(const char *s, size_t i, size_t len)
 {
+	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ULL, three = 0x3030303030303030ULL;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x, t;
+
+		memcpy(&x, s + i, 8);
+		/*
+		 * A byte is a digit when its high nibble is 3, and still is with 6
+		 * added. The lowest byte flagged is the first that is not a digit
+		 * (only a byte flagged already can carry into the next).
+		 */
+		t = ((x & hi) ^ three) | (((x + 0x0606060606060606ULL) & hi) ^ three);
+		if (t)
+			return i + (size_t)(__builtin_ctzll(t) >> 3);
+	}
 	while (i < len && is_digit(s[i]))
 		i++;
 	return i;
@@ -390,14 +464,15 @@ static int parse_number(struct parser *p, uint32_t idx)
 	return 0;
 }
 
-static int parse_value(struct parser *p, uint32_t *idx, int depth, bool build);
+static inline int parse_value(struct parser *p, uint32_t *idx, int depth, bool build);
 
 /*
  * An array or object at p->pos (on its '[' or '{'), its children linked into
  * node idx; idx JSON_NONE: checked only, nothing built. An object's members
  * whose key is not kept (p->keep) are checked and left out.
  */
-static int parse_container(struct parser *p, uint32_t idx, int depth)
+/* (the one function of the recursion: a value's scalars are read inline) */
+static __attribute__((noinline)) int parse_container(struct parser *p, uint32_t idx, int depth)
 {
 	bool obj = p->s[p->pos] == '{';
 	char close = obj ? '}' : ']';
@@ -476,7 +551,8 @@ static int parse_word(struct parser *p, const char *word)
 }
 
 /* The value at p->pos into a new node *idx, or (build false) checked only: *idx JSON_NONE. */
-static int parse_value(struct parser *p, uint32_t *idx, int depth, bool build)
+static inline __attribute__((always_inline)) int parse_value(struct parser *p, uint32_t *idx,
+							     int depth, bool build)
 {
 	enum json_type t;
 	char c;
