@@ -61,6 +61,12 @@ struct mname {
 	uint32_t len, idx; /* its length, the routine's index */
 };
 
+/* A frame of the last calling context folded in: its name (in the input's text) and node. */
+struct mframe {
+	const char *name;
+	uint32_t len, node;
+};
+
 struct minput {
 	char *file;
 	int rank; /* -1: not a rank */
@@ -83,7 +89,9 @@ struct merge {
 	struct mnode *nodes;
 	size_t n_nodes;
 	struct u64map child_at; /* parent+1 << 32 | routine+1 -> node index */
-	uint32_t *touched;	/* routines of the current input */
+	struct mframe *path;	/* the last context of the current input */
+	size_t n_path, cap_path;
+	uint32_t *touched; /* routines of the current input */
 	size_t n_touched;
 	struct json_doc spare; /* the last text's document: its nodes are reused */
 };
@@ -115,6 +123,7 @@ void merge_free(struct merge *m)
 	free(m->arcs);
 	free(m->nodes);
 	free(m->touched);
+	free(m->path);
 	free(m->names);
 	u64map_free(&m->arc_at);
 	u64map_free(&m->child_at);
@@ -534,20 +543,37 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	stacks = json_get(d, root, "stacks");
 	if (!stacks)
 		m->no_stacks = true;
+	m->n_path = 0;
 	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
 		const struct json_node **g = refs;
 		uint32_t at = 0;
 		uint64_t calls = 0;
+		size_t k = 0;
+		bool same = true; /* frames 0..k are the last stack's */
 
 		refs += ST_N;
 		for (const struct json_node *f = json_first(d, g[ST_FRAMES]); f;
-		     f = json_next(d, f)) {
-			uint32_t r = routine_of(m, f, true);
+		     f = json_next(d, f), k++) {
+			uint32_t r;
 
+			/* contexts come parents first: most share the last one's outer frames */
+			if (same && k < m->n_path && m->path[k].len == f->len &&
+			    !memcmp(m->path[k].name, f->str, f->len)) {
+				at = m->path[k].node;
+				continue;
+			}
+			same = false;
+			r = routine_of(m, f, true);
 			if (r == NONE)
 				break;
 			at = child_of(m, at, r);
+			if (k == m->cap_path) {
+				m->cap_path = m->cap_path ? 2 * m->cap_path : 64;
+				m->path = xrealloc(m->path, m->cap_path * sizeof(*m->path));
+			}
+			m->path[k] = (struct mframe){.name = f->str, .len = f->len, .node = at};
 		}
+		m->n_path = k;
 		json_u64(g[ST_CALLS], &calls);
 		m->nodes[at].calls += calls;
 		m->nodes[at].self_s += num_or_zero(g[ST_SELF]);
