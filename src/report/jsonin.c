@@ -135,10 +135,9 @@ static inline void skip_blanks(struct parser *p)
 }
 
 /* A new node of type t: its index, or JSON_NONE when the document is too large. */
-static uint32_t new_node(struct parser *p, enum json_type t)
+static inline uint32_t new_node(struct parser *p, enum json_type t)
 {
 	struct json_doc *d = p->doc;
-	struct json_node *v;
 
 	if (d->n_nodes >= UINT32_MAX - 1)
 		return JSON_NONE;
@@ -146,10 +145,8 @@ static uint32_t new_node(struct parser *p, enum json_type t)
 		d->cap = d->cap ? 2 * d->cap : 256;
 		d->nodes = xrealloc(d->nodes, d->cap * sizeof(*d->nodes));
 	}
-	v = &d->nodes[d->n_nodes];
-	memset(v, 0, sizeof(*v));
-	v->type = t;
-	v->child = v->next = v->key_id = JSON_NONE;
+	d->nodes[d->n_nodes] = (struct json_node){
+	    .type = t, .child = JSON_NONE, .next = JSON_NONE, .key_id = JSON_NONE};
 	return (uint32_t)d->n_nodes++;
 }
 
@@ -404,21 +401,27 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Past the digits from s[i] (s[0..len)): eight at a time while eight are left. */
-static size_t digits_end(const char *s, size_t i, size_t len)
+/*
+ * Of the eight bytes x (the first the lowest), those that are not digits:
+ * 0 when all are. A byte is a digit when its high nibble is 3, and still is
+ * with 6 added. The lowest byte flagged is the first that is not a digit
+ * (only a byte flagged already can carry into the next).
+ */
+static inline uint64_t not_digits(uint64_t x)
 {
 	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ULL, three = 0x3030303030303030ULL;
 
+	return ((x & hi) ^ three) | (((x + 0x0606060606060606ULL) & hi) ^ three);
+}
+
+/* Past the digits from s[i] (s[0..len)): eight at a time while eight are left. */
+static size_t digits_end(const char *s, size_t i, size_t len)
+{
 	for (; i + 8 <= len; i += 8) {
 		uint64_t x, t;
 
 		memcpy(&x, s + i, 8);
-		/*
-		 * A byte is a digit when its high nibble is 3, and still is with 6
-		 * added. The lowest byte flagged is the first that is not a digit
-		 * (only a byte flagged already can carry into the next).
-		 */
-		t = ((x & hi) ^ three) | (((x + 0x0606060606060606ULL) & hi) ^ three);
+		t = not_digits(x);
 		if (t)
 			return i + (size_t)(__builtin_ctzll(t) >> 3);
 	}
@@ -746,6 +749,16 @@ static __attribute__((noinline)) int slow_double(const struct json_node *v, doub
 	return 0;
 }
 
+/* Eight digits x (the first the lowest byte) as a number, in three multiplies. */
+static inline uint64_t eight_digits(uint64_t x)
+{
+	x -= 0x3030303030303030ULL;
+	x = x * 10 + (x >> 8);
+	return (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+		(((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >>
+	       32;
+}
+
 int json_double(const struct json_node *v, double *out)
 {
 	static const double pow10[] = {1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
@@ -766,8 +779,16 @@ int json_double(const struct json_node *v, double *out)
 	s += neg;
 	for (; s < e; s++) {
 		unsigned c = (unsigned char)*s - '0';
+		uint64_t x;
 
-		if (c < 10) {
+		if (e - s >= 8 && (memcpy(&x, s, 8), !not_digits(x))) {
+			m = m * 100000000 + eight_digits(x);
+			frac += dot ? 8 : 0;
+			digits += 8;
+			if (digits > 15)
+				return slow_double(v, out);
+			s += 7;
+		} else if (c < 10) {
 			m = m * 10 + c;
 			frac += dot;
 			if (++digits > 15)
