@@ -453,6 +453,66 @@ START_TEST(test_merge_csv_svg)
 }
 END_TEST
 
+/*
+ * A second input in another order: the first one's places are only hints
+ * (at the second arc the same, at the fourth the same callee from another caller).
+ */
+START_TEST(test_merge_reordered)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", 0,
+		      RT("main", "1", "1.0", "4.0", "true") "," RT(
+			  "a", "2", "1.0", "2.0", "false") "," RT("b", "3", "2.0", "2.0", "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 4, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 2, \"time_s\": 2, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 1, \"time_s\": 1, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 2, \"time_s\": 1, "
+		      "\"self_s\": 1}",
+		      NULL));
+	add(m, report("./p", 1,
+		      RT("b", "30", "20.0", "20.0",
+			 "false") "," RT("a", "20", "10.0", "20.0",
+					 "false") "," RT("main", "1", "10.0", "40.0", "true"),
+		      "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 20, \"time_s\": 10, "
+		      "\"self_s\": 10},"
+		      "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 20, \"time_s\": 20, "
+		      "\"self_s\": 10},"
+		      "{\"caller\": null, \"callee\": \"a\", \"calls\": 1, \"time_s\": 1, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 10, \"time_s\": 10, "
+		      "\"self_s\": 10},"
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 40, "
+		      "\"self_s\": 10}",
+		      NULL));
+	s = merged(m, FMT_JSON, SORT_NAME);
+	ck_assert_ptr_nonnull(strstr(s,
+				     "{\"name\": \"b\", \"mainline\": false, \"inputs_with\": 2, "
+				     "\"calls\": {\"min\": 3, \"mean\": 16.500000, \"max\": 30, "
+				     "\"sum\": 33,"));
+	ck_assert_ptr_nonnull(strstr(s,
+				     "{\"name\": \"main\", \"mainline\": true, \"inputs_with\": 2, "
+				     "\"calls\": {\"min\": 1, \"mean\": 1.000000, \"max\": 1, "
+				     "\"sum\": 2,"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"main\", \"calls\": 2, "
+					"\"time_s\": 44.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 22, "
+					"\"time_s\": 22.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 11, "
+					"\"time_s\": 11.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 22, "
+					"\"time_s\": 11.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"a\", \"calls\": 1, "
+					"\"time_s\": 1.000000000, \"self_s\": 1.000000000}"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
 /* -f writes one report a process into one file: each is an input; a bad one spoils the file. */
 START_TEST(test_merge_sections)
 {
@@ -600,6 +660,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_folded_callgrind);
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
+	tcase_add_test(tc, test_merge_reordered);
 	tcase_add_test(tc, test_merge_sections);
 	tcase_add_test(tc, test_merge_array);
 	tcase_add_test(tc, test_merge_bad);

@@ -54,6 +54,12 @@ struct mnode {
 	double self_s;
 };
 
+/* A routine's name and its length. */
+struct mrname {
+	const char *name;
+	uint32_t len;
+};
+
 /* A cell of the name table: one cache line's quarter, the name's text one more load. */
 struct mname {
 	uint64_t hash;
@@ -81,6 +87,7 @@ struct merge {
 	bool no_stacks; /* an input had no "stacks" */
 	struct mroutine *r;
 	size_t n_r, cap_r;
+	struct mrname *rn;   /* the routines' names, compact: checking a hint touches little */
 	struct mname *names; /* the routines by name: open addressing, at most half full */
 	size_t cap_names;    /* cells: a power of two, or 0 */
 	struct marc *arcs;
@@ -88,8 +95,10 @@ struct merge {
 	struct u64map arc_at; /* caller+1 << 32 | callee+1 -> arc index */
 	struct mnode *nodes;
 	size_t n_nodes;
-	struct u64map child_at; /* parent+1 << 32 | routine+1 -> node index */
-	struct mframe *path;	/* the last context of the current input */
+	struct u64map child_at;	      /* parent+1 << 32 | routine+1 -> node index */
+	uint32_t *rt_hint, *arc_hint; /* what the last input had at each place: routine, arc */
+	size_t n_rt_hint, n_arc_hint;
+	struct mframe *path; /* the last context of the current input */
 	size_t n_path, cap_path;
 	uint32_t *touched; /* routines of the current input */
 	size_t n_touched;
@@ -124,6 +133,9 @@ void merge_free(struct merge *m)
 	free(m->nodes);
 	free(m->touched);
 	free(m->path);
+	free(m->rt_hint);
+	free(m->arc_hint);
+	free(m->rn);
 	free(m->names);
 	u64map_free(&m->arc_at);
 	u64map_free(&m->child_at);
@@ -372,14 +384,47 @@ static uint32_t routine_of(struct merge *m, const struct json_node *v, bool crea
 	if (m->n_r == m->cap_r) {
 		m->cap_r = m->cap_r ? 2 * m->cap_r : 64;
 		m->r = xrealloc(m->r, m->cap_r * sizeof(*m->r));
+		m->rn = xrealloc(m->rn, m->cap_r * sizeof(*m->rn));
 	}
 	r = memset(&m->r[m->n_r], 0, sizeof(*m->r));
 	r->name = xmalloc((size_t)v->len + 1);
 	memcpy(r->name, v->str, v->len);
 	r->name[v->len] = '\0';
+	m->rn[m->n_r] = (struct mrname){.name = r->name, .len = v->len};
 	m->names[k] =
 	    (struct mname){.hash = h, .name = r->name, .len = v->len, .idx = (uint32_t)m->n_r};
 	return (uint32_t)m->n_r++;
+}
+
+/* Whether routine i (< n_r) is named by string v. */
+static bool named(const struct merge *m, uint32_t i, const struct json_node *v)
+{
+	return m->rn[i].len == v->len && !memcmp(m->rn[i].name, v->str, v->len);
+}
+
+/*
+ * A hint for each place of a list in an input: what the last input had
+ * there. Ranks of one program write their routines and arcs in much the
+ * same order; a hint that names the same is taken without a lookup (its
+ * memory is read in order, the tables' at random). *h grows to n places,
+ * new ones NONE.
+ */
+static void hints_for(uint32_t **h, size_t *n_h, size_t n)
+{
+	if (n <= *n_h)
+		return;
+	*h = xrealloc(*h, n * sizeof(**h));
+	memset(*h + *n_h, 0xff, (n - *n_h) * sizeof(**h));
+	*n_h = n;
+}
+
+/* The routine named by string v, tried first at *hint (then set to it). */
+static uint32_t routine_hinted(struct merge *m, const struct json_node *v, uint32_t *hint)
+{
+	if (*hint < m->n_r && named(m, *hint, v))
+		return *hint;
+	*hint = routine_of(m, v, true);
+	return *hint;
 }
 
 static double num_or_zero(const struct json_node *v)
@@ -410,8 +455,8 @@ static char *program_name(const char *s)
 	return b ? xasprintf("%.*s", (int)(b - s), s) : xstrdup(s);
 }
 
-static void add_arc(struct merge *m, uint32_t caller, uint32_t callee, uint64_t calls,
-		    double time_s, double self_s)
+/* The arc from caller (NONE: the root) to callee: its index, a new one if need be. */
+static uint32_t arc_of(struct merge *m, uint32_t caller, uint32_t callee)
 {
 	uint64_t key = (caller == NONE ? 0 : (uint64_t)caller + 1) << 32 | ((uint64_t)callee + 1);
 	uint64_t at;
@@ -427,9 +472,7 @@ static void add_arc(struct merge *m, uint32_t caller, uint32_t callee, uint64_t 
 		m->arcs[at].callee = callee;
 		u64map_put(&m->arc_at, key, at);
 	}
-	m->arcs[at].calls += calls;
-	m->arcs[at].time_s += time_s;
-	m->arcs[at].self_s += self_s;
+	return (uint32_t)at;
 }
 
 static uint32_t child_of(struct merge *m, uint32_t parent, uint32_t routine)
@@ -458,6 +501,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	bool count_only = json_get(d, root, "count_only")->type == JSON_TRUE;
 	char *name = program_name(prog);
 	int rank = -1;
+	size_t pos;
 
 	if (json_int(json_get(d, root, "rank"), &rank))
 		rank = -1;
@@ -489,7 +533,9 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	m->n_touched = 0;
 	m->touched = xrealloc(m->touched, (m->n_r + json_get(d, root, "routines")->n + 1) *
 					      sizeof(*m->touched));
-	for (v = json_first(d, json_get(d, root, "routines")); v; v = json_next(d, v)) {
+	hints_for(&m->rt_hint, &m->n_rt_hint, json_get(d, root, "routines")->n);
+	pos = 0;
+	for (v = json_first(d, json_get(d, root, "routines")); v; v = json_next(d, v), pos++) {
 		const struct json_node **f = refs;
 		uint32_t i;
 		struct mroutine *r;
@@ -497,7 +543,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		int line = 0;
 
 		refs += RT_N;
-		i = routine_of(m, f[RT_NAME], true);
+		i = routine_hinted(m, f[RT_NAME], &m->rt_hint[pos]);
 		if (i == NONE)
 			continue;
 		r = &m->r[i];
@@ -524,20 +570,30 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		stat_fold(&r->total, input);
 	}
 
-	for (v = json_first(d, json_get(d, root, "arcs")); v; v = json_next(d, v)) {
+	hints_for(&m->arc_hint, &m->n_arc_hint, json_get(d, root, "arcs")->n);
+	pos = 0;
+	for (v = json_first(d, json_get(d, root, "arcs")); v; v = json_next(d, v), pos++) {
 		const struct json_node **f = refs;
-		const char *caller;
-		uint32_t ci, ce;
+		bool root_arc = f[ARC_CALLER]->type == JSON_NULL;
+		uint32_t ci, ce, a = m->arc_hint[pos];
 		uint64_t calls = 0;
 
 		refs += ARC_N;
-		caller = json_string(f[ARC_CALLER]);
-		ci = caller ? routine_of(m, f[ARC_CALLER], true) : NONE;
-		ce = routine_of(m, f[ARC_CALLEE], true);
-		if (ce == NONE || (caller && ci == NONE))
-			continue;
+		/* the last input's arc at this place, when it has the same ends */
+		if (a >= m->n_arcs || !named(m, m->arcs[a].callee, f[ARC_CALLEE]) ||
+		    (root_arc ? m->arcs[a].caller != NONE
+			      : m->arcs[a].caller == NONE ||
+				    !named(m, m->arcs[a].caller, f[ARC_CALLER]))) {
+			ci = root_arc ? NONE : routine_of(m, f[ARC_CALLER], true);
+			ce = routine_of(m, f[ARC_CALLEE], true);
+			if (ce == NONE || (!root_arc && ci == NONE))
+				continue;
+			a = m->arc_hint[pos] = arc_of(m, ci, ce);
+		}
 		json_u64(f[ARC_CALLS], &calls);
-		add_arc(m, ci, ce, calls, num_or_zero(f[ARC_TIME]), num_or_zero(f[ARC_SELF]));
+		m->arcs[a].calls += calls;
+		m->arcs[a].time_s += num_or_zero(f[ARC_TIME]);
+		m->arcs[a].self_s += num_or_zero(f[ARC_SELF]);
 	}
 
 	stacks = json_get(d, root, "stacks");
