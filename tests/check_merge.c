@@ -473,7 +473,10 @@ START_TEST(test_merge_reordered)
 		      "\"self_s\": 1},"
 		      "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 2, \"time_s\": 1, "
 		      "\"self_s\": 1}",
-		      NULL));
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 1},"
+		      "{\"frames\": [\"main\", \"a\"], \"calls\": 1, \"self_s\": 1},"
+		      "{\"frames\": [\"main\", \"a\", \"b\"], \"calls\": 1, \"self_s\": 1},"
+		      "{\"frames\": [\"main\", \"b\"], \"calls\": 1, \"self_s\": 1}"));
 	add(m, report("./p", 1,
 		      RT("b", "30", "20.0", "20.0",
 			 "false") "," RT("a", "20", "10.0", "20.0",
@@ -488,7 +491,10 @@ START_TEST(test_merge_reordered)
 		      "\"self_s\": 10},"
 		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 40, "
 		      "\"self_s\": 10}",
-		      NULL));
+		      "{\"frames\": [\"main\", \"b\"], \"calls\": 1, \"self_s\": 10},"
+		      "{\"frames\": [\"main\", \"a\", \"b\"], \"calls\": 1, \"self_s\": 10},"
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 10},"
+		      "{\"frames\": [\"main\", \"a\"], \"calls\": 1, \"self_s\": 10}"));
 	s = merged(m, FMT_JSON, SORT_NAME);
 	ck_assert_ptr_nonnull(strstr(s,
 				     "{\"name\": \"b\", \"mainline\": false, \"inputs_with\": 2, "
@@ -508,6 +514,10 @@ START_TEST(test_merge_reordered)
 					"\"time_s\": 11.000000000, \"self_s\": 11.000000000}"));
 	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"a\", \"calls\": 1, "
 					"\"time_s\": 1.000000000, \"self_s\": 1.000000000}"));
+	free(s);
+	/* the contexts too: [main, a, b] is not taken for [main, b] */
+	s = merged(m, FMT_FOLDED, SORT_NAME);
+	ck_assert_str_eq(s, "main 11000000\nmain;a 11000000\nmain;a;b 11000000\nmain;b 11000000\n");
 	free(s);
 	merge_free(m);
 }

@@ -95,9 +95,9 @@ struct merge {
 	struct u64map arc_at; /* caller+1 << 32 | callee+1 -> arc index */
 	struct mnode *nodes;
 	size_t n_nodes;
-	struct u64map child_at;	      /* parent+1 << 32 | routine+1 -> node index */
-	uint32_t *rt_hint, *arc_hint; /* what the last input had at each place: routine, arc */
-	size_t n_rt_hint, n_arc_hint;
+	struct u64map child_at;			/* parent+1 << 32 | routine+1 -> node index */
+	uint32_t *rt_hint, *arc_hint, *st_hint; /* what the last input had at each place */
+	size_t n_rt_hint, n_arc_hint, n_st_hint;
 	struct mframe *path; /* the last context of the current input */
 	size_t n_path, cap_path;
 	uint32_t *touched; /* routines of the current input */
@@ -135,6 +135,7 @@ void merge_free(struct merge *m)
 	free(m->path);
 	free(m->rt_hint);
 	free(m->arc_hint);
+	free(m->st_hint);
 	free(m->rn);
 	free(m->names);
 	u64map_free(&m->arc_at);
@@ -600,9 +601,11 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	if (!stacks)
 		m->no_stacks = true;
 	m->n_path = 0;
-	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
+	hints_for(&m->st_hint, &m->n_st_hint, stacks && stacks->type == JSON_ARRAY ? stacks->n : 0);
+	pos = 0;
+	for (v = json_first(d, stacks); v; v = json_next(d, v), pos++) {
 		const struct json_node **g = refs;
-		uint32_t at = 0;
+		uint32_t at = 0, hint = m->st_hint[pos];
 		uint64_t calls = 0;
 		size_t k = 0;
 		bool same = true; /* frames 0..k are the last stack's */
@@ -619,10 +622,16 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 				continue;
 			}
 			same = false;
-			r = routine_of(m, f, true);
-			if (r == NONE)
-				break;
-			at = child_of(m, at, r);
+			/* the last input's context at this place, when it is this frame's */
+			if (hint < m->n_nodes && m->nodes[hint].parent == at &&
+			    named(m, m->nodes[hint].routine, f)) {
+				at = hint;
+			} else {
+				r = routine_of(m, f, true);
+				if (r == NONE)
+					break;
+				at = child_of(m, at, r);
+			}
 			if (k == m->cap_path) {
 				m->cap_path = m->cap_path ? 2 * m->cap_path : 64;
 				m->path = xrealloc(m->path, m->cap_path * sizeof(*m->path));
@@ -630,6 +639,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 			m->path[k] = (struct mframe){.name = f->str, .len = f->len, .node = at};
 		}
 		m->n_path = k;
+		m->st_hint[pos] = at;
 		json_u64(g[ST_CALLS], &calls);
 		m->nodes[at].calls += calls;
 		m->nodes[at].self_s += num_or_zero(g[ST_SELF]);
