@@ -203,28 +203,41 @@ static const char *const keys[K_N] = {"program",  "rank",   "clock",   "count_on
 				      "calls",	  "self_s", "total_s", "mainline",   "file",
 				      "line",	  "caller", "callee",  "time_s",     "frames"};
 
+/* Each list's members: their places in refs, from the key_id (K_*) + 1; 0: not read. */
 enum { RT_NAME, RT_CALLS, RT_SELF, RT_TOTAL, RT_MAIN, RT_FILE, RT_LINE, RT_N };
-static const uint8_t rt_keys[RT_N] = {K_NAME, K_CALLS, K_SELF, K_TOTAL, K_MAIN, K_FILE, K_LINE};
+static const uint8_t rt_slot[K_N] = {
+    [K_NAME] = RT_NAME + 1,   [K_CALLS] = RT_CALLS + 1, [K_SELF] = RT_SELF + 1,
+    [K_TOTAL] = RT_TOTAL + 1, [K_MAIN] = RT_MAIN + 1,	[K_FILE] = RT_FILE + 1,
+    [K_LINE] = RT_LINE + 1};
 enum { ARC_CALLER, ARC_CALLEE, ARC_CALLS, ARC_TIME, ARC_SELF, ARC_N };
-static const uint8_t arc_keys[ARC_N] = {K_CALLER, K_CALLEE, K_CALLS, K_TIME, K_SELF};
+static const uint8_t arc_slot[K_N] = {[K_CALLER] = ARC_CALLER + 1,
+				      [K_CALLEE] = ARC_CALLEE + 1,
+				      [K_CALLS] = ARC_CALLS + 1,
+				      [K_TIME] = ARC_TIME + 1,
+				      [K_SELF] = ARC_SELF + 1};
 enum { ST_FRAMES, ST_CALLS, ST_SELF, ST_N };
-static const uint8_t st_keys[ST_N] = {K_FRAMES, K_CALLS, K_SELF};
+static const uint8_t st_slot[K_N] = {
+    [K_FRAMES] = ST_FRAMES + 1, [K_CALLS] = ST_CALLS + 1, [K_SELF] = ST_SELF + 1};
 
 /*
- * Members ids[0..n) (K_*) of object o into out[] (NULL when absent; the
- * first of a key given twice), by the key_id json_parse_keep gave them.
+ * The members of object o that slot[] places into out[0..n) (NULL when
+ * absent; the first of a key given twice), by the key_id json_parse_keep
+ * gave them.
  */
-static void pick(const struct json_doc *d, const struct json_node *o, const uint8_t *ids, size_t n,
+static void pick(const struct json_doc *d, const struct json_node *o, const uint8_t *slot, size_t n,
 		 const struct json_node **out)
 {
-	const struct json_node *all[K_N] = {0};
+	memset(out, 0, n * sizeof(*out));
+	if (o->type != JSON_OBJECT)
+		return;
+	/* the parse linked the children: their indices are good */
+	for (uint32_t i = o->child; i != JSON_NONE; i = d->nodes[i].next) {
+		const struct json_node *v = &d->nodes[i];
+		unsigned k = v->key_id < K_N ? slot[v->key_id] : 0;
 
-	for (const struct json_node *v = json_first(d, o); v && o->type == JSON_OBJECT;
-	     v = json_next(d, v))
-		if (v->key_id < K_N && !all[v->key_id])
-			all[v->key_id] = v;
-	for (size_t k = 0; k < n; k++)
-		out[k] = all[ids[k]];
+		if (k && !out[k - 1])
+			out[k - 1] = v;
+	}
 }
 
 /*
@@ -284,7 +297,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **f = refs;
 
 		refs += RT_N;
-		pick(d, v, rt_keys, RT_N, f);
+		pick(d, v, rt_slot, RT_N, f);
 		if (v->type != JSON_OBJECT || !json_string(f[RT_NAME]) ||
 		    json_u64(f[RT_CALLS], &u) || !is_num_or_null(f[RT_SELF]) ||
 		    !is_num_or_null(f[RT_TOTAL]) || !is_bool(f[RT_MAIN]))
@@ -297,7 +310,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **f = refs;
 
 		refs += ARC_N;
-		pick(d, v, arc_keys, ARC_N, f);
+		pick(d, v, arc_slot, ARC_N, f);
 		if (v->type != JSON_OBJECT || !is_str_or_null(f[ARC_CALLER]) ||
 		    !json_string(f[ARC_CALLEE]) || json_u64(f[ARC_CALLS], &u) ||
 		    !is_num_or_null(f[ARC_TIME]) || !is_num_or_null(f[ARC_SELF]))
@@ -310,7 +323,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **g = refs, *f;
 
 		refs += ST_N;
-		pick(d, v, st_keys, ST_N, g);
+		pick(d, v, st_slot, ST_N, g);
 		if (v->type != JSON_OBJECT || !g[ST_FRAMES] || g[ST_FRAMES]->type != JSON_ARRAY ||
 		    !g[ST_FRAMES]->n || json_u64(g[ST_CALLS], &u) || !is_num_or_null(g[ST_SELF]))
 			return "a stack without frames, calls or self_s";
