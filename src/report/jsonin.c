@@ -415,7 +415,7 @@ static inline uint64_t not_digits(uint64_t x)
 }
 
 /* Past the digits from s[i] (s[0..len)): eight at a time while eight are left. */
-static size_t digits_end(const char *s, size_t i, size_t len)
+static inline size_t digits_end(const char *s, size_t i, size_t len)
 {
 	for (; i + 8 <= len; i += 8) {
 		uint64_t x, t;
@@ -431,7 +431,7 @@ static size_t digits_end(const char *s, size_t i, size_t len)
 }
 
 /* A number's text at p->pos, checked against RFC 8259's grammar; node idx, or JSON_NONE: none. */
-static int parse_number(struct parser *p, uint32_t idx)
+static inline __attribute__((always_inline)) int parse_number(struct parser *p, uint32_t idx)
 {
 	size_t start = p->pos, i = p->pos;
 	const char *s = p->s;
