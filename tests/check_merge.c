@@ -523,6 +523,41 @@ START_TEST(test_merge_reordered)
 }
 END_TEST
 
+#define ARC(caller, callee, calls)                                                                 \
+	"{\"caller\": " caller ", \"callee\": \"" callee "\", \"calls\": " calls                   \
+	", \"time_s\": " calls ", \"self_s\": 1}"
+
+/* An arc missing from one input, one more in another: the places after it shift. */
+START_TEST(test_merge_shifted)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", 0, RT("main", "1", "1.0", "1.0", "true"),
+		      ARC("null", "main", "1") "," ARC("\"main\"", "x", "2") "," ARC(
+			  "\"main\"", "a", "3") "," ARC("\"main\"", "b", "4"),
+		      NULL));
+	add(m, report("./p", 1, RT("main", "1", "1.0", "1.0", "true"),
+		      ARC("null", "main", "1") "," ARC("\"main\"", "a", "30") "," ARC("\"main\"",
+										      "b", "40"),
+		      NULL));
+	add(m, report("./p", 2, RT("main", "1", "1.0", "1.0", "true"),
+		      ARC("null", "main", "1") "," ARC("\"main\"", "a", "300") "," ARC(
+			  "\"main\"", "y", "5") "," ARC("\"main\"", "b", "400"),
+		      NULL));
+	s = merged(m, FMT_JSON, SORT_NAME);
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"main\", \"calls\": 3,"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"x\", \"calls\": 2,"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 333,"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"y\", \"calls\": 5,"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 444,"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
 /* -f writes one report a process into one file: each is an input; a bad one spoils the file. */
 START_TEST(test_merge_sections)
 {
@@ -671,6 +706,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
 	tcase_add_test(tc, test_merge_reordered);
+	tcase_add_test(tc, test_merge_shifted);
 	tcase_add_test(tc, test_merge_sections);
 	tcase_add_test(tc, test_merge_array);
 	tcase_add_test(tc, test_merge_bad);

@@ -469,6 +469,17 @@ static char *program_name(const char *s)
 	return b ? xasprintf("%.*s", (int)(b - s), s) : xstrdup(s);
 }
 
+/* Whether arc a (any number) is the one from string or null caller to string callee. */
+static bool arc_is(const struct merge *m, uint32_t a, const struct json_node *caller,
+		   const struct json_node *callee)
+{
+	if (a >= m->n_arcs || !named(m, m->arcs[a].callee, callee))
+		return false;
+	if (caller->type == JSON_NULL)
+		return m->arcs[a].caller == NONE;
+	return m->arcs[a].caller != NONE && named(m, m->arcs[a].caller, caller);
+}
+
 /* The arc from caller (NONE: the root) to callee: its index, a new one if need be. */
 static uint32_t arc_of(struct merge *m, uint32_t caller, uint32_t callee)
 {
@@ -516,6 +527,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	char *name = program_name(prog);
 	int rank = -1;
 	size_t pos;
+	uint32_t last = NONE; /* the last arc folded in */
 
 	if (json_int(json_get(d, root, "rank"), &rank))
 		rank = -1;
@@ -593,17 +605,21 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		uint64_t calls = 0;
 
 		refs += ARC_N;
-		/* the last input's arc at this place, when it has the same ends */
-		if (a >= m->n_arcs || !named(m, m->arcs[a].callee, f[ARC_CALLEE]) ||
-		    (root_arc ? m->arcs[a].caller != NONE
-			      : m->arcs[a].caller == NONE ||
-				    !named(m, m->arcs[a].caller, f[ARC_CALLER]))) {
+		/*
+		 * The last input's arc at this place, else the arc after the
+		 * one before (fortstat writes arcs in routine order: an arc
+		 * more or less in one rank shifts the places that follow).
+		 */
+		if (!arc_is(m, a, f[ARC_CALLER], f[ARC_CALLEE]))
+			a = last + 1; /* NONE + 1: arc 0 */
+		if (!arc_is(m, a, f[ARC_CALLER], f[ARC_CALLEE])) {
 			ci = root_arc ? NONE : routine_of(m, f[ARC_CALLER], true);
 			ce = routine_of(m, f[ARC_CALLEE], true);
 			if (ce == NONE || (!root_arc && ci == NONE))
 				continue;
-			a = m->arc_hint[pos] = arc_of(m, ci, ce);
+			a = arc_of(m, ci, ce);
 		}
+		m->arc_hint[pos] = last = a;
 		json_u64(f[ARC_CALLS], &calls);
 		m->arcs[a].calls += calls;
 		m->arcs[a].time_s += num_or_zero(f[ARC_TIME]);
