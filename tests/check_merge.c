@@ -247,8 +247,13 @@ START_TEST(test_json_keep_errors)
 	memset(deep + 6, '[', n);
 	ck_assert_int_eq(json_parse_keep(deep, n + 6, &d, keep, 1, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 1: nested more than 64 deep");
-	ck_assert_int_eq(json_parse_keep(buf, 1, &d, keep, JSON_MAX_KEEP + 1, err, sizeof(err)),
+	/* too many keys: an error, and nothing left of the parse before */
+	snprintf(buf, sizeof(buf), "[1]");
+	ck_assert_int_eq(json_parse_keep(buf, 3, &d, keep, 1, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(json_root(&d));
+	ck_assert_int_eq(json_parse_keep(buf, 3, &d, keep, JSON_MAX_KEEP + 1, err, sizeof(err)),
 			 -EINVAL);
+	ck_assert_ptr_null(json_root(&d));
 	json_free(&d);
 	free(deep);
 }

@@ -261,8 +261,7 @@ static inline int parse_string(struct parser *p, const char **out, uint32_t *ole
 	char *s = p->s;
 	size_t start = ++p->pos;
 
-	/* most strings are plain (nothing to unescape or check) and short: sixteen bytes at a time
-	 */
+	/* most are plain (nothing to unescape or check) and short: 16 bytes at a time */
 	for (size_t i = start; i + 16 <= p->len && i - start < 64; i += 16) {
 		const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		int stop = _mm_movemask_epi8(
@@ -472,9 +471,9 @@ static inline int parse_value(struct parser *p, uint32_t *idx, int depth, bool b
 /*
  * An array or object at p->pos (on its '[' or '{'), its children linked into
  * node idx; idx JSON_NONE: checked only, nothing built. An object's members
- * whose key is not kept (p->keep) are checked and left out.
+ * whose key is not kept (p->keep) are checked and left out. The one function
+ * of the recursion: the scalars of parse_value are read inline.
  */
-/* (the one function of the recursion: a value's scalars are read inline) */
 static __attribute__((noinline)) int parse_container(struct parser *p, uint32_t idx, int depth)
 {
 	bool obj = p->s[p->pos] == '{';
@@ -669,8 +668,10 @@ int json_parse_keep(char *buf, size_t len, struct json_doc *doc, const char *con
 
 	free(doc->text);
 	doc->text = NULL;
-	if ((!buf && len) || n_keep > JSON_MAX_KEEP)
+	if ((!buf && len) || n_keep > JSON_MAX_KEEP) {
+		doc->n_nodes = doc->used = 0; /* no top value left from an earlier parse */
 		return -EINVAL;
+	}
 	if (keep) {
 		p.keep = keep;
 		p.n_keep = n_keep;
