@@ -60,7 +60,7 @@ struct mrname {
 	uint32_t len;
 };
 
-/* A cell of the name table: one cache line's quarter, the name's text one more load. */
+/* A cell of the name table: the hash, length and index at hand, the text one load away. */
 struct mname {
 	uint64_t hash;
 	const char *name;  /* the routine's name, NULL: a free cell */
