@@ -35,7 +35,10 @@ struct options {
 	bool merge;		  /* --merge: argv holds the FILEs (argc may be 0) */
 	int progress;		  /* --progress 1, --no-progress 0, -1: when stderr is a terminal */
 	double interval_s;	  /* --interval: a snapshot every interval_s seconds, 0: none */
-	char **argv;		  /* PROGRAM and its arguments, or --merge's FILEs (main's argv) */
+	int pid;	 /* -p: attach to this process instead of running PROGRAM (0: none) */
+	double duration; /* --duration: with -p, detach after this many seconds (0: never) */
+	char **argv;	 /* PROGRAM and its arguments, or --merge's FILEs (main's argv);
+			  * with -p: empty (argc 0) */
 	int argc;
 };
 

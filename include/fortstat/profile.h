@@ -130,6 +130,9 @@ struct profile_section {
 	 */
 	bool clock_known[FS_N_CLOCKS];
 	char *note;			  /* one line about how it ended, or NULL */
+	bool attached;			  /* -p: a running process (pid), timed from the attach */
+	bool detached; /* ... and let go before it ended (its status is unknown) */
+	char *active;  /* -p: the routines its threads were in at attach, ", "-separated, or NULL */
 	struct profile_routine *routines; /* n_routines, index as in its symbol table */
 	size_t n_routines;
 	struct profile_set all;	     /* every thread's results together */
@@ -163,6 +166,8 @@ struct profile_facts {
 	bool count_only;
 	bool running;	  /* a snapshot of a process still running */
 	const char *note; /* may be NULL */
+	bool attached, detached; /* as in profile_section */
+	const char *active;	 /* may be NULL */
 };
 
 /*

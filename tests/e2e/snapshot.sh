@@ -28,9 +28,9 @@ within() {
 	awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x + 0 >= lo + 0 && x + 0 <= hi + 0) }'
 }
 
-# The ticker calls tick() every 10 ms (at least), 300 times, then prints and exits 3.
+# snapticker calls tick() every 10 ms (at least), 300 times, then prints and exits 3.
 for opt in O0 O2; do
-	p=$BIN/ticker-$opt
+	p=$BIN/snapticker-$opt
 	clock=cpu
 	[ $opt = O2 ] && clock=wall
 	rm -f r.csv pid.txt pid.txt.ticks
@@ -83,7 +83,7 @@ done
 # CPU time is what the program has run so far (read then), not 0 (its
 # entry): within what /proc says of the program's CPU time just before the
 # signal and once the snapshot is there (the machine may be busy).
-p=$BIN/ticker-O2
+p=$BIN/snapticker-O2
 rm -f r.csv pid.txt
 "$FORTSTAT" --format=csv -o r.csv "$p" 5 pid.txt 2000 >t.out 2>t.err </dev/null &
 fs=$!
@@ -112,7 +112,7 @@ fin=$(self spin)
 within "$fin" "$spin_s" 2.2 || fail "spin: CPU time $fin s at the end, $spin_s s in the snapshot"
 
 # --interval: snapshots to standard error, the final report last
-p=$BIN/ticker-O0
+p=$BIN/snapticker-O0
 t0=$(now)
 "$FORTSTAT" --interval=0.4 "$p" 150 >t.out 2>t.err </dev/null
 rc=$?
@@ -133,7 +133,7 @@ sort -n -c counts.txt 2>/dev/null || fail "--interval: tick counts go backwards:
 tr '\r' '\n' <t.err >lines.txt
 grep -q '^.\[Kfortstat: 0:0[0-9], [0-9]* calls, 2/4 routines, 1 thread, 1 process$' lines.txt ||
 	fail "--progress: no status line: $(head -c 300 t.err)"
-grep -q '^.\[Kfortstat: .*ticker-O0 (exit status 3), cpu clock$' lines.txt ||
+grep -q '^.\[Kfortstat: .*snapticker-O0 (exit status 3), cpu clock$' lines.txt ||
 	fail "--progress: the report does not start on an erased line: $(head -c 300 t.err)"
 # --no-progress, and by default into a file: nothing but the report
 for o in --no-progress ""; do
