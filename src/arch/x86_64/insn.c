@@ -436,6 +436,7 @@ static const uint8_t page_hook3[] = {
 	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 };
 static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
+static const uint8_t r11_save[] = { 0x4c, 0x89, 0x5c, 0x24, 0xf8 }; /* mov %r11,-0x8(%rsp) */
 
 /*
  * A jcc or jmp with a relative target (test %rsi,%rsi; je ... at an entry):
@@ -644,27 +645,35 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 }
 
 /*
- * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
- * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
- * taken, 0 if not (and 0 for an unknown cond).
+ * The return trap and a return site's trap address the event page through
+ * r11, and put it back from the dead stack below RSP (the return address's
+ * slot) before the program goes on: a call does not always clobber it. GCC
+ * at -O2 (-fipa-ra) keeps values in r11 (or RAX, RDX, ...) across a call
+ * to a routine of the same unit that it knows leaves them alone, a leaf
+ * routine that the tracer times among them.
  */
 size_t insn_return_trap(uint64_t page, uint8_t *code)
 {
 	static const uint8_t tail[] = {
 		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
 		0x41, 0xc7, 0x43, 0x10, 0xff, 0xff, 0xff, 0xff, /* movl $-1,0x10(%r11) */
+		0x4c, 0x8b, 0x5c, 0x24, 0xf8,			/* mov -0x8(%rsp),%r11 */
 		0xcc,						/* int3 */
 	};
+	size_t pos = 0;
 
 	if (!page) {
 		code[0] = 0xcc;
 		return 1;
 	}
-	code[0] = 0x49; /* movabs $page,%r11 (r11 is free at a return) */
-	code[1] = 0xbb;
-	memcpy(code + 2, &page, 8);
-	memcpy(code + 10, tail, sizeof(tail));
-	return 10 + sizeof(tail);
+	memcpy(code, r11_save, sizeof(r11_save));
+	pos += sizeof(r11_save);
+	code[pos++] = 0x49; /* movabs $page,%r11 */
+	code[pos++] = 0xbb;
+	memcpy(code + pos, &page, 8);
+	pos += 8;
+	memcpy(code + pos, tail, sizeof(tail));
+	return pos + sizeof(tail);
 }
 
 void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
@@ -677,20 +686,29 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	size_t pos = 0;
 
 	memset(code, 0xcc, INSN_RSITE_SIZE);
+	memcpy(code + pos, r11_save, sizeof(r11_save));
+	pos += sizeof(r11_save);
 	code[pos++] = 0x49; /* movabs $page,%r11 */
 	code[pos++] = 0xbb;
 	memcpy(code + pos, &page, 8);
 	pos += 8;
 	memcpy(code + pos, mid, sizeof(mid));
 	pos += sizeof(mid);
-	/* RAX and RDX (the return value) kept below RSP: dead stack at a return site */
-	pos += tsc_before(code + pos, 11, -0x8); /* its int3 at INSN_RSITE_TRAP */
-	pos += tsc_after(code + pos, 11, -0x8);
+	/* RAX and RDX (the return value) kept below RSP, after r11: dead stack at a return site */
+	pos += tsc_before(code + pos, 11, -0x10); /* its int3 at INSN_RSITE_TRAP */
+	pos += tsc_after(code + pos, 11, -0x10);
+	memcpy(code + pos, restore, sizeof(restore)); /* r11 as the routine left it */
+	pos += sizeof(restore);
 	memcpy(code + pos, jmp_back, sizeof(jmp_back));
 	pos += sizeof(jmp_back);
 	memcpy(code + pos, &ret, 8);
 }
 
+/*
+ * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
+ * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
+ * taken, 0 if not (and 0 for an unknown cond).
+ */
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
 {
 	int cf = (eflags >> 0) & 1, pf = (eflags >> 2) & 1, zf = (eflags >> 6) & 1;
