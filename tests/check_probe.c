@@ -85,6 +85,11 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, bool count_only)
 	memcpy(r->code + 0x800, r->st.code, r->st.code_len);
 	memcpy(r->code + (r->st.addr - base), r->st.jmp, r->st.len);
 	memcpy(r->area + PROBE_SELF, &r->area, 8);
+	{
+		uint64_t cap = PROBE_RING_N;
+
+		memcpy(r->area + PROBE_CAP, &cap, 8);
+	}
 	return set_gs(r->area) == 0;
 }
 

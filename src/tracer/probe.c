@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <x86intrin.h>
@@ -21,6 +22,7 @@
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
 #include "fortstat/evabi.h"
+#include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
@@ -52,6 +54,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*hdr(a, PROBE_TAIL) = 0;
 	*hdr(a, PROBE_DEPTH) = 0;
 	*hdr(a, PROBE_FLAGS) = flags;
+	*hdr(a, PROBE_CAP) = tr->probe_cap;
 	/* Words of an earlier thread's unread events must not commit anything. */
 	for (size_t i = 0; i < PROBE_RING_N; i++)
 		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;
@@ -60,6 +63,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 
 void probe_prepare(struct tracer *tr, pid_t tid)
 {
+	const char *cap;
 	uint64_t gs = 1;
 
 	tr->ps->probes = false;
@@ -75,6 +79,10 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 		return;
 	}
 	tr->ps->probes = true;
+	/* FORTSTAT_PROBE_RING=N: a smaller ring, for the tests of a full one */
+	tr->probe_cap = PROBE_RING_N;
+	if ((cap = getenv("FORTSTAT_PROBE_RING")) && atoi(cap) >= 1 && atoi(cap) < PROBE_RING_N)
+		tr->probe_cap = (uint64_t)atoi(cap);
 	area_reset(tr, 0, PROBE_F_TRAP);
 	tr->area_used[0] = 1;
 	fs_info(1, "in-process probes: areas at 0x%" PRIx64 " (%u threads)", area_addr(tr, 1),
@@ -137,11 +145,11 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * records, the CPU clock is spread over the elapsed time.
  */
 static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t t, uint64_t t1,
-		     struct stamp *s)
+		     double on_all, struct stamp *s)
 {
 	acct_time_t w0 = th->p_at.t[CLOCK_KIND_WALL], w1 = th->now.t[CLOCK_KIND_WALL];
 	acct_time_t c0 = th->p_at.t[CLOCK_KIND_CPU], c1 = th->now.t[CLOCK_KIND_CPU];
-	double f = 1, on = 1, on_all = 1;
+	double f = 1, on = 1;
 
 	if (!tr->probe_no_tsc && t1 > th->p_tsc) /* rdtsc forbidden: no time of its own */
 		f = t <= th->p_tsc ? 0
@@ -149,11 +157,11 @@ static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t
 				   : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
 	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
 	if (th->cs.fd >= 0 && !th->cs.lost && w1 > w0) {
-		on_all = (double)(w1 - w0) - (double)cswitch_off(&th->cs, w0, w1);
 		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
 		     (double)cswitch_off(&th->cs, w0, s->t[CLOCK_KIND_WALL]);
 	} else {
 		on = f;
+		on_all = 1;
 	}
 	s->t[CLOCK_KIND_CPU] =
 	    c1 > c0 && on_all > 0 && on > 0
@@ -161,7 +169,7 @@ static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t
 		: c0;
 }
 
-/* -c: the thread's counters, added to its books and cleared. */
+/* -c, throttled probes: the thread's counters, added to its books and cleared. */
 static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 {
 	uint64_t *ctr = (uint64_t *)(void *)(a + PROBE_CTR);
@@ -171,24 +179,61 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 		uint64_t c = ctr[j];
 		const struct patch *p = &tr->ps->patches[j];
 
-		if (!c)
+		if (!c || (!tr->o->count_only && !p->throttled))
 			continue;
 		ctr[j] = 0;
 		if (p->routine == ACCT_NONE)
 			continue;
-		for (uint64_t i = 0; i < c; i++)
-			ev_count(tr, th, p->routine);
+		/* counted away from the stack: -c has none; a throttled routine's caller is unknown
+		 */
+		books_count_n(tr->ps->books, th->tid, p->routine, c, true);
 		tr->n_probe_events += c;
+	}
+}
+
+/*
+ * TAU's throttle: a probed routine called at least throttle_calls times
+ * whose mean net self time (CPU) is under throttle_ns stops being timed: its
+ * stub's flag sends its calls to the count-only path (one increment in the
+ * thread's area), and from then on its time is its caller's, as for an
+ * untimed routine. Calls under way still return through the trampoline.
+ */
+static void throttle(struct tracer *tr)
+{
+	const struct acct *net = books_acct(tr->ps->books, CLOCK_KIND_CPU, true);
+	const struct acct_routine *r;
+	static const uint8_t one = 1;
+
+	if (!net)
+		net = books_acct(tr->ps->books, CLOCK_KIND_CPU, false);
+	r = acct_routines(net);
+	for (size_t j = 0; j < tr->ps->n_patches; j++) {
+		struct patch *p = &tr->ps->patches[j];
+		struct routine *rt;
+
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE ||
+		    r[p->routine].calls < tr->o->throttle_calls ||
+		    (double)r[p->routine].self >= tr->o->throttle_ns * (double)r[p->routine].calls)
+			continue;
+		if (mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+			continue;
+		p->throttled = true;
+		tr->n_throttled++;
+		rt = &tr->ps->st->r[p->routine];
+		rt->throttled_at = r[p->routine].calls;
+		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
+			rt->display ? rt->display : rt->names[0], rt->throttled_at,
+			(double)r[p->routine].self / (double)r[p->routine].calls / 1e3);
 	}
 }
 
 /* One event, checked: an entry of a live probe stub, or a return. */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t t1,
-		 const struct stamp *now)
+		 double on_all, const struct stamp *now)
 {
 	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
 
-	stamp_at(tr, th, e->tsc, t1, &th->now);
+	stamp_at(tr, th, e->tsc, t1, on_all, &th->now);
 	/* what the probe cost the thread: the calibration's, made with probes too */
 	books_stop_cost(tr->ps->books, th->tid, tr->est);
 	if (kind == PROBE_W_ENTRY) {
@@ -207,6 +252,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 {
 	uint64_t t1 = __rdtsc(), tail, head;
 	struct stamp now = th->now;
+	double on_all = 1;
 	struct probe_event *ring;
 	size_t n = 0;
 	uint8_t *a;
@@ -215,10 +261,15 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		return 0;
 	a = area_mem(tr, th->area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
-	if (tr->o->count_only)
+	if (tr->o->count_only || tr->n_throttled)
 		drain_counts(tr, th, a);
-	else if (th->cs.fd >= 0)
+	if (!tr->o->count_only && th->cs.fd >= 0)
 		cswitch_read(&th->cs);
+	/* what the thread ran between its last stop and this one (by the records) */
+	if (th->cs.fd >= 0 && now.t[CLOCK_KIND_WALL] > th->p_at.t[CLOCK_KIND_WALL])
+		on_all = (double)(now.t[CLOCK_KIND_WALL] - th->p_at.t[CLOCK_KIND_WALL]) -
+			 (double)cswitch_off(&th->cs, th->p_at.t[CLOCK_KIND_WALL],
+					     now.t[CLOCK_KIND_WALL]);
 	tail = *hdr(a, PROBE_TAIL);
 	head = *hdr(a, PROBE_HEAD);
 	/* The program may have written anything: at most one ring's worth. */
@@ -231,7 +282,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
 		e->word = 0;
-		take(tr, th, &copy, t1, &now);
+		take(tr, th, &copy, t1, on_all, &now);
 	}
 	*hdr(a, PROBE_TAIL) = tail;
 	tr->n_probe_events += n;
@@ -239,6 +290,8 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	th->p_at = th->now;
 	if (th->cs.fd >= 0)
 		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
+	if (n && tr->o->throttle_calls)
+		throttle(tr);
 	return n;
 }
 
@@ -251,7 +304,7 @@ void probe_full(struct tracer *tr, struct tthread *th)
 		return;
 	a = area_mem(tr, th->area);
 	tail = *hdr(a, PROBE_TAIL);
-	if (*hdr(a, PROBE_HEAD) - tail >= PROBE_RING_N &&
+	if (*hdr(a, PROBE_HEAD) - tail >= tr->probe_cap &&
 	    !((struct probe_event *)(void *)(a + PROBE_RING))[tail & (PROBE_RING_N - 1)].word) {
 		fs_info(1, "thread %d: an event taken but never written, skipped", (int)th->tid);
 		*hdr(a, PROBE_TAIL) = tail + 1;

@@ -66,6 +66,8 @@ struct patch {
 	bool noreturn;	 /* never rewrite its return */
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
+	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
+	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
 };
 struct tthread {
 	pid_t tid;
@@ -184,6 +186,8 @@ struct tracer {
 	uint64_t n_probe_events;	/* events read from the rings */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 	bool cs_said;			/* no context-switch records: said once */
+	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
+	size_t n_throttled;		/* probes throttled (their counters are read too) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
