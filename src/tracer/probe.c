@@ -102,7 +102,10 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 			break;
 		}
 	if (k)
-		area_reset(tr, k, 0);
+		area_reset(tr, k,
+			   tr->o->count_only || (tr->ps->shstk_checked && !tr->ps->no_rewrite)
+			       ? 0
+			       : PROBE_F_TRAP);
 	if (arch_set_tls2(th->tid, area_addr(tr, k)) < 0)
 		return; /* gone */
 	if (k)
@@ -118,6 +121,22 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	th->p_at = th->now;
 	if (!k)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
+}
+
+/*
+ * The areas start with PROBE_F_TRAP: the first timed call of the program
+ * takes the classic stub's int3, where check_shstk looks for a CET shadow
+ * stack (the C library turns it on before any routine of the program runs)
+ * before any return address is rewritten. Without one, the probes go on in
+ * process from then on. Counting (-c) rewrites none: its areas start free.
+ */
+void probe_release(struct tracer *tr)
+{
+	if (!tr->ps->probes || tr->ps->no_rewrite)
+		return;
+	for (int k = 1; k < PROBE_AREAS; k++)
+		if (tr->area_used[k])
+			*hdr(area_mem(tr, k), PROBE_FLAGS) = 0;
 }
 
 void probe_thread_gone(struct tracer *tr, struct tthread *th)

@@ -164,34 +164,46 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		    struct insn_stub *stub)
 {
 	const bool timed = !count_only;
-	/* timed: throttle test, timed path, count path; count only: count path */
-	const size_t cnt = timed ? THROTTLE_LEN + sizeof(entry_code) : 0;
-	const size_t off = cnt + sizeof(count_code);
+	/*
+	 * Timed: throttle test, timed path (its slow path falls into the
+	 * classic stub), classic stub, count path (after the classic's jmp
+	 * back). Count only: count path, classic stub.
+	 */
+	const size_t cls = timed ? THROTTLE_LEN + sizeof(entry_code) : sizeof(count_code);
 	struct insn_stub classic;
 	uint64_t word = PROBE_W_ENTRY | patch;
+	size_t cnt, end;
 	int64_t d;
 	int rc;
 
 	/* The classic stub behind the fast paths: their slow path and continuation. */
-	rc = insn_plan_stub(fn, fn_len, entry, stub_addr + off, timed ? retrap : 0, 0, patch + 1,
+	rc = insn_plan_stub(fn, fn_len, entry, stub_addr + cls, timed ? retrap : 0, 0, patch + 1,
 			    &classic);
 	*stub = classic;
 	if (rc)
 		return rc;
+	cnt = timed ? cls + classic.code_len : 0;
+	end = timed ? cnt + sizeof(count_code) : cls + classic.code_len;
 	if (patch >= PROBE_CTR_N) {
 		stub->reason = "too many routines for in-process counters";
 		return 1;
 	}
-	if (off + classic.code_len > PROBE_THROTTLE_OFF) {
+	if (end > PROBE_THROTTLE_OFF || (timed && cnt + 16 - cls > 128)) {
 		stub->reason = "instructions too long for the stub";
 		return 1;
 	}
-	memmove(stub->code + off, classic.code, classic.code_len);
+	memmove(stub->code + cls, classic.code, classic.code_len);
 	stub->full_off = 0;
 	stub->throttle_off = 0;
+	memcpy(stub->code + cnt, count_code, sizeof(count_code));
+	put_le32(stub->code + cnt + COUNT_CTR, (int32_t)(PROBE_CTR + 8 * patch));
+	put_le32(stub->code + cnt + COUNT_PLAIN + 1,
+		 (int32_t)(cls + classic.plain_off - (cnt + COUNT_PLAIN + 5)));
 	if (timed) {
 		uint8_t *t = stub->code, *e = stub->code + THROTTLE_LEN;
 
+		/* the count path's "no area" branch goes back to the classic stub */
+		stub->code[cnt + 15] = (uint8_t)(int8_t)((int64_t)cls - (int64_t)(cnt + 16));
 		t[0] = 0xf6; /* testb $1,flag(%rip) */
 		t[1] = 0x05;
 		put_le32(t + 2, (int32_t)(PROBE_THROTTLE_OFF - 7));
@@ -206,16 +218,12 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		memcpy(e + ENTRY_TRAMP, &tramp, 8);
 		memcpy(e + ENTRY_WORD, &word, 8);
 		put_le32(e + ENTRY_PLAIN,
-			 (int32_t)(off + classic.plain_off - (THROTTLE_LEN + ENTRY_FULL)));
+			 (int32_t)(cls + classic.plain_off - (THROTTLE_LEN + ENTRY_FULL)));
 		stub->full_off = THROTTLE_LEN + ENTRY_FULL;
 	}
-	memcpy(stub->code + cnt, count_code, sizeof(count_code));
-	put_le32(stub->code + cnt + COUNT_CTR, (int32_t)(PROBE_CTR + 8 * patch));
-	put_le32(stub->code + cnt + COUNT_PLAIN + 1,
-		 (int32_t)(off + classic.plain_off - (cnt + COUNT_PLAIN + 5)));
-	stub->code_len = (unsigned)(timed ? INSN_STUB_SIZE : off + classic.code_len);
-	stub->trap_off = (unsigned)off + classic.trap_off;
-	stub->plain_off = (unsigned)off + classic.plain_off;
+	stub->code_len = (unsigned)(timed ? INSN_STUB_SIZE : end);
+	stub->trap_off = (unsigned)cls + classic.trap_off;
+	stub->plain_off = (unsigned)cls + classic.plain_off;
 	/* The routine's jmp goes to the fast path. */
 	d = (int64_t)(stub_addr - (stub->addr + 5));
 	put_le32(stub->jmp + 1, (int32_t)d);
