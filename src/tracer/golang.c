@@ -25,7 +25,7 @@
 #include "fortstat/util.h"
 #include "tracer.h"
 
-#define GO_KEY0 0x40000000 /* books key of the first goroutine: past any tid (pid_max <= 2^22) */
+#define GO_KEY0 ACCT_GOROUTINE0	 /* books key of the first goroutine (account.h) */
 #define GO_SLOT_TOP (1ull << 62) /* a frame's slot: GO_SLOT_TOP - its depth (deeper is lower) */
 #define GO_MAX_RETS 256		 /* return instructions probed in one routine */
 #define GO_MAX_CODE (1u << 20)	 /* a routine longer than this is not scanned (refused) */
