@@ -9,7 +9,9 @@
  * compared by depth in its stack (stack.hi - SP: copystack keeps it). A
  * function whose stack check calls runtime.morestack is re-entered from its
  * start once the stack has grown: a hook on runtime.morestack's entry marks
- * the goroutine, and that re-entry is not another call.
+ * the goroutine, and that re-entry is not another call. runtime.Goexit
+ * unwinds a goroutine's frames without returning: a hook on
+ * runtime.goexit1 closes those still open.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +43,7 @@ struct gstate {
 
 struct golang {
 	size_t grow;	   /* runtime.morestack's routine index, SIZE_MAX: none */
+	size_t goexit;	   /* runtime.goexit1's, SIZE_MAX: none */
 	size_t n_routines; /* routines of the table scanned */
 	size_t *ret_first; /* per routine: its exit probes' addresses in rets ... */
 	size_t *ret_n;	   /* ... and how many (0: counted only, never timed) */
@@ -147,6 +150,10 @@ int go_setup(struct tracer *tr)
 		return 0;
 	go = xcalloc(1, sizeof(*go));
 	go->grow = grow;
+	go->goexit = SIZE_MAX;
+	for (size_t i = 0; i < st->n && go->goexit == SIZE_MAX; i++)
+		if (has_name(&st->r[i], "runtime.goexit1"))
+			go->goexit = i;
 	go->n_routines = st->n;
 	go->ret_first = xcalloc(st->n ? st->n : 1, sizeof(*go->ret_first));
 	go->ret_n = xcalloc(st->n ? st->n : 1, sizeof(*go->ret_n));
@@ -181,9 +188,22 @@ int go_setup(struct tracer *tr)
 	return 0;
 }
 
-bool go_is_grow(const struct pstate *ps, size_t i)
+bool go_is_hook(const struct pstate *ps, size_t i)
 {
-	return ps->go && ps->go->grow == i;
+	return ps->go && (ps->go->grow == i || ps->go->goexit == i);
+}
+
+/* Is patch p on routine i? */
+static bool patch_on(const struct tracer *tr, const struct patch *p, size_t i)
+{
+	const struct routine *r;
+	uint64_t lo;
+
+	if (i >= tr->ps->st->n)
+		return false;
+	r = &tr->ps->st->r[i];
+	lo = r->addr + tr->ps->bias;
+	return p->trap >= lo && p->trap < lo + r->size;
 }
 
 void go_add_exits(struct tracer *tr, size_t i, uint64_t bias)
@@ -206,25 +226,21 @@ void go_add_exits(struct tracer *tr, size_t i, uint64_t bias)
 
 /*
  * The goroutine running with registers regs, when R14 holds a g whose stack
- * holds SP (its bounds read again when SP has left them: the stack moved);
- * NULL when it does not (code that keeps no g in R14).
+ * holds SP; NULL when it does not (code that keeps no g in R14). Its bounds
+ * are read at every stop: a stack that moved and shrank may lie inside the
+ * bounds it had before, with another top.
  */
 static struct gstate *g_of(struct tracer *tr, const arch_regs *regs, int *key)
 {
 	struct golang *go = tr->ps->go;
 	uint64_t g = arch_go_g(regs), sp = arch_sp(regs), b[2], idx;
-	struct gstate *gs = NULL;
+	struct gstate *gs;
 
-	if (g < 4096)
+	if (g < 4096 || mem_read(tr->ps->memfd, g, b, sizeof(b)) < 0 || sp < b[0] || sp >= b[1])
 		return NULL;
 	if (u64map_get(&go->gmap, g, &idx)) {
 		gs = &go->gs[idx];
-		if (sp >= gs->lo && sp < gs->hi)
-			goto found;
-	}
-	if (mem_read(tr->ps->memfd, g, b, sizeof(b)) < 0 || sp < b[0] || sp >= b[1])
-		return NULL;
-	if (!gs) {
+	} else {
 		if (go->n_gs == go->cap_gs) {
 			go->cap_gs = go->cap_gs ? 2 * go->cap_gs : 64;
 			go->gs = xrealloc(go->gs, go->cap_gs * sizeof(*go->gs));
@@ -236,7 +252,6 @@ static struct gstate *g_of(struct tracer *tr, const arch_regs *regs, int *key)
 	}
 	gs->lo = b[0];
 	gs->hi = b[1];
-found:
 	*key = GO_KEY0 + (int)idx;
 	return gs;
 }
@@ -286,7 +301,15 @@ void go_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const stru
 	struct gstate *gs = g_of(tr, regs, &key);
 	uint64_t sp = arch_sp(regs);
 
-	if (p->go_grow) {
+	if (p->go_hook && patch_on(tr, p, go->goexit)) {
+		/* runtime.Goexit: the goroutine's frames still open are unwound. */
+		if (gs && !tr->o->count_only) {
+			g_stamp(tr, th, gs, key, &s);
+			g_unwind(tr, key, UINT64_MAX, &s);
+		}
+		goto resume;
+	}
+	if (p->go_hook) {
 		uint64_t ra;
 
 		if (gs && mem_read(tr->ps->memfd, sp, &ra, sizeof(ra)) == 0)

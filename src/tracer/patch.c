@@ -178,7 +178,7 @@ static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum 
 		return *hook;
 	if (mode == PATCH_LIB)
 		*hook = *hook && (r->flags & RT_SELECTED);
-	if (mode == PATCH_OWN && go_is_grow(tr->ps, (size_t)(r - tr->ps->st->r)))
+	if (mode == PATCH_OWN && go_is_hook(tr->ps, (size_t)(r - tr->ps->st->r)))
 		return true; /* Go's runtime.morestack: hooked, not timed (golang.c) */
 	return (r->flags & RT_SELECTED) || *hook;
 }
@@ -278,7 +278,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p->rehook = hook && !p->unhook;
 		p->routine = mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
 		p->noreturn = (r->flags & RT_NORETURN) != 0;
-		p->go_grow = own && go_is_grow(tr->ps, i);
+		p->go_hook = own && go_is_hook(tr->ps, i);
 		p->orig = code[p->plan.addr - entry];
 		if (p->plan.kind == INSN_XOL)
 			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);

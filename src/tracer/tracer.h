@@ -63,7 +63,7 @@ struct patch {
 	bool dead;	 /* its library was unloaded: not ours any more */
 	bool noreturn;	 /* never rewrite its return */
 	bool exit_probe; /* Go: an int3 on one of routine's `ret`s (golang.c) */
-	bool go_grow;	 /* Go: runtime.morestack's entry, not timed (golang.c) */
+	bool go_hook;	 /* Go: runtime.morestack or runtime.goexit1, not timed (golang.c) */
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
 };
@@ -401,8 +401,8 @@ void trap_handler_enter(struct tracer *tr, struct tthread *th);
  */
 int go_setup(struct tracer *tr);
 
-/* Is routine i of the program's table runtime.morestack (hooked, not timed)? */
-bool go_is_grow(const struct pstate *ps, size_t i);
+/* Is routine i of the program's table runtime.morestack or runtime.goexit1 (hooked, not timed)? */
+bool go_is_hook(const struct pstate *ps, size_t i);
 
 /* Patch the exit probes of routine i after its entry patch (patch_routines). */
 void go_add_exits(struct tracer *tr, size_t i, uint64_t bias);

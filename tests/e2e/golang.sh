@@ -4,9 +4,9 @@
 # grow (runtime.morestack re-enters the growing function), panic/recover
 # through deferred calls: the same output and exit status under fortstat,
 # by default, with -c and with -n on the recursive function, with one and
-# with several Ps; counts exactly the program's own; the frames a panic
-# unwound closed, not INCOMPLETE; a routine that computes for a known time
-# timed as the program times it.
+# with several Ps; counts exactly the program's own; the frames a panic or
+# runtime.Goexit unwound closed, not INCOMPLETE; a routine that computes for
+# a known time timed as the program times it.
 . "$SRCDIR/tests/lib.sh"
 command -v go >/dev/null 2>&1 || [ -x /usr/bin/go ] || skip "go is not installed"
 [ -x "$BIN/gowork-O2" ] && [ -x "$BIN/gowork-O0" ] || { fail "no Go fixtures, though go is installed"; finish; }
@@ -28,7 +28,7 @@ close_to() {
 		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= r * b + s) }'
 }
 
-all="fib deep thrower safe worker spin leaf"
+all="fib deep thrower safe worker spin leaf quitter"
 for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 	for procs in 1 4; do
 		export GOMAXPROCS=$procs
@@ -36,9 +36,12 @@ for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 		[ "$(cat t.rc)" = 3 ] || fail "$p: exit status $(cat t.rc), expected 3"
 		grep -q '^safe -10 0$' t.out || fail "$p: recover went wrong: $(cat t.out)"
 		counts_ok "$p (GOMAXPROCS=$procs)" "$all"
-		for r in main.fib main.deep main.thrower main.safe main.worker main.leaf main.spin; do
+		for r in main.fib main.deep main.thrower main.safe main.worker main.leaf main.spin \
+			main.quitter; do
 			[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE (GOMAXPROCS=$procs)"
 		done
+		# main.main is the mainline (it ends in os.Exit: INCOMPLETE).
+		[ "$(field main.main 8)" = 1 ] || fail "$p: main.main is not the mainline"
 		grep -q 'unknown pc\|unexpected return pc\|fatal error' t.err &&
 			fail "$p: the Go runtime complained: $(head -n 3 t.err)"
 
