@@ -136,6 +136,29 @@ static const char *scan_routine(struct tracer *tr, struct golang *go, size_t i)
 	return NULL;
 }
 
+/*
+ * Go's mainline is main.main. With cgo the C `main` of the runtime's start
+ * came first (never timed: not a Go function); main.main takes its place,
+ * selected when it was.
+ */
+static void go_mainline(struct symtab *st)
+{
+	size_t m = SIZE_MAX;
+	unsigned sel = 0;
+
+	for (size_t i = 0; i < st->n && m == SIZE_MAX; i++)
+		if (has_name(&st->r[i], "main.main"))
+			m = i;
+	if (m == SIZE_MAX || (st->r[m].flags & RT_MAINLINE))
+		return;
+	for (size_t i = 0; i < st->n; i++) {
+		if (st->r[i].flags & RT_MAINLINE)
+			sel = st->r[i].flags & RT_SELECTED;
+		st->r[i].flags &= ~(unsigned)RT_MAINLINE;
+	}
+	st->r[m].flags |= RT_MAINLINE | sel;
+}
+
 int go_setup(struct tracer *tr)
 {
 	struct symtab *st = tr->ps->st;
@@ -159,6 +182,7 @@ int go_setup(struct tracer *tr)
 	go->ret_n = xcalloc(st->n ? st->n : 1, sizeof(*go->ret_n));
 	tr->ps->go = go;
 	fs_info(1, "a Go program: exit probes at each timed routine's `ret`, frames per goroutine");
+	go_mainline(st);
 	for (size_t i = 0; i < st->n; i++) {
 		struct routine *r = &st->r[i];
 		const char *why;
