@@ -37,6 +37,14 @@ int arch_set_regs(pid_t tid, const arch_regs *r);
 int arch_get_pc(pid_t tid, uint64_t *pc);
 int arch_set_pc(pid_t tid, uint64_t pc);
 
+/*
+ * The thread's per-thread segment base that in-process probes address
+ * their area through (GS on x86-64; Linux user code does not use it).
+ * Return 0 or -errno.
+ */
+int arch_get_tls2(pid_t tid, uint64_t *base);
+int arch_set_tls2(pid_t tid, uint64_t base);
+
 /* The stack pointer and program counter in a register set. */
 uint64_t arch_sp(const arch_regs *r);
 uint64_t arch_pc(const arch_regs *r);

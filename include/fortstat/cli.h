@@ -25,6 +25,7 @@ struct options {
 	struct report_opts report; /* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
 	const char *svg;	  /* --svg: flame graph file, or NULL */
 	bool no_correct;	  /* --no-correct: gross times */
+	bool probes;		  /* --probes (--traps: false, the default) */
 	bool count_only;	  /* -c */
 	enum clock_kind clock;	  /* --clock */
 	enum pin_mode pin;	  /* --pin */

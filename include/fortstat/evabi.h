@@ -54,4 +54,42 @@ struct insn_event_page {
 #define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
 #define EV_SIGACT 0x800
 
+/*
+ * In-process probes (--probes): each thread of the program has an area of
+ * the event memory, its GS base (set by the tracer at the thread's first
+ * stop), laid out as below. The entry stub and the return trampoline
+ * record events in its ring and keep the original return addresses on its
+ * shadow stack; the tracer reads the ring only while the thread is stopped
+ * (every stop of the thread drains it first; a full ring stops the thread).
+ * Everything here is written by the program too: the tracer checks each
+ * index it reads and trusts no event it cannot match.
+ */
+#define PROBE_SELF 0x00	 /* u64: the area's own address in the program */
+#define PROBE_HEAD 0x08	 /* u64: the next ring index to take (the program's) */
+#define PROBE_TAIL 0x10	 /* u64: the next ring index to read (the tracer's) */
+#define PROBE_DEPTH 0x18 /* u64: shadow stack entries in use */
+#define PROBE_FLAGS 0x20 /* u64: PROBE_F_TRAP: no area, take the trap path */
+#define PROBE_F_TRAP 1u
+#define PROBE_SHADOW 0x40		  /* the shadow stack: {slot, ret} entries */
+#define PROBE_SHADOW_N 4096		  /* shadow entries (a call deeper traps) */
+#define PROBE_RING (PROBE_SHADOW + PROBE_SHADOW_N * 16) /* the ring of events */
+#define PROBE_RING_N 16384		  /* events (a power of 2) */
+#define PROBE_EV_SIZE 32		  /* {tsc, slot, ret, word} */
+#define PROBE_CTR (PROBE_RING + PROBE_RING_N * PROBE_EV_SIZE) /* -c: a u64 a patch */
+#define PROBE_CTR_N 65536 /* patches counted in-process (higher ones trap) */
+#define PROBE_AREA_SIZE ((PROBE_CTR + PROBE_CTR_N * 8 + 4095) & ~4095)
+#define PROBE_AREAS 128 /* areas; the first is the trap-only area */
+#define PROBE_OFF EV_SIZE /* where the areas start in the event memory */
+#define PROBE_MEM_SIZE (EV_SIZE + (uint64_t)PROBE_AREAS * PROBE_AREA_SIZE)
+
+/* An event: written last, `word` commits it (0: not yet written). */
+struct probe_event {
+	uint64_t tsc;  /* the TSC at the entry, or at the return */
+	uint64_t slot; /* the return address's slot (RSP at the entry) */
+	uint64_t ret;  /* entry: the original return address (the trampoline: chained) */
+	uint64_t word; /* PROBE_W_ENTRY | routine, or PROBE_W_RETURN */
+};
+#define PROBE_W_ENTRY (1ull << 32)
+#define PROBE_W_RETURN (2ull << 32)
+
 #endif

@@ -10,6 +10,7 @@
 #ifndef FORTSTAT_INSN_H
 #define FORTSTAT_INSN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,7 +71,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  * and RAX, RDX, r10, r11 are restored (the plain path restores them too).
  * The flags are changed (a cmp): they are dead at a routine's entry.
  */
-#define INSN_STUB_SIZE 208 /* bytes of scratch per stub */
+#define INSN_STUB_SIZE 448 /* bytes of scratch per stub (an in-process probe's too) */
 
 #define INSN_RSITE_SIZE 80		/* bytes of a return site's trap */
 #define INSN_RSITE_TRAP 42		/* offset of its int3 */
@@ -83,6 +84,7 @@ struct insn_stub {
 	unsigned code_len;
 	unsigned trap_off;  /* offset of the int3 in the stub */
 	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
+	unsigned full_off;  /* a probe: offset of the int3 of its full ring (0: none) */
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
 };
 
@@ -134,6 +136,34 @@ int insn_is_return_site(const uint8_t *before, size_t n);
  */
 int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets, size_t max,
 		    size_t *n_rets, const char **reason);
+
+/*
+ * An in-process probe (--probes, src/arch/x86_64/probe.c) for patch number
+ * `patch` of the routine at `entry`: a fast path at stub_addr, then the
+ * classic stub (insn_plan_stub with `retrap`, no page) as its slow path and
+ * continuation. Timed (`counter` 0): the entry is recorded in the thread's
+ * ring at its GS base (evabi.h), the original return address pushed on its
+ * shadow stack and replaced by `tramp`; a tail call (the return address is
+ * `tramp` already) is recorded with that address; with no area of its own,
+ * or a full shadow stack, the thread takes the classic stub's int3. A full
+ * ring stops on the int3 at full_off until the tracer has read it.
+ * `count_only`: the thread's counter of the patch (PROBE_CTR) incremented.
+ * Returns as insn_plan_stub.
+ */
+int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
+		    uint64_t tramp, uint64_t retrap, uint32_t patch, bool count_only,
+		    struct insn_stub *stub);
+
+/*
+ * The return trampoline of in-process probes (at most INSN_PROBE_TRAMP_SIZE
+ * bytes into `code`): pops the thread's shadow stack down to the entry of
+ * the slot it returns through, records the return, and returns to the
+ * original address; with no such entry it jumps to `retrap` (the classic
+ * return trap) as a hooked return would have. *full_off: the int3 of its
+ * full ring. Returns its length.
+ */
+#define INSN_PROBE_TRAMP_SIZE 272
+size_t insn_probe_trampoline(uint64_t retrap, uint8_t *code, unsigned *full_off);
 
 /* Release capstone (optional at exit). */
 void insn_cleanup(void);

@@ -20,7 +20,8 @@
  * A fortstat JSON report holds one section on its "clock": a routine's
  * "calls", "self_s" (self), "gross_self_s", "total_s" (total),
  * "gross_total_s", and the same four on each clock in its "cpu" and "wall"
- * objects; "f1_ns", "f2_ns", "stops_measured", "overhead_removed" (correct),
+ * objects; "f1_ns", "f2_ns", "stops_measured", "mechanism" ("traps" or
+ * "probes"), "probe_events", "overhead_removed" (correct),
  * "gross_total_time_s" (total_s); an arc's "time_s" and "self_s"; per-thread
  * results with --threads. Not in it: calls_made, the calling contexts, and
  * a routine's overhead when it was not removed.
@@ -142,6 +143,8 @@ struct profile {
 	double f1_ns[FS_N_CLOCKS];
 	double f2_ns[FS_N_CLOCKS];
 	uint64_t stops_measured; /* segments whose measured cost gave f1 = f2; 0: calibration */
+	bool probes;		 /* calls recorded in-process (--probes), not by stops */
+	uint64_t probe_events;	 /* ... how many entries and returns (calls with -c) */
 	struct profile_section *sections; /* the program first; with -f the others follow */
 	size_t n_sections;
 	bool ranked;	/* fortstat ran as one rank of an MPI job (rank.h): */

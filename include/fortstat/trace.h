@@ -31,6 +31,7 @@ struct trace_opts {
 	bool count_only;		/* -c: count calls, read no clock but the wall's */
 	bool follow;			/* -f: time forked children and exec'ed images too */
 	bool all;			/* --all: every routine, the C library's start-up too */
+	bool probes;			/* --probes: in-process probes, ptrace for rare events */
 	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */
@@ -60,6 +61,8 @@ struct trace_result {
 	double total_s[FS_N_CLOCKS]; /* program time on each clock */
 	size_t n_patched;    /* routines patched */
 	size_t n_refused;    /* selected routines left unpatched (see -v) */
+	bool probes;	     /* the program's calls were recorded in-process (--probes) */
+	uint64_t probe_events; /* entries and returns (or calls, -c) read from its probes */
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
 	int pid;	     /* the program's process id */
@@ -91,5 +94,12 @@ void trace_result_free(struct trace_result *res);
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
 	      struct names *names, struct names *exclude, const struct trace_opts *o,
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res);
+
+/*
+ * Is `st` a Go program (it has runtime.morestack)? Its routines are timed
+ * by traps at their entries and their own returns (src/tracer/golang.c),
+ * never by in-process probes: ask for o->probes false, calibration too.
+ */
+bool trace_is_go(const struct symtab *st);
 
 #endif

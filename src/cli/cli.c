@@ -26,6 +26,8 @@ enum {
 	OPT_THREADS,
 	OPT_NO_CORRECT,
 	OPT_MERGE,
+	OPT_PROBES,
+	OPT_TRAPS,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +47,8 @@ static const struct option long_opts[] = {
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
 	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "probes", no_argument, NULL, OPT_PROBES },
+	{ "traps", no_argument, NULL, OPT_TRAPS },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -85,6 +89,10 @@ void cli_usage(FILE *out)
 	      "                       OpenMP or TBB), always, or never\n"
 	      "      --no-correct     print gross times: do not remove the calibrated\n"
 	      "                       per-stop overhead\n"
+	      "      --traps          time with a SIGTRAP at every entry and return (default)\n"
+	      "      --probes         time in-process: the program records its entries and\n"
+	      "                       returns in memory shared with fortstat; stops only\n"
+	      "                       for rare events (experimental; not with -f)\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -130,6 +138,7 @@ static int usage_error(const char *msg, const char *arg)
 
 int cli_parse(int argc, char **argv, struct options *o)
 {
+	const char *mech;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -137,6 +146,14 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->report.sort = SORT_TIME;
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
+	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
+	mech = getenv("FORTSTAT_MECHANISM");
+	if (mech && *mech) {
+		if (!strcmp(mech, "probes"))
+			o->probes = true;
+		else if (strcmp(mech, "traps"))
+			return usage_error("FORTSTAT_MECHANISM is traps or probes, not", mech);
+	}
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
@@ -199,6 +216,12 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_MERGE:
 			o->merge = true;
+			break;
+		case OPT_PROBES:
+			o->probes = true;
+			break;
+		case OPT_TRAPS:
+			o->probes = false;
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
@@ -319,6 +342,7 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.n_libs = o->n_libs,
 		.pin = o->pin,
 		.clock = o->clock,
+		.probes = o->probes,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

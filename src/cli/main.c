@@ -248,6 +248,8 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 	f1[alt] = s->cal.alt_f1_ns;
 	f2[alt] = s->cal.alt_f2_ns;
 	p = profile_new(o->argv, f1, f2, stops_measured, !o->no_correct);
+	p->probes = res->probes;
+	p->probe_events = res->probe_events;
 	p->ranked = s->rank.known;
 	p->rank = s->rank.rank;
 	p->size = s->rank.size;
@@ -395,6 +397,12 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
+	if (s.trace.probes && trace_is_go(&s.st)) {
+		/* The probes' trampoline would be a return address on a Go stack. */
+		fs_warn("--probes: not for a Go program (its runtime reads return addresses): traps "
+			"instead");
+		s.trace.probes = false;
+	}
 	calibrate(&s);
 	rc = run_program(&s);
 	if (rc)

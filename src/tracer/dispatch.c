@@ -94,7 +94,8 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	seg_measure(tr, th, s->ev);
 	if (!decode_break(tr, th, s, &regs))
 		return true;
-	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE
+	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE ||
+		    s->kind == STOP_PROBE_FULL
 		    ? NULL
 		    : &tr->ps->patches[s->patch];
 	switch (s->kind) {
@@ -124,6 +125,9 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	case STOP_RENDEZVOUS:
 		handle_rdebug(tr, th);
 		return true;
+	case STOP_PROBE_FULL:
+		probe_full(tr, th);
+		return true; /* resumes after the int3: the probe looks again */
 	default:
 		return false;
 	}
@@ -184,6 +188,9 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
+	/* What its probes recorded comes first: it happened before this stop. */
+	if (th->area > 0)
+		probe_drain(tr, th);
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
 		s.ev = tr->page->ev;

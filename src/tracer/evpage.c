@@ -42,7 +42,7 @@
  */
 void map_event_page(struct tracer *tr)
 {
-	long args[6] = { 0, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
+	long args[6] = { 0, (long)tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
 	long cargs[6] = { tr->page_fd, 0, 0, 0, 0, 0 };
 
 	if (tr->page_fd < 0)
@@ -186,6 +186,8 @@ static bool in_our_code(const struct pstate *ps, uint64_t pc)
 {
 	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
 		return true;
+	if (ps->probe_tramp && pc >= ps->probe_tramp && pc < ps->probe_tramp + INSN_PROBE_TRAMP_SIZE)
+		return true;
 	for (size_t i = 0; i < ps->n_patches; i++) {
 		const struct patch *p = &ps->patches[i];
 
@@ -212,6 +214,11 @@ int rdtsc_refused(struct tracer *tr, struct tthread *th)
 	if (arch_get_pc(th->tid, &pc) < 0 || !in_our_code(tr->ps, pc) || mem_read(tr->ps->memfd, pc, code, 2) < 0 ||
 	    memcmp(code, rdtsc, 2) || mem_write(tr->ps->memfd, pc, nop2, 2) < 0)
 		return 0;
+	if (tr->ps->probes && !tr->probe_no_tsc) {
+		tr->probe_no_tsc = true;
+		fs_warn("the program forbids rdtsc (PR_SET_TSC): calls are counted, but timed only "
+			"between stops from now on (use --traps)");
+	}
 	if (tr->seg[0]) {
 		fs_info(1, "the program forbids rdtsc (PR_SET_TSC): stops not measured in the run");
 		free(tr->seg[0]);

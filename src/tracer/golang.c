@@ -159,16 +159,27 @@ static void go_mainline(struct symtab *st)
 	st->r[m].flags |= RT_MAINLINE | sel;
 }
 
+/* The index of runtime.morestack in st, or SIZE_MAX: it makes a Go program. */
+static size_t find_grow(const struct symtab *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (has_name(&st->r[i], "runtime.morestack.abi0") ||
+		    has_name(&st->r[i], "runtime.morestack"))
+			return i;
+	return SIZE_MAX;
+}
+
+bool trace_is_go(const struct symtab *st)
+{
+	return find_grow(st) != SIZE_MAX;
+}
+
 int go_setup(struct tracer *tr)
 {
 	struct symtab *st = tr->ps->st;
 	struct golang *go;
-	size_t grow = SIZE_MAX, n_rt = 0;
+	size_t grow = find_grow(st), n_rt = 0;
 
-	for (size_t i = 0; i < st->n && grow == SIZE_MAX; i++)
-		if (has_name(&st->r[i], "runtime.morestack.abi0") ||
-		    has_name(&st->r[i], "runtime.morestack"))
-			grow = i;
 	if (grow == SIZE_MAX)
 		return 0;
 	go = xcalloc(1, sizeof(*go));
@@ -182,6 +193,10 @@ int go_setup(struct tracer *tr)
 	go->ret_n = xcalloc(st->n ? st->n : 1, sizeof(*go->ret_n));
 	tr->ps->go = go;
 	fs_info(1, "a Go program: exit probes at each timed routine's `ret`, frames per goroutine");
+	if (tr->ps->probes) { /* a guard: main.c asked for traps (trace_is_go) */
+		tr->ps->probes = false;
+		fs_info(1, "--probes: not for a Go program: traps");
+	}
 	go_mainline(st);
 	for (size_t i = 0; i < st->n; i++) {
 		struct routine *r = &st->r[i];

@@ -388,6 +388,7 @@ int setup_image(struct tracer *tr)
 	int err;
 
 	map_event_page(tr);
+	probe_prepare(tr, tr->ps->leader);
 
 	if (st->pie) {
 		uint64_t entry;

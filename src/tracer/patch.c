@@ -145,9 +145,12 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 		return false;
 	code = xmalloc(len);
 	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
-	    insn_plan_stub(code, len, entry, p->slot, tr->o->count_only ? 0 : tr->ps->retrap,
-			   tr->ps->page_addr,
-			   (uint32_t)(p - tr->ps->patches) + 1, &stub) != 0) {
+	    (tr->ps->probes
+		     ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp, tr->ps->retrap,
+				       (uint32_t)(p - tr->ps->patches), tr->o->count_only, &stub)
+		     : insn_plan_stub(code, len, entry, p->slot,
+				      tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
+				      (uint32_t)(p - tr->ps->patches) + 1, &stub)) != 0) {
 		if (stub.reason)
 			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
 				stub.reason);
@@ -161,6 +164,8 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	memcpy(p->jmp, stub.jmp, stub.len);
 	p->plain_off = stub.plain_off;
 	p->trap = p->slot + stub.trap_off;
+	if (stub.full_off)
+		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = false;
 	p->orig = 0xcc;
@@ -198,7 +203,9 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	bool own = mode == PATCH_OWN;
 	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
 	uint64_t lo = UINT64_MAX, hi = 0, base;
-	size_t n = 0, size, k = 0, hdr = own ? SCRATCH_HDR : 0, p0 = tr->ps->n_patches;
+	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches;
+	/* The program's first scratch page: its header, then the probes' trampoline. */
+	size_t hdr = own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
 	uint8_t *buf;
 	int err;
 
@@ -239,6 +246,13 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		tr->ps->retrap_trap = base + insn_return_trap(tr->ps->page_addr, buf) - 1;
 		if (tr->ps->page_addr)
 			tr->ps->rsites = base + size - RSITE_MAX * INSN_RSITE_SIZE;
+		if (tr->ps->probes) {
+			unsigned full;
+
+			tr->ps->probe_tramp = base + SCRATCH_HDR;
+			insn_probe_trampoline(tr->ps->retrap, buf + SCRATCH_HDR, &full);
+			tr->ps->probe_full = tr->ps->probe_tramp + full;
+		}
 	}
 	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
 

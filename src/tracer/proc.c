@@ -397,16 +397,24 @@ struct tthread *first_stop(struct tracer *tr, pid_t tid, int status)
 	long idx = ps_find(tr, tgid);
 
 	if (idx >= 0) {
+		struct tthread *th;
+
 		ps_switch(tr, (size_t)idx);
-		return thr_new(tr, tid);
+		th = thr_new(tr, tid);
+		probe_thread_new(tr, th, true);
+		return th;
 	}
 	p = pend_find(tr, tid);
 	if (p && p->kind == CHILD_VFORK) {
 		struct tthread *pth = thr_find(tr, p->parent);
 
+		struct tthread *th;
+
 		if (pth)
 			ps_switch(tr, pth->proc);
-		return thr_new(tr, tid);
+		th = thr_new(tr, tid);
+		probe_thread_new(tr, th, false); /* it runs on our stack: its calls trap */
+		return th;
 	}
 	/* A new process whose parent's event may not have arrived yet. */
 	p = pend_add(tr, tid);

@@ -39,7 +39,7 @@
 /* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
 static bool is_hooked(const struct pstate *ps, uint64_t v)
 {
-	return v == ps->retrap ||
+	return v == ps->retrap || (ps->probe_tramp && v == ps->probe_tramp) ||
 	       (ps->rsites && v >= ps->rsites && v < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
 		(v - ps->rsites) % INSN_RSITE_SIZE == 0);
 }
@@ -130,6 +130,44 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
 		ev_leave(tr, th, &ret);
 		u64map_put(&tr->ps->orphans, slot, ret);
 	}
+}
+
+/*
+ * An entry that an in-process probe recorded (probe.c), as handle_entry
+ * takes one at a trap: the frames below its slot are gone; a tail call
+ * (`chained`: the slot held the trampoline already) continues the frame
+ * of its slot, or is counted; a call closes a frame left in its slot.
+ */
+void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
+		    uint64_t ret, bool chained)
+{
+	uint32_t top;
+	uint64_t top_slot, top_ret, old;
+
+	unwind_below(tr, th, slot);
+	if (chained) {
+		if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 &&
+		    top_slot == slot)
+			ev_chain(tr, th, routine);
+		else
+			ev_count(tr, th, routine);
+		return;
+	}
+	unwind_below(tr, th, slot + 1);
+	if (tr->ps->orphans.n && u64map_get(&tr->ps->orphans, slot, &old) && old)
+		u64map_put(&tr->ps->orphans, slot, 0);
+	ev_enter(tr, th, routine, slot, ret);
+}
+
+/* A return that the trampoline recorded: through the slot of the top frame. */
+void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot)
+{
+	uint32_t top;
+	uint64_t top_slot, top_ret;
+
+	unwind_below(tr, th, slot);
+	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+		ev_leave(tr, th, NULL);
 }
 
 struct hook_ctx {
@@ -377,6 +415,12 @@ void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 		fs_error("thread %d returned through fortstat's trap from 0x%" PRIx64
 			 " with no frame to return to",
 			 (int)th->tid, slot);
+		if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0)
+			fs_info(1, "its top frame: %s, slot 0x%" PRIx64 ", return to 0x%" PRIx64,
+				tr->ps->st->r[top].display ? tr->ps->st->r[top].display
+							   : tr->ps->st->r[top].names[0],
+				top_slot, top_ret);
+		probe_dump(tr, th);
 		kill(tr->ps->leader, SIGKILL);
 		return;
 	}

@@ -101,13 +101,14 @@ static void tracer_free(struct tracer *tr)
 		u64map_free(&ps->retsite);
 		u64map_free(&ps->orphans);
 		u64map_free(&ps->rsite_map);
+		u64map_free(&ps->pfull);
 		if (ps->memfd >= 0)
 			close(ps->memfd);
 		free(ps);
 	}
 	free(tr->procs);
 	if (tr->page)
-		munmap(tr->page, EV_SIZE);
+		munmap(tr->page, tr->ev_size);
 }
 
 /* Close the accounting of process state ps and say how it went in *sec. */
@@ -161,9 +162,10 @@ static void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
 	}
 	if (no_shared && *no_shared != '0')
 		return;
+	tr->ev_size = tr->o->probes && !tr->o->follow ? PROBE_MEM_SIZE : EV_SIZE;
 	fd = memfd_create("fortstat-events", 0);
-	if (fd >= 0 && ftruncate(fd, EV_SIZE) == 0)
-		m = mmap(NULL, EV_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0 && ftruncate(fd, (off_t)tr->ev_size) == 0)
+		m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m != MAP_FAILED) {
 		tr->page = m;
 		tr->page_fd = fd;
@@ -226,6 +228,7 @@ static int session_loop(struct tracer *tr, const char *path)
 	if (err)
 		return err;
 	th = thr_new(tr, tr->program);
+	probe_thread_new(tr, th, true);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
 	tr->ps->wall0 = wall_now();
 	ptrace(PTRACE_CONT, tr->program, 0, 0);
@@ -277,6 +280,8 @@ static void session_result(struct tracer *tr, const char *path, struct trace_res
 	if (tr->n_refused)
 		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
 			tr->n_refused, tr->n_refused == 1 ? "" : "s");
+	res->probes = tr->procs[0]->probes;
+	res->probe_events = tr->n_probe_events;
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res->seg_n = tr->seg[1]->n;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

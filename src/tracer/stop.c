@@ -102,6 +102,11 @@ void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct 
 		s->kind = STOP_RETURN_SITE;
 		return;
 	}
+	/* An in-process probe's ring is full (the stubs' int3s, the trampoline's). */
+	if (ps->probes && (pc == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, pc, &idx)))) {
+		s->kind = STOP_PROBE_FULL;
+		return;
+	}
 	p = u64map_get(&ps->traps, pc, &idx) ? live_patch(ps, idx) : NULL;
 	if (!p) {
 		s->kind = STOP_SIGNAL; /* the program's own SIGTRAP */
@@ -128,7 +133,8 @@ const char *stop_kind_name(enum stop_kind k)
 		[STOP_BREAK] = "break",		[STOP_ENTRY] = "entry",
 		[STOP_UNWINDER] = "unwinder",	[STOP_COUNT] = "count",
 		[STOP_RETURN] = "return",	[STOP_RETURN_SITE] = "return-site",
-		[STOP_EXIT_PROBE] = "exit-probe", [STOP_RENDEZVOUS] = "rendezvous", [STOP_CLONE] = "clone",
+		[STOP_EXIT_PROBE] = "exit-probe", [STOP_RENDEZVOUS] = "rendezvous",
+		[STOP_CLONE] = "clone",		[STOP_PROBE_FULL] = "probe-full",
 		[STOP_FORK] = "fork",		[STOP_VFORK] = "vfork",
 		[STOP_EXEC] = "exec",		[STOP_EXIT] = "exit",
 		[STOP_EVENT] = "event",		[STOP_GROUP] = "group-stop",

@@ -27,6 +27,7 @@ enum stop_kind {
 	STOP_RETURN_SITE, /* a return site's own trap: it jumps back by itself */
 	STOP_EXIT_PROBE,  /* a Go routine's own `ret`, an int3 on it: `patch` (golang.c) */
 	STOP_RENDEZVOUS,  /* the dynamic linker's _dl_debug_state: libraries changed */
+	STOP_PROBE_FULL,  /* an in-process probe found its thread's ring full */
 	STOP_CLONE,	  /* PTRACE_EVENT_CLONE: a new thread, or a process sharing memory */
 	STOP_FORK,	  /* PTRACE_EVENT_FORK */
 	STOP_VFORK,	  /* PTRACE_EVENT_VFORK */

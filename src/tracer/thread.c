@@ -64,6 +64,7 @@ static void thr_free(struct tracer *tr, struct tthread *th)
 {
 	if (th->slot >= 0)
 		tr->slot_used[th->slot] = 0;
+	probe_thread_gone(tr, th);
 	fs_clock_close(&th->clk);
 	free(th);
 }
@@ -121,6 +122,7 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 	th->tid = tid;
 	th->proc = tr->cur;
 	th->slot = -1;
+	th->area = -1;
 	for (int k = 0; tr->page && k < EV_SLOTS; k++) {
 		if (!tr->slot_used[k]) {
 			tr->slot_used[k] = 1;

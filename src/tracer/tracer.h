@@ -20,6 +20,7 @@
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
 #include "fortstat/trace.h"
+#include "fortstat/evabi.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
 #include "stop.h"
@@ -83,6 +84,9 @@ struct tthread {
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
 	double last_ovh[FS_N_CLOCKS]; /* what its last stop cost (ovh_add), for a goroutine's net books */
 	uint64_t go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
+	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
+	uint64_t p_tsc;	  /* the TSC at its last stop ... */
+	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -132,6 +136,10 @@ struct pstate {
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */
+	bool probes;	       /* in-process probes (probe.c): its stubs record, no stop */
+	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
+	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
+	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
 				* by stack pointer whose slot may still return
@@ -174,6 +182,10 @@ struct tracer {
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
 	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
 	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
+	size_t ev_size;		     /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
+	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
+	uint64_t n_probe_events;	/* events read from the rings */
+	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -321,6 +333,11 @@ void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 /* Is pc the int3 of a return site's trap? */
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
 
+/* An entry and a return recorded in-process (probe.c), as handle_entry/handle_return. */
+void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
+		    uint64_t ret, bool chained);
+void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);
+
 /* Put back the return addresses of thread tid's frames in the forked copy behind fd. */
 void frames_undo(struct tracer *tr, int fd, pid_t tid);
 
@@ -418,6 +435,45 @@ struct golang *go_dup(const struct golang *go);
 
 /* Free a process's Go state. */
 void go_free(struct golang *go);
+
+/* ---- probe.c ---- */
+
+/*
+ * At the exec stop of the program's first image (thread tid, before any
+ * patch): may its routines get in-process probes (--probes, the event
+ * memory mapped, the GS base unused, a steady TSC)? Sets ps->probes; the
+ * trampoline is written by patch_routines.
+ */
+void probe_prepare(struct tracer *tr, pid_t tid);
+
+/*
+ * A thread's first stop: give it an area of its own (its GS base), or the
+ * trap-only area (`own` false: a vfork child, or no area left).
+ */
+void probe_thread_new(struct tracer *tr, struct tthread *th, bool own);
+
+/*
+ * Read what thread th's probes recorded since its last stop into the books
+ * (stamped between that stop's clocks and this one's), at every stop of
+ * it. Returns the events read.
+ */
+size_t probe_drain(struct tracer *tr, struct tthread *th);
+
+/*
+ * Thread th stopped on a full ring (drained already): if nothing could be
+ * read (an event taken but never written: its code was left by longjmp
+ * from a signal handler), skip it so that the thread goes on.
+ */
+void probe_full(struct tracer *tr, struct tthread *th);
+
+/* Under -vv: thread th's shadow stack (a return that found no frame). */
+void probe_dump(struct tracer *tr, struct tthread *th);
+
+/* Thread th is gone: its area is free again. */
+void probe_thread_gone(struct tracer *tr, struct tthread *th);
+
+/* Is pc (the int3's address) a probe's full-ring stop? */
+bool probe_is_full(const struct pstate *ps, uint64_t trap);
 
 
 /* ---- dispatch.c ---- */

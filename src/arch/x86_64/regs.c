@@ -9,6 +9,11 @@
 
 #include "fortstat/procmem.h"
 
+#ifndef ARCH_SET_GS
+#define ARCH_SET_GS 0x1001
+#define ARCH_GET_GS 0x1004
+#endif
+
 int arch_get_regs(pid_t tid, arch_regs *r)
 {
 	return ptrace(PTRACE_GETREGS, tid, 0, r) < 0 ? -errno : 0;
@@ -139,4 +144,19 @@ int arch_emulate_ret_regs(pid_t tid, int memfd, arch_regs *r)
 	r->rip = ra;
 	r->rsp += 8;
 	return arch_set_regs(tid, r);
+}
+
+int arch_get_tls2(pid_t tid, uint64_t *base)
+{
+	unsigned long v = 0;
+
+	if (ptrace(PTRACE_ARCH_PRCTL, tid, &v, ARCH_GET_GS) < 0)
+		return -errno;
+	*base = v;
+	return 0;
+}
+
+int arch_set_tls2(pid_t tid, uint64_t base)
+{
+	return ptrace(PTRACE_ARCH_PRCTL, tid, (void *)(uintptr_t)base, ARCH_SET_GS) < 0 ? -errno : 0;
 }

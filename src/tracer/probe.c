@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * probe.c - in-process probes (--probes): each thread of the program gets an
+ * area of the event memory as its GS base; the entry stubs and the return
+ * trampoline (src/arch/x86_64/probe.c) record entries and returns there
+ * without stopping, and keep the original return addresses on the thread's
+ * shadow stack. The tracer reads a thread's ring only while that thread is
+ * stopped: at every one of its stops (a rare event, a full ring, its exit),
+ * before the stop itself is handled, so events reach the books in the
+ * order the thread made them. Everything in an area is the program's to
+ * write: indices and words are checked, an event that names no probe is
+ * dropped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <x86intrin.h>
+
+#include "fortstat/books.h"
+#include "fortstat/clock.h"
+#include "fortstat/evabi.h"
+#include "fortstat/symtab.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+/* Area k on fortstat's side, and its address in the program. */
+static uint8_t *area_mem(const struct tracer *tr, int k)
+{
+	return (uint8_t *)tr->page + PROBE_OFF + (size_t)k * PROBE_AREA_SIZE;
+}
+
+static uint64_t area_addr(const struct tracer *tr, int k)
+{
+	return tr->ps->page_addr + PROBE_OFF + (uint64_t)k * PROBE_AREA_SIZE;
+}
+
+static volatile uint64_t *hdr(uint8_t *a, unsigned off)
+{
+	return (volatile uint64_t *)(void *)(a + off);
+}
+
+/* Clean area k for a new thread: nothing recorded, an empty shadow stack. */
+static void area_reset(const struct tracer *tr, int k, uint64_t flags)
+{
+	uint8_t *a = area_mem(tr, k);
+
+	*hdr(a, PROBE_SELF) = area_addr(tr, k);
+	*hdr(a, PROBE_HEAD) = 0;
+	*hdr(a, PROBE_TAIL) = 0;
+	*hdr(a, PROBE_DEPTH) = 0;
+	*hdr(a, PROBE_FLAGS) = flags;
+	/* Words of an earlier thread's unread events must not commit anything. */
+	for (size_t i = 0; i < PROBE_RING_N; i++)
+		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;
+	memset(a + PROBE_CTR, 0, (size_t)PROBE_CTR_N * 8);
+}
+
+void probe_prepare(struct tracer *tr, pid_t tid)
+{
+	uint64_t gs = 1;
+
+	tr->ps->probes = false;
+	if (!tr->o->probes || tr->o->follow || !tr->page || !tr->ps->page_addr ||
+	    tr->ev_size < PROBE_MEM_SIZE)
+		return;
+	if (tr->tsc_ns <= 0) {
+		fs_warn("--probes: the TSC is not steady here (no constant_tsc): traps instead");
+		return;
+	}
+	if (arch_get_tls2(tid, &gs) < 0 || gs != 0) {
+		fs_warn("--probes: the program's GS base is in use: traps instead");
+		return;
+	}
+	tr->ps->probes = true;
+	area_reset(tr, 0, PROBE_F_TRAP);
+	tr->area_used[0] = 1;
+	fs_info(1, "in-process probes: areas at 0x%" PRIx64 " (%u threads)", area_addr(tr, 1),
+		PROBE_AREAS - 1);
+}
+
+void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
+{
+	int k = 0;
+
+	th->area = -1;
+	if (!tr->ps->probes)
+		return;
+	for (int i = 1; own && i < PROBE_AREAS; i++)
+		if (!tr->area_used[i]) {
+			k = i;
+			break;
+		}
+	if (k)
+		area_reset(tr, k, 0);
+	if (arch_set_tls2(th->tid, area_addr(tr, k)) < 0)
+		return; /* gone */
+	if (k)
+		tr->area_used[k] = 1;
+	th->area = k;
+	th->p_tsc = __rdtsc();
+	th->p_at = th->now;
+	if (!k)
+		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
+}
+
+void probe_thread_gone(struct tracer *tr, struct tthread *th)
+{
+	if (th->area > 0 && th->area < PROBE_AREAS)
+		tr->area_used[th->area] = 0;
+	th->area = -1;
+}
+
+bool probe_is_full(const struct pstate *ps, uint64_t trap)
+{
+	uint64_t v;
+
+	return ps->probes &&
+	       (trap == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, trap, &v)));
+}
+
+/* The clocks of thread th at TSC t, between its last stop (p_tsc, p_at) and this one. */
+static void stamp_at(const struct tthread *th, uint64_t t, uint64_t t1, bool no_tsc,
+		     struct stamp *s)
+{
+	double f = 0;
+
+	if (no_tsc)
+		f = 1; /* rdtsc forbidden: what the probes wrote is no time */
+	else if (t1 > th->p_tsc && t > th->p_tsc)
+		f = t >= t1 ? 1 : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
+	for (int k = 0; k < FS_N_CLOCKS; k++) {
+		acct_time_t a = th->p_at.t[k], b = th->now.t[k];
+
+		s->t[k] = b > a ? a + (acct_time_t)(f * (double)(b - a)) : b;
+	}
+}
+
+/* -c: the thread's counters, added to its books and cleared. */
+static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
+{
+	uint64_t *ctr = (uint64_t *)(void *)(a + PROBE_CTR);
+	size_t n = tr->ps->n_patches < PROBE_CTR_N ? tr->ps->n_patches : PROBE_CTR_N;
+
+	for (size_t j = 0; j < n; j++) {
+		uint64_t c = ctr[j];
+		const struct patch *p = &tr->ps->patches[j];
+
+		if (!c)
+			continue;
+		ctr[j] = 0;
+		if (p->routine == ACCT_NONE)
+			continue;
+		for (uint64_t i = 0; i < c; i++)
+			ev_count(tr, th, p->routine);
+		tr->n_probe_events += c;
+	}
+}
+
+/* One event, checked: an entry of a live probe stub, or a return. */
+static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t t1,
+		 const struct stamp *now)
+{
+	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
+
+	stamp_at(th, e->tsc, t1, tr->probe_no_tsc, &th->now);
+	/* what the probe cost the thread: the calibration's, made with probes too */
+	books_stop_cost(tr->ps->books, th->tid, tr->est);
+	if (kind == PROBE_W_ENTRY) {
+		const struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
+
+		if (p && p->stub && !p->dead && p->routine != ACCT_NONE)
+			entry_recorded(tr, th, p->routine, e->slot, e->ret,
+				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap);
+	} else if (kind == PROBE_W_RETURN) {
+		return_recorded(tr, th, e->slot);
+	}
+	th->now = *now;
+}
+
+size_t probe_drain(struct tracer *tr, struct tthread *th)
+{
+	uint64_t t1 = __rdtsc(), tail, head;
+	struct stamp now = th->now;
+	struct probe_event *ring;
+	size_t n = 0;
+	uint8_t *a;
+
+	if (th->area <= 0 || th->area >= PROBE_AREAS || !tr->ps->probes)
+		return 0;
+	a = area_mem(tr, th->area);
+	ring = (struct probe_event *)(void *)(a + PROBE_RING);
+	if (tr->o->count_only)
+		drain_counts(tr, th, a);
+	tail = *hdr(a, PROBE_TAIL);
+	head = *hdr(a, PROBE_HEAD);
+	/* The program may have written anything: at most one ring's worth. */
+	if (head - tail > PROBE_RING_N)
+		head = tail + PROBE_RING_N;
+	for (; tail != head; tail++, n++) {
+		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
+		struct probe_event copy = *e;
+
+		if (!copy.word)
+			break; /* taken by code interrupted before it wrote it */
+		e->word = 0;
+		take(tr, th, &copy, t1, &now);
+	}
+	*hdr(a, PROBE_TAIL) = tail;
+	tr->n_probe_events += n;
+	th->p_tsc = t1;
+	th->p_at = th->now;
+	return n;
+}
+
+void probe_full(struct tracer *tr, struct tthread *th)
+{
+	uint8_t *a;
+	uint64_t tail;
+
+	if (th->area <= 0 || th->area >= PROBE_AREAS)
+		return;
+	a = area_mem(tr, th->area);
+	tail = *hdr(a, PROBE_TAIL);
+	if (*hdr(a, PROBE_HEAD) - tail >= PROBE_RING_N &&
+	    !((struct probe_event *)(void *)(a + PROBE_RING))[tail & (PROBE_RING_N - 1)].word) {
+		fs_info(1, "thread %d: an event taken but never written, skipped", (int)th->tid);
+		*hdr(a, PROBE_TAIL) = tail + 1;
+	}
+}
+
+/* Under -vv: thread th's shadow stack, for a return that found no frame. */
+void probe_dump(struct tracer *tr, struct tthread *th)
+{
+	uint8_t *a;
+	uint64_t d;
+
+	if (th->area <= 0 || th->area >= PROBE_AREAS || fs_verbose < 2)
+		return;
+	a = area_mem(tr, th->area);
+	d = *hdr(a, PROBE_DEPTH);
+	fs_info(2, "thread %d: shadow depth %" PRIu64 ", ring %" PRIu64 "..%" PRIu64, (int)th->tid,
+		d, *hdr(a, PROBE_TAIL), *hdr(a, PROBE_HEAD));
+	for (uint64_t i = d > 8 ? d - 8 : 0; i < d && i < PROBE_SHADOW_N; i++) {
+		const uint64_t *e = (const uint64_t *)(void *)(a + PROBE_SHADOW + i * 16);
+
+		fs_info(2, "  [%" PRIu64 "] slot 0x%" PRIx64 " ret 0x%" PRIx64, i, e[0], e[1]);
+	}
+}
