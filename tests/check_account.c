@@ -33,7 +33,8 @@ static size_t acct_unwind_to(struct acct *a, int tid, uint64_t sp, acct_time_t t
 	uint64_t slot;
 	size_t n = 0;
 
-	while (acct_top(a, tid, NULL, &slot, NULL) == 0 && slot < sp && acct_leave(a, tid, t, NULL) == 0)
+	while (acct_top(a, tid, NULL, &slot, NULL) == 0 && slot < sp &&
+	       acct_leave(a, tid, t, NULL) == 0)
 		n++;
 	return n;
 }
@@ -449,6 +450,27 @@ START_TEST(test_count)
 }
 END_TEST
 
+/* acct_count_n: n calls at once (counted in-process) as n acct_count; 0 is nothing. */
+START_TEST(test_count_n)
+{
+	struct acct *a = acct_new(3), *b = acct_new(3);
+
+	acct_enter(a, T, 1, 1000, 1, 0);
+	acct_enter(b, T, 1, 1000, 1, 0);
+	acct_count_n(a, T, 2, 7);
+	acct_count_n(a, T, 0, 0);
+	for (int i = 0; i < 7; i++)
+		acct_count(b, T, 2);
+	ck_assert_uint_eq(acct_routines(a)[2].calls, 7);
+	ck_assert_uint_eq(acct_routines(a)[0].calls, 0);
+	ck_assert_uint_eq(acct_routines(a)[1].calls_made, acct_routines(b)[1].calls_made);
+	ck_assert_uint_eq(find_arc(a, 1, 2)->calls, 7);
+	ck_assert_uint_eq(acct_total_calls(a), acct_total_calls(b));
+	acct_free(a);
+	acct_free(b);
+}
+END_TEST
+
 /* A clock going backwards never makes time negative. */
 START_TEST(test_clock_backwards)
 {
@@ -581,9 +603,15 @@ END_TEST
 /* f1 and f2 from the run's own measure of its stops, plus the calibration's residue. */
 START_TEST(test_use_measured)
 {
-	struct calib c0 = { .f1_ns = 4600, .f2_ns = 4550, .alt_f1_ns = 9700, .alt_f2_ns = 9650,
-			    .batches = 5, .seg_ns = 4500, .alt_seg_ns = 9600, .resid_ns = 20,
-			    .alt_resid_ns = -10 };
+	struct calib c0 = {.f1_ns = 4600,
+			   .f2_ns = 4550,
+			   .alt_f1_ns = 9700,
+			   .alt_f2_ns = 9650,
+			   .batches = 5,
+			   .seg_ns = 4500,
+			   .alt_seg_ns = 9600,
+			   .resid_ns = 20,
+			   .alt_resid_ns = -10};
 	struct calib c = c0;
 
 	/* too few segments: the calibration stands */
@@ -887,6 +915,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_thread_exit);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_count);
+	tcase_add_test(tc, test_count_n);
 	tcase_add_test(tc, test_clock_backwards);
 	tcase_add_test(tc, test_deep);
 	tcase_add_test(tc, test_net);

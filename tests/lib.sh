@@ -7,6 +7,9 @@ set -u
 : "${FIXTURES:?FIXTURES must name the built fixtures directory}"
 : "${SRCDIR:?SRCDIR must name the source tree}"
 BIN=$FIXTURES/bin
+# The mechanism the tests run with (tests/e2e/probes/ runs them with probes):
+# assertions about the stops themselves hold for traps only.
+MECH=${FORTSTAT_MECHANISM:-traps}
 T=$(mktemp -d "${TMPDIR:-/tmp}/fortstat-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1

@@ -94,6 +94,8 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
  * the arc; no frame, no clock switch.
  */
 void acct_count(struct acct *a, int tid, uint32_t routine);
+/* n calls at once (counted in-process): as n acct_count. */
+void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n);
 
 /*
  * The routine on top of thread tid returns at t. Returns 0 and sets *ret to

@@ -63,7 +63,7 @@ struct acct {
 	size_t n;
 	struct acct_routine *r;
 
-	struct u64map thr;    /* tid + 1 -> struct thread * */
+	struct u64map thr; /* tid + 1 -> struct thread * */
 	size_t thr_n;
 	struct thread *hot;   /* last thread looked up */
 	struct thread **list; /* threads in order of their first event */
@@ -134,7 +134,7 @@ static struct thread *thread_find(const struct acct *a, int tid)
 	if (a->hot && a->hot->tid == tid)
 		return a->hot;
 	return u64map_get(&a->thr, (uint64_t)(uint32_t)tid + 1, &p) ? (struct thread *)(uintptr_t)p
-								     : NULL;
+								    : NULL;
 }
 
 static struct thread *thread_get(struct acct *a, int tid)
@@ -255,24 +255,25 @@ static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint
  * so the caller has one segment fewer and no return-side overhead (f2).
  */
 static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint32_t routine,
-		       uint32_t from, uint32_t node, bool tail, size_t *arc, size_t *tarc)
+		       uint32_t from, uint32_t node, bool tail, uint64_t n, size_t *arc,
+		       size_t *tarc)
 {
-	a->r[routine].calls++;
-	th->r[routine].calls++;
-	th->entries++;
+	a->r[routine].calls += n;
+	th->r[routine].calls += n;
+	th->entries += n;
 	if (caller != ACCT_NONE && !tail) {
-		a->r[caller].calls_made++;
-		th->r[caller].calls_made++;
-		th->made++;
-		th->cct.v[from].calls_made++;
-		a->cct.v[th->cct.link[from]].calls_made++;
+		a->r[caller].calls_made += n;
+		th->r[caller].calls_made += n;
+		th->made += n;
+		th->cct.v[from].calls_made += n;
+		a->cct.v[th->cct.link[from]].calls_made += n;
 	}
-	th->cct.v[node].calls++;
-	a->cct.v[th->cct.link[node]].calls++;
+	th->cct.v[node].calls += n;
+	a->cct.v[th->cct.link[node]].calls += n;
 	*arc = arc_get(&a->arcs, caller, routine);
-	a->arcs.v[*arc].calls++;
+	a->arcs.v[*arc].calls += n;
 	*tarc = arc_get(&th->arcs, caller, routine);
-	th->arcs.v[*tarc].calls++;
+	th->arcs.v[*tarc].calls += n;
 }
 
 /* Begin an activation of `routine` in frame f at time t (frame fields already set). */
@@ -429,7 +430,7 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
 	f->routine = routine;
 	f->entries0 = th->entries; /* its own entry is inside, */
 	f->node = context(a, th, from, routine);
-	count_call(a, th, caller, routine, from, f->node, false, &f->arc, &f->tarc);
+	count_call(a, th, caller, routine, from, f->node, false, 1, &f->arc, &f->tarc);
 	f->made0 = th->made; /* the call made to it is not */
 	th->depth++;
 	open_activation(a, th, f, t);
@@ -441,16 +442,21 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
  */
 void acct_count(struct acct *a, int tid, uint32_t routine)
 {
+	acct_count_n(a, tid, routine, 1);
+}
+
+void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n)
+{
 	struct thread *th;
 	uint32_t from, node;
 	size_t arc, tarc;
 
-	if (routine >= a->n)
+	if (routine >= a->n || !n)
 		return;
 	th = thread_get(a, tid);
 	from = top_node(th);
 	node = context(a, th, from, routine);
-	count_call(a, th, top_routine(th), routine, from, node, false, &arc, &tarc);
+	count_call(a, th, top_routine(th), routine, from, node, false, n, &arc, &tarc);
 }
 
 /*
@@ -495,7 +501,7 @@ int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
 	f->routine = routine;
 	f->entries0 = th->entries;
 	f->node = context(a, th, below, routine);
-	count_call(a, th, old, routine, from, f->node, true, &f->arc, &f->tarc);
+	count_call(a, th, old, routine, from, f->node, true, 1, &f->arc, &f->tarc);
 	f->made0 = th->made;
 	open_activation(a, th, f, t);
 	return 0;

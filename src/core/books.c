@@ -73,7 +73,7 @@ static struct bthread *thread_of(struct books *b, int tid)
 		b->cap_th = b->cap_th ? 2 * b->cap_th : 16;
 		b->th = xrealloc(b->th, b->cap_th * sizeof(*b->th));
 	}
-	b->th[b->n_th] = (struct bthread){ 0 };
+	b->th[b->n_th] = (struct bthread){0};
 	u64map_put(&b->thr, (uint64_t)(uint32_t)tid + 1, b->n_th);
 	return &b->th[b->n_th++];
 }
@@ -108,11 +108,16 @@ void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint
 
 void books_count(struct books *b, int tid, uint32_t routine)
 {
+	books_count_n(b, tid, routine, 1);
+}
+
+void books_count_n(struct books *b, int tid, uint32_t routine, uint64_t n)
+{
 	for (int k = 0; k < FS_N_CLOCKS; k++) {
 		if (b->gross[k])
-			acct_count(b->gross[k], tid, routine);
+			acct_count_n(b->gross[k], tid, routine, n);
 		if (b->net[k])
-			acct_count(b->net[k], tid, routine);
+			acct_count_n(b->net[k], tid, routine, n);
 	}
 }
 

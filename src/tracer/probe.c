@@ -23,6 +23,7 @@
 #include "fortstat/evabi.h"
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
+#include "cswitch.h"
 #include "tracer.h"
 
 /* Area k on fortstat's side, and its address in the program. */
@@ -82,7 +83,7 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 
 void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 {
-	int k = 0;
+	int k = 0, err;
 
 	th->area = -1;
 	if (!tr->ps->probes)
@@ -99,6 +100,12 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	if (k)
 		tr->area_used[k] = 1;
 	th->area = k;
+	if (k && !tr->o->count_only && (err = cswitch_open(&th->cs, th->tid)) < 0 && !tr->cs_said) {
+		tr->cs_said = true;
+		fs_warn("--probes: no context-switch records (%s): CPU times are spread over "
+			"the elapsed time between stops",
+			strerror(-err));
+	}
 	th->p_tsc = __rdtsc();
 	th->p_at = th->now;
 	if (!k)
@@ -110,6 +117,7 @@ void probe_thread_gone(struct tracer *tr, struct tthread *th)
 	if (th->area > 0 && th->area < PROBE_AREAS)
 		tr->area_used[th->area] = 0;
 	th->area = -1;
+	cswitch_close(&th->cs);
 }
 
 bool probe_is_full(const struct pstate *ps, uint64_t trap)
@@ -120,21 +128,37 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
 	       (trap == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, trap, &v)));
 }
 
-/* The clocks of thread th at TSC t, between its last stop (p_tsc, p_at) and this one. */
-static void stamp_at(const struct tthread *th, uint64_t t, uint64_t t1, bool no_tsc,
-		     struct stamp *s)
+/*
+ * The clocks of thread th at TSC t, between its last stop (p_tsc, p_at)
+ * and this one (t1, th->now), where both clocks are known: the wall clock
+ * by the TSC's steady rate; the CPU clock as the time the thread ran by
+ * then (elapsed less its off-CPU intervals, from the kernel's context
+ * switch records) scaled to what its CPU clock advanced. Without the
+ * records, the CPU clock is spread over the elapsed time.
+ */
+static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t t, uint64_t t1,
+		     double on_all, struct stamp *s)
 {
-	double f = 0;
+	acct_time_t w0 = th->p_at.t[CLOCK_KIND_WALL], w1 = th->now.t[CLOCK_KIND_WALL];
+	acct_time_t c0 = th->p_at.t[CLOCK_KIND_CPU], c1 = th->now.t[CLOCK_KIND_CPU];
+	double f = 1, on = 1;
 
-	if (no_tsc)
-		f = 1; /* rdtsc forbidden: what the probes wrote is no time */
-	else if (t1 > th->p_tsc && t > th->p_tsc)
-		f = t >= t1 ? 1 : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
-	for (int k = 0; k < FS_N_CLOCKS; k++) {
-		acct_time_t a = th->p_at.t[k], b = th->now.t[k];
-
-		s->t[k] = b > a ? a + (acct_time_t)(f * (double)(b - a)) : b;
+	if (!tr->probe_no_tsc && t1 > th->p_tsc) /* rdtsc forbidden: no time of its own */
+		f = t <= th->p_tsc ? 0
+		    : t >= t1	   ? 1
+				   : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
+	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
+	if (th->cs.fd >= 0 && !th->cs.lost && w1 > w0) {
+		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
+		     (double)cswitch_off(&th->cs, w0, s->t[CLOCK_KIND_WALL]);
+	} else {
+		on = f;
+		on_all = 1;
 	}
+	s->t[CLOCK_KIND_CPU] =
+	    c1 > c0 && on_all > 0 && on > 0
+		? c0 + (acct_time_t)((on >= on_all ? 1 : on / on_all) * (double)(c1 - c0))
+		: c0;
 }
 
 /* -c: the thread's counters, added to its books and cleared. */
@@ -152,19 +176,18 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 		ctr[j] = 0;
 		if (p->routine == ACCT_NONE)
 			continue;
-		for (uint64_t i = 0; i < c; i++)
-			ev_count(tr, th, p->routine);
+		books_count_n(tr->ps->books, th->tid, p->routine, c);
 		tr->n_probe_events += c;
 	}
 }
 
 /* One event, checked: an entry of a live probe stub, or a return. */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t t1,
-		 const struct stamp *now)
+		 double on_all, const struct stamp *now)
 {
 	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
 
-	stamp_at(th, e->tsc, t1, tr->probe_no_tsc, &th->now);
+	stamp_at(tr, th, e->tsc, t1, on_all, &th->now);
 	/* what the probe cost the thread: the calibration's, made with probes too */
 	books_stop_cost(tr->ps->books, th->tid, tr->est);
 	if (kind == PROBE_W_ENTRY) {
@@ -183,6 +206,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 {
 	uint64_t t1 = __rdtsc(), tail, head;
 	struct stamp now = th->now;
+	double on_all = 1;
 	struct probe_event *ring;
 	size_t n = 0;
 	uint8_t *a;
@@ -193,6 +217,13 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
 	if (tr->o->count_only)
 		drain_counts(tr, th, a);
+	else if (th->cs.fd >= 0)
+		cswitch_read(&th->cs);
+	/* what the thread ran between its last stop and this one (by the records) */
+	if (th->cs.fd >= 0 && now.t[CLOCK_KIND_WALL] > th->p_at.t[CLOCK_KIND_WALL])
+		on_all = (double)(now.t[CLOCK_KIND_WALL] - th->p_at.t[CLOCK_KIND_WALL]) -
+			 (double)cswitch_off(&th->cs, th->p_at.t[CLOCK_KIND_WALL],
+					     now.t[CLOCK_KIND_WALL]);
 	tail = *hdr(a, PROBE_TAIL);
 	head = *hdr(a, PROBE_HEAD);
 	/* The program may have written anything: at most one ring's worth. */
@@ -205,12 +236,14 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
 		e->word = 0;
-		take(tr, th, &copy, t1, &now);
+		take(tr, th, &copy, t1, on_all, &now);
 	}
 	*hdr(a, PROBE_TAIL) = tail;
 	tr->n_probe_events += n;
 	th->p_tsc = t1;
 	th->p_at = th->now;
+	if (th->cs.fd >= 0)
+		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
 	return n;
 }
 

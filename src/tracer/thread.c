@@ -123,6 +123,7 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 	th->proc = tr->cur;
 	th->slot = -1;
 	th->area = -1;
+	th->cs.fd = -1;
 	for (int k = 0; tr->page && k < EV_SLOTS; k++) {
 		if (!tr->slot_used[k]) {
 			tr->slot_used[k] = 1;

@@ -23,6 +23,7 @@
 #include "fortstat/evabi.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
+#include "cswitch.h"
 #include "stop.h"
 
 struct books;
@@ -87,6 +88,7 @@ struct tthread {
 	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
 	uint64_t p_tsc;	  /* the TSC at its last stop ... */
 	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
+	struct cswitch cs; /* its context switches (probes), fd -1: none */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -186,6 +188,7 @@ struct tracer {
 	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
 	uint64_t n_probe_events;	/* events read from the rings */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
+	bool cs_said;			/* no context-switch records: said once */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */

@@ -22,10 +22,22 @@ done
 # The fast entry patch is what routines get by default.
 traced -vv -- "$BIN/chain-O0"
 grep -q "patch leaf at .*: jmp to a stub" t.err || fail "chain-O0: leaf not patched with a jmp"
+# In-process probes: every entry and return recorded in the program, read
+# from its ring (2 x 5001), no stop of its own; the calibration's f1 and f2
+# (made with probes too) are nanoseconds.
+if [ "$MECH" = probes ] && command -v python3 >/dev/null; then
+	"$FORTSTAT" -v --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>t.err
+	grep -q "in-process probes: areas at" t.err || fail "chain-O0: no probes: $(cat t.err)"
+	python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["mechanism"] == "probes" and d["probe_events"] == 10002 and d["stops_measured"] == 0 and 0 < d["f1_ns"] < 1000))' ||
+		fail "chain-O0: probes: $(grep -E 'mechanism|probe_events|stops_measured|f1_ns' r.json | tr -d '\n')"
+	"$FORTSTAT" -c --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>&1
+	python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["mechanism"] == "probes" and d["probe_events"] == 5001))' ||
+		fail "chain-O0 -c: probes: $(grep -E 'mechanism|probe_events' r.json | tr -d '\n')"
+fi
 # The run measures what its stops cost (the TSC read around each stub's and
 # return site's int3): every segment between two such stops, here all but
 # the first of 2 x 5001 stops; f1 and f2 then come from that measure.
-if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
+if [ "$MECH" = traps ] && grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
 	traced -v -- "$BIN/chain-O0"
 	grep -q "stops measured in the run: .* (10001 segments;" t.err ||
 		fail "chain-O0: stops not measured: $(grep stops t.err)"

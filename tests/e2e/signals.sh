@@ -17,7 +17,8 @@ for opt in O0 O2; do
 	# each SIGTRAP reached the handler with its own siginfo (raise: SI_TKILL,
 	# the program's int3: SI_KERNEL), as untraced
 	grep -q ' codes -6 128$' t.out || fail "$p: si_code changed: $(cat t.out)"
-	[ "$(grep -c 'SIGTRAP handler put back' t.err)" = 2 ] ||
+	# (a breakpoint in the handler resets it: probes take none there)
+	[ "$MECH" = probes ] || [ "$(grep -c 'SIGTRAP handler put back' t.err)" = 2 ] ||
 		fail "$p: SIGTRAP handler not put back twice: $(grep SIGTRAP t.err)"
 	# and with the handler left out (-x)
 	traced -x x.txt -- "$p"

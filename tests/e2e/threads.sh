@@ -22,7 +22,7 @@ done
 # thread's own): 4 threads x 10,000 calls, every segment but each thread's
 # first; f1 and f2 from that measure (stops cost more than calibrated once
 # the CPUs are given back).
-if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
+if [ "$MECH" = traps ] && grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; then
 	for opt in O0 O2; do
 		p=$BIN/threads-$opt
 		traced -v -- "$p"

@@ -437,12 +437,32 @@ static const uint8_t page_hook3[] = {
 };
 static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
 
+/*
+ * A jcc or jmp with a relative target (test %rsi,%rsi; je ... at an entry):
+ * the stub can end with it, re-encoded with a 32-bit displacement to the
+ * same target. Returns its condition (0..15), 16 for a jmp, -1 otherwise.
+ */
+static int movable_branch(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || !has_group(in, X86_GRP_JUMP) ||
+	    x->op_count != 1 || x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+		return -1;
+	if (in->id == X86_INS_JMP)
+		return 16;
+	return jcc_cond(x);
+}
+
 /* The whole instructions in[0..] that cover the jmp's 5 bytes, none a branch. */
 static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 {
 	for (size_t k = 0; stub->len < 5 && k < n; k++) {
-		/* An indirect jmp may end the covered bytes: the stub moves it too. */
-		if (is_control(&in[k]) && !(is_indirect_jmp(&in[k]) && stub->len + in[k].size >= 5))
+		bool last = stub->len + in[k].size >= 5;
+
+		/* An indirect jmp, a relative jcc or jmp may end the covered bytes. */
+		if (is_control(&in[k]) &&
+		    !(last && (is_indirect_jmp(&in[k]) || movable_branch(&in[k]) >= 0)))
 			return stub_refuse(stub, "a branch among the first 5 bytes");
 		stub->len += in[k].size;
 	}
@@ -541,8 +561,29 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 		emit(stub, &pos, plain_page, sizeof(plain_page));
 	emit(stub, &pos, restore, sizeof(restore));
 	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
-		if (pos + in[k].size + 5 > INSN_STUB_SIZE)
+		int cond = is_control(&in[k]) ? movable_branch(&in[k]) : -1;
+
+		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
 			return stub_refuse(stub, "instructions too long for the stub");
+		if (cond >= 0) {
+			/* jcc rel32 (0f 8x) or jmp rel32 (e9) to the branch's own target */
+			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
+			unsigned n = cond == 16 ? 5 : 6;
+
+			d = (int64_t)(target - (stub_addr + pos + n));
+			if (!fits32(d))
+				return stub_refuse(stub, "branch target out of range of the stub");
+			if (cond == 16) {
+				stub->code[pos] = 0xe9;
+			} else {
+				stub->code[pos] = 0x0f;
+				stub->code[pos + 1] = (uint8_t)(0x80 | cond);
+			}
+			put_le32(stub->code + pos + n - 4, (int32_t)d);
+			pos += n;
+			moved += in[k].size;
+			continue;
+		}
 		if (relocate(&in[k], code + moved, stub_addr + pos, stub->code + pos))
 			return stub_refuse(stub, "an instruction that cannot be moved");
 		pos += in[k].size;

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cswitch.h - private to src/tracer/: a thread's off-CPU intervals from the
+ * kernel's context-switch records (perf_event_open, context_switch), on
+ * CLOCK_MONOTONIC (the tracer's wall clock). Used by in-process probes to
+ * give events between two stops their CPU time.
+ */
+#ifndef FORTSTAT_CSWITCH_H
+#define FORTSTAT_CSWITCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cswitch {
+	int fd;	    /* the perf event, -1: none */
+	void *meta; /* its mapping: the control page, then the ring */
+	uint8_t *data;
+	size_t size, data_size;
+	bool out; /* switched out at out_at and not back yet */
+	uint64_t out_at;
+	struct {
+		uint64_t from, to;
+	} * off; /* off-CPU intervals read and not forgotten */
+	size_t n_off, cap_off;
+	bool lost; /* the kernel dropped records since the last cswitch_forget */
+};
+
+/* Start recording thread tid's switches. Returns 0 or -errno (then c->fd is -1). */
+int cswitch_open(struct cswitch *c, pid_t tid);
+
+void cswitch_close(struct cswitch *c);
+
+/* Take the records the kernel wrote since the last read into intervals. */
+void cswitch_read(struct cswitch *c);
+
+/* Nanoseconds of [a, b) (CLOCK_MONOTONIC) the thread spent off its CPU, as read. */
+uint64_t cswitch_off(const struct cswitch *c, uint64_t a, uint64_t b);
+
+/* Drop the intervals that end before t. */
+void cswitch_forget(struct cswitch *c, uint64_t t);
+
+#endif

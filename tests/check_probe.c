@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_probe.c - the in-process probes' code (src/arch/x86_64/probe.c),
+ * run for real in the test process: a routine behind a probe stub, the
+ * return trampoline, and a thread area at this thread's GS base (which
+ * Linux user code leaves unused). What the ring and the shadow stack hold
+ * after each call is the ABI the tracer reads (evabi.h).
+ */
+#include <asm/prctl.h>
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fortstat/evabi.h"
+#include "fortstat/insn.h"
+
+/* add13(a, b, c) = a + c: reads its first and third arguments. */
+static const uint8_t add13[] = {
+    0x48, 0x89, 0xd0, /* mov %rdx,%rax */
+    0x48, 0x01, 0xf8, /* add %rdi,%rax */
+    0xc3,	      /* ret */
+};
+
+/* as add13, but first leaves a shadow entry behind, as a longjmp over a frame would */
+static const uint8_t leave_stale[] = {
+    0x48, 0x89, 0xd0,				 /* mov %rdx,%rax */
+    0x48, 0x01, 0xf8,				 /* add %rdi,%rax */
+    0x65, 0x48, 0xff, 0x04, 0x25, 0x18, 0, 0, 0, /* incq %gs:PROBE_DEPTH */
+    0xc3,					 /* ret */
+};
+
+struct rig {
+	uint8_t *code; /* routine at 0, trampoline at 0x400, stub at 0x800 */
+	uint8_t *area; /* this thread's area */
+	struct insn_stub st;
+};
+
+static long set_gs(void *base)
+{
+	return syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)(uintptr_t)base);
+}
+
+static uint64_t hdr(const struct rig *r, unsigned off)
+{
+	uint64_t v;
+
+	memcpy(&v, r->area + off, 8);
+	return v;
+}
+
+static const struct probe_event *event(const struct rig *r, uint64_t i)
+{
+	return (const struct probe_event *)(const void *)(r->area + PROBE_RING +
+							  (i % PROBE_RING_N) * PROBE_EV_SIZE);
+}
+
+/* A routine (fn, n bytes) behind a probe stub for patch 7; false: no rig here. */
+static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, bool count_only)
+{
+	unsigned full;
+	uint64_t base;
+
+	memset(r, 0, sizeof(*r));
+	r->code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	r->area =
+	    mmap(NULL, PROBE_AREA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->code == MAP_FAILED || r->area == MAP_FAILED)
+		return false;
+	base = (uint64_t)(uintptr_t)r->code;
+	memset(r->code, 0xcc, 8192);
+	memcpy(r->code, fn, n);
+	/* the classic return trap is never reached here: an int3 at 0x300 */
+	ck_assert_uint_le(insn_probe_trampoline(base + 0x300, r->code + 0x400, &full),
+			  INSN_PROBE_TRAMP_SIZE);
+	ck_assert_uint_eq(r->code[0x400 + full], 0xcc);
+	ck_assert_int_eq(insn_plan_probe(r->code, n, base, base + 0x800, base + 0x400, base + 0x300,
+					 7, count_only, &r->st),
+			 0);
+	ck_assert_uint_le(r->st.code_len, INSN_STUB_SIZE);
+	memcpy(r->code + 0x800, r->st.code, r->st.code_len);
+	memcpy(r->code + (r->st.addr - base), r->st.jmp, r->st.len);
+	memcpy(r->area + PROBE_SELF, &r->area, 8);
+	return set_gs(r->area) == 0;
+}
+
+static void rig_down(struct rig *r)
+{
+	set_gs(NULL);
+	munmap(r->code, 8192);
+	munmap(r->area, PROBE_AREA_SIZE);
+}
+
+static uint64_t call3(const struct rig *r, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t (*fn)(uint64_t, uint64_t, uint64_t) =
+	    (uint64_t(*)(uint64_t, uint64_t, uint64_t))(uintptr_t)r->code;
+
+	return fn(a, b, c);
+}
+
+START_TEST(entry_and_return)
+{
+	struct rig r;
+
+	if (!rig_up(&r, add13, sizeof(add13), false))
+		return;
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	ck_assert_uint_eq(call3(&r, 5, 0, 5), 10);
+	/* two calls: entry, return, entry, return; the shadow stack empty again */
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 4);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	for (uint64_t i = 0; i < 4; i++) {
+		const struct probe_event *e = event(&r, i);
+
+		ck_assert_uint_eq(e->word, i % 2 ? PROBE_W_RETURN : (PROBE_W_ENTRY | 7));
+		ck_assert_uint_eq(e->slot, event(&r, i & ~1ull)->slot);
+		if (i)
+			ck_assert_uint_ge(e->tsc, event(&r, i - 1)->tsc);
+	}
+	/* the entry names the original return address (in this test), not the trampoline */
+	for (uint64_t i = 0; i < 4; i += 2) {
+		ck_assert_uint_ne(event(&r, i)->ret, 0);
+		ck_assert_uint_ne(event(&r, i)->ret, (uint64_t)(uintptr_t)r.code + 0x400);
+	}
+	ck_assert_uint_eq(event(&r, 1)->ret, 0);
+	rig_down(&r);
+}
+END_TEST
+
+/* Frames left on the shadow stack above the returning one (longjmp) are dropped. */
+START_TEST(stale_entries_dropped)
+{
+	struct rig r;
+
+	if (!rig_up(&r, leave_stale, sizeof(leave_stale), false))
+		return;
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	ck_assert_uint_eq(call3(&r, 2, 0, 3), 5);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 4);
+	rig_down(&r);
+}
+END_TEST
+
+/* The ring wraps: the tracer's tail moved on, the program's head goes past the end. */
+START_TEST(ring_wraps)
+{
+	struct rig r;
+	uint64_t start = PROBE_RING_N - 1;
+
+	if (!rig_up(&r, add13, sizeof(add13), false))
+		return;
+	memcpy(r.area + PROBE_HEAD, &start, 8);
+	memcpy(r.area + PROBE_TAIL, &start, 8);
+	ck_assert_uint_eq(call3(&r, 3, 0, 4), 7);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), PROBE_RING_N + 1);
+	ck_assert_uint_eq(event(&r, start)->word, PROBE_W_ENTRY | 7);
+	ck_assert_uint_eq(event(&r, start + 1)->word, PROBE_W_RETURN); /* slot 0 again */
+	rig_down(&r);
+}
+END_TEST
+
+/* -c: the thread's counter of the patch, no event, no hook. */
+START_TEST(count_only)
+{
+	struct rig r;
+	uint64_t c;
+
+	if (!rig_up(&r, add13, sizeof(add13), true))
+		return;
+	for (int i = 0; i < 1000; i++)
+		ck_assert_uint_eq(call3(&r, (uint64_t)i, 9, 1), (uint64_t)i + 1);
+	memcpy(&c, r.area + PROBE_CTR + 8 * 7, 8);
+	ck_assert_uint_eq(c, 1000);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 0);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	rig_down(&r);
+}
+END_TEST
+
+/* No placeholder of the assembled code is left in what is planned. */
+START_TEST(no_placeholders)
+{
+	static const uint8_t marks[][4] = {
+	    {0x11, 0x11, 0x11, 0x11},
+	    {0x22, 0x22, 0x22, 0x22},
+	    {0x33, 0x33, 0x33, 0x33},
+	    {0x44, 0x44, 0x44, 0x44},
+	};
+	uint8_t tramp[INSN_PROBE_TRAMP_SIZE];
+	struct insn_stub st;
+	unsigned full;
+	size_t n = insn_probe_trampoline(0x1000, tramp, &full);
+
+	ck_assert_int_eq(insn_plan_probe(add13, sizeof(add13), 0x400000, 0x500000, 0x600000,
+					 0x700000, 3, false, &st),
+			 0);
+	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
+		ck_assert_ptr_null(memmem(st.code, st.code_len, marks[m], 4));
+		ck_assert_ptr_null(memmem(tramp, n, marks[m], 4));
+	}
+	ck_assert_uint_eq(st.code[st.full_off], 0xcc);
+	ck_assert_uint_eq(st.code[st.trap_off], 0xcc);
+	ck_assert_uint_eq(st.jmp[0], 0xe9);
+}
+END_TEST
+
+static Suite *probe_suite(void)
+{
+	Suite *s = suite_create("probe");
+	TCase *tc = tcase_create("run");
+
+	tcase_add_test(tc, entry_and_return);
+	tcase_add_test(tc, stale_entries_dropped);
+	tcase_add_test(tc, ring_wraps);
+	tcase_add_test(tc, count_only);
+	tcase_add_test(tc, no_placeholders);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(probe_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
