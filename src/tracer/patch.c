@@ -140,8 +140,9 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	/* A routine of unknown size (an indirect function's target) cannot be
 	 * checked for branches; one that never returns is never hooked. */
 	/* Go: the stub's hook path would rewrite a return address (golang.c). */
-	if (off || tr->ps->go || (r->flags & RT_IFUNC) || (!tr->o->count_only && (r->flags & RT_NORETURN)) ||
-	    !(r->flags & RT_SELECTED) || len < 5 || len > 65536)
+	if (off || tr->ps->go || (r->flags & RT_IFUNC) ||
+	    (!tr->o->count_only && (r->flags & RT_NORETURN)) || !(r->flags & RT_SELECTED) ||
+	    len < 5 || len > 65536)
 		return false;
 	code = xmalloc(len);
 	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
@@ -184,7 +185,7 @@ static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum 
 	if (mode == PATCH_LIB)
 		*hook = *hook && (r->flags & RT_SELECTED);
 	if (mode == PATCH_OWN && go_is_hook(tr->ps, (size_t)(r - tr->ps->st->r)))
-		return true; /* Go's runtime.morestack: hooked, not timed (golang.c) */
+		return true; /* Go's runtime.morestack and goexit1: hooked, not timed (golang.c) */
 	return (r->flags & RT_SELECTED) || *hook;
 }
 
