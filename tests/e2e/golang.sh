@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # golang.sh - a Go program (Debian's golang-go) with goroutines, stacks that
 # grow (runtime.morestack re-enters the growing function), panic/recover
-# through deferred calls: the same output and exit status under fortstat,
-# by default, with -c and with -n on the recursive function, with one and
-# with several Ps; counts exactly the program's own; the frames a panic or
-# runtime.Goexit unwound closed, not INCOMPLETE; a routine that computes for
-# a known time timed as the program times it.
+# through deferred calls (a nil pointer's SIGSEGV too), runtime.Goexit: the
+# same output and exit status under fortstat, by default, with -c and with
+# -n on the recursive function, with one and with several Ps; counts
+# exactly the program's own; the frames a panic or runtime.Goexit unwound
+# closed, not INCOMPLETE; a routine that computes for a known time timed as
+# the program times it.
 . "$SRCDIR/tests/lib.sh"
 command -v go >/dev/null 2>&1 || [ -x /usr/bin/go ] || skip "go is not installed"
 [ -x "$BIN/gowork-O2" ] && [ -x "$BIN/gowork-O0" ] || { fail "no Go fixtures, though go is installed"; finish; }
@@ -28,16 +29,17 @@ close_to() {
 		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= r * b + s) }'
 }
 
-all="fib deep thrower safe worker spin leaf quitter"
+all="fib deep thrower safe worker spin leaf quitter deref"
 for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 	for procs in 1 4; do
 		export GOMAXPROCS=$procs
 		traced -- "$p"
 		[ "$(cat t.rc)" = 3 ] || fail "$p: exit status $(cat t.rc), expected 3"
 		grep -q '^safe -10 0$' t.out || fail "$p: recover went wrong: $(cat t.out)"
+		grep -q '^guarded -1 6$' t.out || fail "$p: a nil pointer's panic went wrong: $(cat t.out)"
 		counts_ok "$p (GOMAXPROCS=$procs)" "$all"
 		for r in main.fib main.deep main.thrower main.safe main.worker main.leaf main.spin \
-			main.quitter; do
+			main.quitter main.deref main.guarded; do
 			[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE (GOMAXPROCS=$procs)"
 		done
 		# main.main is the mainline (it ends in os.Exit: INCOMPLETE).
