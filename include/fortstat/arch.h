@@ -81,6 +81,9 @@ int arch_emulate_ret(pid_t tid, int memfd);
  */
 uint64_t arch_go_g(const arch_regs *r);
 
+/* ... and the register of a Go function's first integer argument at its entry. */
+uint64_t arch_go_arg0(const arch_regs *r);
+
 /* arch_emulate_ret on registers already read (r is updated). 0 or -errno. */
 int arch_emulate_ret_regs(pid_t tid, int memfd, arch_regs *r);
 

@@ -11,7 +11,9 @@
  * start once the stack has grown: a hook on runtime.morestack's entry marks
  * the goroutine, and that re-entry is not another call. runtime.Goexit
  * unwinds a goroutine's frames without returning: a hook on
- * runtime.goexit1 closes those still open.
+ * runtime.goexit1 closes those still open. A goroutine's CPU clock runs
+ * while a thread runs it: hooks on runtime.schedule (the thread leaves its
+ * goroutine) and runtime.execute (it takes another) say which one that is.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,12 +44,13 @@ struct gstate {
 };
 
 struct golang {
-	size_t grow;	   /* runtime.morestack's routine index, SIZE_MAX: none */
-	size_t goexit;	   /* runtime.goexit1's, SIZE_MAX: none */
-	size_t n_routines; /* routines of the table scanned */
-	size_t *ret_first; /* per routine: its exit probes' addresses in rets ... */
-	size_t *ret_n;	   /* ... and how many (0: counted only, never timed) */
-	uint64_t *rets;	   /* link-time addresses of the probed `ret`s */
+	size_t grow;	    /* runtime.morestack's routine index, SIZE_MAX: none */
+	size_t goexit;	    /* runtime.goexit1's, SIZE_MAX: none */
+	size_t sched, exec; /* runtime.schedule's and execute's (timed runs), SIZE_MAX: none */
+	size_t n_routines;  /* routines of the table scanned */
+	size_t *ret_first;  /* per routine: its exit probes' addresses in rets ... */
+	size_t *ret_n;	    /* ... and how many (0: counted only, never timed) */
+	uint64_t *rets;	    /* link-time addresses of the probed `ret`s */
 	size_t n_rets, cap_rets;
 	struct u64map gmap; /* g -> index in gs */
 	struct gstate *gs;
@@ -184,10 +187,17 @@ int go_setup(struct tracer *tr)
 		return 0;
 	go = xcalloc(1, sizeof(*go));
 	go->grow = grow;
-	go->goexit = SIZE_MAX;
-	for (size_t i = 0; i < st->n && go->goexit == SIZE_MAX; i++)
+	go->goexit = go->sched = go->exec = SIZE_MAX;
+	for (size_t i = 0; i < st->n; i++) {
 		if (has_name(&st->r[i], "runtime.goexit1"))
 			go->goexit = i;
+		else if (has_name(&st->r[i], "runtime.schedule"))
+			go->sched = i;
+		else if (has_name(&st->r[i], "runtime.execute"))
+			go->exec = i;
+	}
+	if (tr->o->count_only || go->sched == SIZE_MAX || go->exec == SIZE_MAX)
+		go->sched = go->exec = SIZE_MAX; /* CPU clocks: by the goroutine that stops */
 	go->n_routines = st->n;
 	go->ret_first = xcalloc(st->n ? st->n : 1, sizeof(*go->ret_first));
 	go->ret_n = xcalloc(st->n ? st->n : 1, sizeof(*go->ret_n));
@@ -229,7 +239,8 @@ int go_setup(struct tracer *tr)
 
 bool go_is_hook(const struct pstate *ps, size_t i)
 {
-	return ps->go && (ps->go->grow == i || ps->go->goexit == i);
+	return ps->go && (ps->go->grow == i || ps->go->goexit == i || ps->go->sched == i ||
+			  ps->go->exec == i);
 }
 
 /* Is patch p on routine i? */
@@ -302,21 +313,40 @@ static uint64_t g_slot(const struct gstate *gs, uint64_t sp)
 }
 
 /*
- * The goroutine's clocks at this stop of thread th: its CPU clock advances
- * by what th ran since th's previous goroutine stop; the wall is th's. This
- * stop's cost joins the goroutine's (its net books).
+ * What thread th ran since its previous goroutine stop goes to the CPU
+ * clock of the goroutine it ran (th->go_cur, as the scheduler's hooks
+ * said), else to `fallback` (without the hooks: the goroutine that stops
+ * now); to none between runtime.schedule and runtime.execute (the
+ * scheduler's own work, an idle thread's spinning).
+ */
+static void thr_cpu(struct tracer *tr, struct tthread *th, struct gstate *fallback)
+{
+	struct golang *go = tr->ps->go;
+	uint64_t c = th->now.t[CLOCK_KIND_CPU], idx;
+	struct gstate *cur = fallback;
+
+	if (go->exec != SIZE_MAX)
+		cur = th->go_cur && u64map_get(&go->gmap, th->go_cur, &idx) ? &go->gs[idx] : NULL;
+	if (th->go_cpu_seen < th->c0)
+		th->go_cpu_seen = th->c0;
+	if (c > th->go_cpu_seen) {
+		if (cur)
+			cur->cpu += c - th->go_cpu_seen;
+		th->go_cpu_seen = c;
+	}
+}
+
+/*
+ * The goroutine's clocks at this stop of thread th: its CPU clock (see
+ * thr_cpu), the wall is th's. This stop's cost joins the goroutine's (its
+ * net books).
  */
 static void g_stamp(struct tracer *tr, struct tthread *th, struct gstate *gs, int key,
 		    struct stamp *s)
 {
-	uint64_t c = th->now.t[CLOCK_KIND_CPU];
-
-	if (th->go_cpu_seen < th->c0)
-		th->go_cpu_seen = th->c0;
-	if (c > th->go_cpu_seen) {
-		gs->cpu += c - th->go_cpu_seen;
-		th->go_cpu_seen = c;
-	}
+	thr_cpu(tr, th, gs);
+	if (tr->ps->go->exec != SIZE_MAX)
+		th->go_cur = gs->g; /* it runs here, whatever the hooks saw */
 	s->t[CLOCK_KIND_CPU] = gs->cpu;
 	s->t[CLOCK_KIND_WALL] = th->now.t[CLOCK_KIND_WALL];
 	books_stop_cost(tr->ps->books, key, th->last_ovh);
@@ -340,6 +370,12 @@ void go_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const stru
 	struct gstate *gs = g_of(tr, regs, &key);
 	uint64_t sp = arch_sp(regs);
 
+	if (p->go_hook && (patch_on(tr, p, go->sched) || patch_on(tr, p, go->exec))) {
+		/* The thread leaves its goroutine, or takes another (execute's gp). */
+		thr_cpu(tr, th, NULL);
+		th->go_cur = patch_on(tr, p, go->exec) ? arch_go_arg0(regs) : 0;
+		goto resume;
+	}
 	if (p->go_hook && patch_on(tr, p, go->goexit)) {
 		/* runtime.Goexit: the goroutine's frames still open are unwound. */
 		if (gs && !tr->o->count_only) {

@@ -85,6 +85,7 @@ struct tthread {
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
 	double last_ovh[FS_N_CLOCKS]; /* what its last stop cost (ovh_add), for a goroutine's net books */
 	uint64_t go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
+	uint64_t go_cur;      /* the g it runs, as the scheduler's hooks saw (0: none, unknown) */
 	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
 	uint64_t p_tsc;	  /* the TSC at its last stop ... */
 	struct stamp p_at; /* ... and its clocks then: events between are interpolated */

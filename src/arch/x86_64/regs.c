@@ -134,6 +134,11 @@ uint64_t arch_go_g(const arch_regs *r)
 	return r->r14;
 }
 
+uint64_t arch_go_arg0(const arch_regs *r)
+{
+	return r->rax;
+}
+
 int arch_emulate_ret_regs(pid_t tid, int memfd, arch_regs *r)
 {
 	uint64_t ra;
