@@ -457,8 +457,8 @@ START_TEST(test_count_n)
 
 	acct_enter(a, T, 1, 1000, 1, 0);
 	acct_enter(b, T, 1, 1000, 1, 0);
-	acct_count_n(a, T, 2, 7);
-	acct_count_n(a, T, 0, 0);
+	acct_count_n(a, T, 2, 7, false);
+	acct_count_n(a, T, 0, 0, false);
 	for (int i = 0; i < 7; i++)
 		acct_count(b, T, 2);
 	ck_assert_uint_eq(acct_routines(a)[2].calls, 7);
@@ -466,6 +466,11 @@ START_TEST(test_count_n)
 	ck_assert_uint_eq(acct_routines(a)[1].calls_made, acct_routines(b)[1].calls_made);
 	ck_assert_uint_eq(find_arc(a, 1, 2)->calls, 7);
 	ck_assert_uint_eq(acct_total_calls(a), acct_total_calls(b));
+	/* spontaneous: the root's arc, the open frame's calls made unchanged */
+	acct_count_n(a, T, 2, 3, true);
+	ck_assert_uint_eq(find_arc(a, ACCT_NONE, 2)->calls, 3);
+	ck_assert_uint_eq(acct_routines(a)[1].calls_made, 7);
+	ck_assert_uint_eq(acct_routines(a)[2].calls, 10);
 	acct_free(a);
 	acct_free(b);
 }

@@ -66,7 +66,12 @@ START_TEST(test_json_numbers)
 		  {"12.345678901", 12.345678901},
 		  {"-0.5", -0.5},
 		  {"123456789012345678901234", 1.2345678901234568e23},
-		  {"1.5E-3", 1.5e-3}};
+		  {"1.5E-3", 1.5e-3},
+		  /* eight digits at a time, and the rest one by one */
+		  {"0.12345678", 0.12345678},
+		  {"-98765432.1", -98765432.1},
+		  {"1234567.12345678", 1234567.12345678},
+		  {"12345678.12345678", 12345678.12345678}};
 	struct json_doc d;
 	double x;
 	int k;
@@ -150,6 +155,105 @@ START_TEST(test_json_depth)
 	memset(deep, '[', n);
 	ck_assert_int_eq(json_parse(deep, n, &d, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 1: nested more than 64 deep");
+	json_free(&d);
+	free(deep);
+}
+END_TEST
+
+/* json_parse_keep: members not asked for are left out, nested or not, and checked all the same. */
+START_TEST(test_json_keep)
+{
+	static const char *const keep[] = {"name", "calls", "o"};
+	char text[] =
+	    "{\"skip\": {\"name\": [1, {\"x\": \"\\u00e9\\\"\\ud83d\\ude00\"}], \"calls\": 2},"
+	    " \"name\": \"n\\u0041\", \"s\\u0074r\": \"a\\\\b\\n\", \"calls\": 7,"
+	    " \"o\": {\"cpu\": {\"self_s\": 1e3}, \"calls\": [true, null]},"
+	    " \"n\\u0061me\": \"second\"}";
+	size_t len = strlen(text); /* the parse writes into text */
+	struct json_doc d = {0};
+	const struct json_node *root, *v, *o;
+	uint64_t u;
+
+	ck_assert_int_eq(json_parse_keep(text, len, &d, keep, 3, NULL, 0), 0);
+	ck_assert_uint_eq(d.used, len);
+	root = json_root(&d);
+	/* "skip" and "str" are gone; the escaped "n\u0061me" is "name" and kept */
+	ck_assert_uint_eq(root->n, 4);
+	v = json_first(&d, root);
+	ck_assert_str_eq(v->key, "name");
+	ck_assert_uint_eq(v->key_id, 0);
+	ck_assert_str_eq(json_string(v), "nA");
+	v = json_next(&d, v);
+	ck_assert_uint_eq(v->key_id, 1);
+	ck_assert_int_eq(json_u64(v, &u), 0);
+	ck_assert_uint_eq(u, 7);
+	o = json_next(&d, v);
+	ck_assert_uint_eq(o->key_id, 2);
+	/* inside a kept object, the filter still applies: "cpu" is gone */
+	ck_assert_uint_eq(o->n, 1);
+	ck_assert_ptr_null(json_get(&d, o, "cpu"));
+	v = json_get(&d, o, "calls");
+	ck_assert_uint_eq(v->n, 2);
+	/* a kept array's elements are all there, without a key */
+	ck_assert_uint_eq(json_first(&d, v)->key_id, JSON_NONE);
+	ck_assert_str_eq(json_string(json_next(&d, o)), "second");
+	ck_assert_uint_eq(json_next(&d, o)->key_id, 0);
+	/* the plain parse keeps all, and no key_id */
+	json_free(&d);
+	ck_assert_int_eq(json_parse("{\"a\": 1}", 8, &d, NULL, 0), 0);
+	ck_assert_uint_eq(json_first(&d, json_root(&d))->key_id, JSON_NONE);
+	json_free(&d);
+}
+END_TEST
+
+/* What is wrong inside a skipped member is an error as anywhere else, with its line. */
+START_TEST(test_json_keep_errors)
+{
+	static const char *const keep[] = {"name"};
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+	    {"{\"x\": {\"y\": [1, 2}}", "line 1: expected ',' or ']'"},
+	    {"{\"x\": {\"y\": [1, 2]", "line 1: unexpected end (truncated?)"},
+	    {"{\"x\": \"abc", "line 1: unexpected end in a string (truncated?)"},
+	    {"{\"x\": \"a\\", "line 1: unexpected end in a string (truncated?)"},
+	    {"{\"x\": [\"\\q\"]}", "line 1: bad escape in a string"},
+	    {"{\"x\": \"\\ud800\"}", "line 1: lone high surrogate in a string"},
+	    {"{\"x\": \"\xc3\x28\"}", "line 1: invalid UTF-8 in a string"},
+	    {"{\"x\": \"a\tb\"}", "line 1: control character in a string"},
+	    {"{\"x\":\n{\"y\": 01}}", "line 2: expected ',' or '}'"},
+	    {"{\"x\": 1.e5}", "line 1: bad number"},
+	    {"{\"x\": -}", "line 1: bad number"},
+	    {"{\"x\": nul}", "line 1: unexpected character"},
+	    {"{\"x\": {1: 2}}", "line 1: expected a member name"},
+	    {"{\"x\": {\"y\" 2}}", "line 1: expected ':'"},
+	    {"{\"x\": 1,}", "line 1: expected a member name"},
+	    {"{\"x\": 1", "line 1: unexpected end (truncated?)"},
+	};
+	struct json_doc d = {0};
+	char err[128], buf[64];
+	size_t n = 100000;
+	char *deep = malloc(n + 8);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", bad[i].text);
+		ck_assert_int_eq(json_parse_keep(buf, strlen(buf), &d, keep, 1, err, sizeof(err)),
+				 -EINVAL);
+		ck_assert_msg(!strcmp(err, bad[i].err), "%s: %s", bad[i].text, err);
+		ck_assert_ptr_null(json_root(&d));
+	}
+	/* nesting is bounded in skipped members too */
+	memcpy(deep, "{\"x\": ", 6);
+	memset(deep + 6, '[', n);
+	ck_assert_int_eq(json_parse_keep(deep, n + 6, &d, keep, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: nested more than 64 deep");
+	/* too many keys: an error, and nothing left of the parse before */
+	snprintf(buf, sizeof(buf), "[1]");
+	ck_assert_int_eq(json_parse_keep(buf, 3, &d, keep, 1, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(json_root(&d));
+	ck_assert_int_eq(json_parse_keep(buf, 3, &d, keep, JSON_MAX_KEEP + 1, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_null(json_root(&d));
 	json_free(&d);
 	free(deep);
 }
@@ -354,6 +458,111 @@ START_TEST(test_merge_csv_svg)
 }
 END_TEST
 
+/*
+ * A second input in another order: the first one's places are only hints
+ * (at the second arc the same, at the fourth the same callee from another caller).
+ */
+START_TEST(test_merge_reordered)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", 0,
+		      RT("main", "1", "1.0", "4.0", "true") "," RT(
+			  "a", "2", "1.0", "2.0", "false") "," RT("b", "3", "2.0", "2.0", "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 4, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 2, \"time_s\": 2, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 1, \"time_s\": 1, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 2, \"time_s\": 1, "
+		      "\"self_s\": 1}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 1},"
+		      "{\"frames\": [\"main\", \"a\"], \"calls\": 1, \"self_s\": 1},"
+		      "{\"frames\": [\"main\", \"a\", \"b\"], \"calls\": 1, \"self_s\": 1},"
+		      "{\"frames\": [\"main\", \"b\"], \"calls\": 1, \"self_s\": 1}"));
+	add(m, report("./p", 1,
+		      RT("b", "30", "20.0", "20.0",
+			 "false") "," RT("a", "20", "10.0", "20.0",
+					 "false") "," RT("main", "1", "10.0", "40.0", "true"),
+		      "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 20, \"time_s\": 10, "
+		      "\"self_s\": 10},"
+		      "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 20, \"time_s\": 20, "
+		      "\"self_s\": 10},"
+		      "{\"caller\": null, \"callee\": \"a\", \"calls\": 1, \"time_s\": 1, "
+		      "\"self_s\": 1},"
+		      "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 10, \"time_s\": 10, "
+		      "\"self_s\": 10},"
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 40, "
+		      "\"self_s\": 10}",
+		      "{\"frames\": [\"main\", \"b\"], \"calls\": 1, \"self_s\": 10},"
+		      "{\"frames\": [\"main\", \"a\", \"b\"], \"calls\": 1, \"self_s\": 10},"
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 10},"
+		      "{\"frames\": [\"main\", \"a\"], \"calls\": 1, \"self_s\": 10}"));
+	s = merged(m, FMT_JSON, SORT_NAME);
+	ck_assert_ptr_nonnull(strstr(s,
+				     "{\"name\": \"b\", \"mainline\": false, \"inputs_with\": 2, "
+				     "\"calls\": {\"min\": 3, \"mean\": 16.500000, \"max\": 30, "
+				     "\"sum\": 33,"));
+	ck_assert_ptr_nonnull(strstr(s,
+				     "{\"name\": \"main\", \"mainline\": true, \"inputs_with\": 2, "
+				     "\"calls\": {\"min\": 1, \"mean\": 1.000000, \"max\": 1, "
+				     "\"sum\": 2,"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"main\", \"calls\": 2, "
+					"\"time_s\": 44.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 22, "
+					"\"time_s\": 22.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 11, "
+					"\"time_s\": 11.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"a\", \"callee\": \"b\", \"calls\": 22, "
+					"\"time_s\": 11.000000000, \"self_s\": 11.000000000}"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"a\", \"calls\": 1, "
+					"\"time_s\": 1.000000000, \"self_s\": 1.000000000}"));
+	free(s);
+	/* the contexts too: [main, a, b] is not taken for [main, b] */
+	s = merged(m, FMT_FOLDED, SORT_NAME);
+	ck_assert_str_eq(s, "main 11000000\nmain;a 11000000\nmain;a;b 11000000\nmain;b 11000000\n");
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
+#define ARC(caller, callee, calls)                                                                 \
+	"{\"caller\": " caller ", \"callee\": \"" callee "\", \"calls\": " calls                   \
+	", \"time_s\": " calls ", \"self_s\": 1}"
+
+/* An arc missing from one input, one more in another: the places after it shift. */
+START_TEST(test_merge_shifted)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", 0, RT("main", "1", "1.0", "1.0", "true"),
+		      ARC("null", "main", "1") "," ARC("\"main\"", "x", "2") "," ARC(
+			  "\"main\"", "a", "3") "," ARC("\"main\"", "b", "4"),
+		      NULL));
+	add(m, report("./p", 1, RT("main", "1", "1.0", "1.0", "true"),
+		      ARC("null", "main", "1") "," ARC("\"main\"", "a", "30") "," ARC("\"main\"",
+										      "b", "40"),
+		      NULL));
+	add(m, report("./p", 2, RT("main", "1", "1.0", "1.0", "true"),
+		      ARC("null", "main", "1") "," ARC("\"main\"", "a", "300") "," ARC(
+			  "\"main\"", "y", "5") "," ARC("\"main\"", "b", "400"),
+		      NULL));
+	s = merged(m, FMT_JSON, SORT_NAME);
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": null, \"callee\": \"main\", \"calls\": 3,"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"x\", \"calls\": 2,"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "{\"caller\": \"main\", \"callee\": \"a\", \"calls\": 333,"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"caller\": \"main\", \"callee\": \"y\", \"calls\": 5,"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "{\"caller\": \"main\", \"callee\": \"b\", \"calls\": 444,"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
 /* -f writes one report a process into one file: each is an input; a bad one spoils the file. */
 START_TEST(test_merge_sections)
 {
@@ -495,10 +704,14 @@ int main(void)
 	tcase_add_test(tc, test_json_numbers);
 	tcase_add_test(tc, test_json_errors);
 	tcase_add_test(tc, test_json_depth);
+	tcase_add_test(tc, test_json_keep);
+	tcase_add_test(tc, test_json_keep_errors);
 	tcase_add_test(tc, test_merge_json);
 	tcase_add_test(tc, test_merge_folded_callgrind);
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
+	tcase_add_test(tc, test_merge_reordered);
+	tcase_add_test(tc, test_merge_shifted);
 	tcase_add_test(tc, test_merge_sections);
 	tcase_add_test(tc, test_merge_array);
 	tcase_add_test(tc, test_merge_bad);

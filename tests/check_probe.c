@@ -85,6 +85,11 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, bool count_only)
 	memcpy(r->code + 0x800, r->st.code, r->st.code_len);
 	memcpy(r->code + (r->st.addr - base), r->st.jmp, r->st.len);
 	memcpy(r->area + PROBE_SELF, &r->area, 8);
+	{
+		uint64_t cap = PROBE_RING_N;
+
+		memcpy(r->area + PROBE_CAP, &cap, 8);
+	}
 	return set_gs(r->area) == 0;
 }
 
@@ -184,6 +189,27 @@ START_TEST(count_only)
 }
 END_TEST
 
+/* A throttled probe: its flag set, its calls are counted in the thread's counter only. */
+START_TEST(throttled)
+{
+	struct rig r;
+	uint64_t c;
+
+	if (!rig_up(&r, add13, sizeof(add13), false))
+		return;
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	ck_assert_uint_ne(r.st.throttle_off, 0);
+	r.code[0x800 + r.st.throttle_off] = 1;
+	for (int i = 0; i < 100; i++)
+		ck_assert_uint_eq(call3(&r, (uint64_t)i, 0, 2), (uint64_t)i + 2);
+	memcpy(&c, r.area + PROBE_CTR + 8 * 7, 8);
+	ck_assert_uint_eq(c, 100);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 2); /* the first call's entry and return only */
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	rig_down(&r);
+}
+END_TEST
+
 /* No placeholder of the assembled code is left in what is planned. */
 START_TEST(no_placeholders)
 {
@@ -220,6 +246,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, stale_entries_dropped);
 	tcase_add_test(tc, ring_wraps);
 	tcase_add_test(tc, count_only);
+	tcase_add_test(tc, throttled);
 	tcase_add_test(tc, no_placeholders);
 	suite_add_tcase(s, tc);
 	return s;

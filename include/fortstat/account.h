@@ -94,8 +94,11 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
  * the arc; no frame, no clock switch.
  */
 void acct_count(struct acct *a, int tid, uint32_t routine);
-/* n calls at once (counted in-process): as n acct_count. */
-void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n);
+/*
+ * n calls at once (counted in-process): as n acct_count; `spontaneous`: made
+ * from no known caller (counted away from the stack: the root's arc).
+ */
+void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n, bool spontaneous);
 
 /*
  * The routine on top of thread tid returns at t. Returns 0 and sets *ret to

@@ -42,7 +42,8 @@ void books_grow(struct books *b, size_t n_routines);
 void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		 const struct stamp *s);
 void books_count(struct books *b, int tid, uint32_t routine);
-void books_count_n(struct books *b, int tid, uint32_t routine, uint64_t n); /* n at once */
+/* n at once; spontaneous: from no known caller (as acct_count_n) */
+void books_count_n(struct books *b, int tid, uint32_t routine, uint64_t n, bool spontaneous);
 int books_chain(struct books *b, int tid, uint32_t routine, const struct stamp *s);
 int books_leave(struct books *b, int tid, const struct stamp *s, uint64_t *ret);
 void books_thread_exit(struct books *b, int tid, const struct stamp *s);

@@ -26,6 +26,8 @@ struct options {
 	const char *svg;	  /* --svg: flame graph file, or NULL */
 	bool no_correct;	  /* --no-correct: gross times */
 	bool probes;		  /* --probes (--traps: false, the default) */
+	uint64_t throttle_calls;  /* --throttle=CALLS,USEC (0: --no-throttle) */
+	double throttle_usec;
 	bool count_only;	  /* -c */
 	enum clock_kind clock;	  /* --clock */
 	enum pin_mode pin;	  /* --pin */

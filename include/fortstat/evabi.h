@@ -70,6 +70,7 @@ struct insn_event_page {
 #define PROBE_DEPTH 0x18 /* u64: shadow stack entries in use */
 #define PROBE_FLAGS 0x20 /* u64: PROBE_F_TRAP: no area, take the trap path */
 #define PROBE_F_TRAP 1u
+#define PROBE_CAP 0x28	 /* u64: events the ring may hold (<= PROBE_RING_N; the tracer's) */
 #define PROBE_SHADOW 0x40		  /* the shadow stack: {slot, ret} entries */
 #define PROBE_SHADOW_N 4096		  /* shadow entries (a call deeper traps) */
 #define PROBE_RING (PROBE_SHADOW + PROBE_SHADOW_N * 16) /* the ring of events */

@@ -85,6 +85,7 @@ struct insn_stub {
 	unsigned trap_off;  /* offset of the int3 in the stub */
 	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
 	unsigned full_off;  /* a probe: offset of the int3 of its full ring (0: none) */
+	unsigned throttle_off; /* a timed probe: its throttle flag (a byte; 1: count only) */
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
 };
 
@@ -147,7 +148,9 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
  * `tramp` already) is recorded with that address; with no area of its own,
  * or a full shadow stack, the thread takes the classic stub's int3. A full
  * ring stops on the int3 at full_off until the tracer has read it.
- * `count_only`: the thread's counter of the patch (PROBE_CTR) incremented.
+ * `count_only`: the thread's counter of the patch (PROBE_CTR) incremented;
+ * a timed probe takes that path too once its throttle flag (the byte at
+ * throttle_off, in the stub) is set.
  * Returns as insn_plan_stub.
  */
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,

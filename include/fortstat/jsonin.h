@@ -25,6 +25,7 @@ enum json_type {
 
 #define JSON_NONE ((uint32_t)-1) /* no node: no child, no next sibling */
 #define JSON_MAX_DEPTH 64	 /* deeper nesting is an error (no recursion bomb) */
+#define JSON_MAX_KEEP 64	 /* most member names json_parse_keep can keep */
 
 /* A value. Members of an object carry their key; a container's children are a list. */
 struct json_node {
@@ -36,6 +37,8 @@ struct json_node {
 	const char *str; /* string: its text (NUL-terminated, may hold NULs: see len);
 			  * number: its text (not NUL-terminated: len) */
 	uint32_t len;	 /* string or number: its length in bytes */
+	uint32_t key_id; /* member of an object read by json_parse_keep: its key's index
+			  * in the keep list; else JSON_NONE */
 };
 
 /* A parsed text: nodes[0] is the top value. Owns its memory. */
@@ -62,6 +65,18 @@ int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, siz
  * through many texts).
  */
 int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen);
+
+/*
+ * As json_parse_mut, building only the members of objects (at any depth)
+ * whose key is one of keep[0..n_keep) (n_keep <= JSON_MAX_KEEP; keep NULL:
+ * all of them): the others are checked as strictly as the rest (grammar,
+ * escapes, UTF-8, depth) and left out of the tree and of their object's n.
+ * A kept member's key_id is its key's index in keep, for lookups without
+ * comparing names. Returns as json_parse; -EINVAL too when n_keep is over
+ * JSON_MAX_KEEP.
+ */
+int json_parse_keep(char *buf, size_t len, struct json_doc *doc, const char *const *keep,
+		    size_t n_keep, char *err, size_t errlen);
 
 void json_free(struct json_doc *doc);
 

@@ -6,7 +6,8 @@
  * inputs, the input (rank) of the max and imbalance = max/mean; a routine
  * missing from an input counts 0 there. Arcs and calling contexts summed.
  * Memory grows with the routines, arcs and contexts, not with the inputs:
- * each input is read, folded in and freed.
+ * each input is read, folded in and freed (what stays of it: its file name,
+ * and for each place of its lists what it had there, a hint for the next).
  */
 #ifndef FORTSTAT_MERGE_H
 #define FORTSTAT_MERGE_H

@@ -52,6 +52,7 @@ struct profile_routine {
 	int line;      /* source line, 0 when unknown */
 	bool mainline; /* the mainline (marked '*') */
 	bool selected; /* chosen for timing: only selected routines are shown */
+	uint64_t throttled_at; /* counted only after this many calls (--throttle), 0: timed */
 };
 
 /* A routine's results in one set (the whole process, or one thread). */

@@ -30,6 +30,7 @@ struct routine {
 	int line;	  /* source line from DWARF, or 0 */
 	unsigned flags;	  /* RT_* */
 	const char *module; /* shared library it came from (-l), NULL for the program's own */
+	uint64_t throttled_at; /* --throttle: its calls when it stopped being timed (0: never) */
 };
 
 /* A GNU indirect function (STT_GNU_IFUNC): its resolver picks the routine at run time. */

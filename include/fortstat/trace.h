@@ -32,6 +32,8 @@ struct trace_opts {
 	bool follow;			/* -f: time forked children and exec'ed images too */
 	bool all;			/* --all: every routine, the C library's start-up too */
 	bool probes;			/* --probes: in-process probes, ptrace for rare events */
+	uint64_t throttle_calls;	/* --throttle: a probed routine called this often ... */
+	double throttle_ns;		/* ... whose mean net self time is under this is counted only */
 	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */

@@ -28,6 +28,8 @@ enum {
 	OPT_MERGE,
 	OPT_PROBES,
 	OPT_TRAPS,
+	OPT_THROTTLE,
+	OPT_NO_THROTTLE,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +51,8 @@ static const struct option long_opts[] = {
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "probes", no_argument, NULL, OPT_PROBES },
 	{ "traps", no_argument, NULL, OPT_TRAPS },
+	{ "throttle", required_argument, NULL, OPT_THROTTLE },
+	{ "no-throttle", no_argument, NULL, OPT_NO_THROTTLE },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -93,6 +97,10 @@ void cli_usage(FILE *out)
 	      "      --probes         time in-process: the program records its entries and\n"
 	      "                       returns in memory shared with fortstat; stops only\n"
 	      "                       for rare events (experimental; not with -f)\n"
+	      "      --throttle=CALLS,USEC  with --probes, a routine called CALLS times\n"
+	      "                       whose mean self time is under USEC microseconds is\n"
+	      "                       counted from then on, not timed (default 100000,10)\n"
+	      "      --no-throttle    time every call, however small and frequent\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -146,6 +154,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->report.sort = SORT_TIME;
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
+	/* TAU's throttle: 100,000 calls under 10 us each */
+	o->throttle_calls = 100000;
+	o->throttle_usec = 10;
 	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
 	mech = getenv("FORTSTAT_MECHANISM");
 	if (mech && *mech) {
@@ -222,6 +233,21 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TRAPS:
 			o->probes = false;
+			break;
+		case OPT_THROTTLE: {
+			char *end;
+			unsigned long long calls = strtoull(optarg, &end, 10);
+			double usec = *end == ',' ? strtod(end + 1, &end) : -1;
+
+			if (*end || calls < 1 || !(usec > 0) || usec > 1e9 || optarg[0] == '-')
+				return usage_error("--throttle is CALLS,USEC (e.g. 100000,10), not",
+						   optarg);
+			o->throttle_calls = calls;
+			o->throttle_usec = usec;
+			break;
+		}
+		case OPT_NO_THROTTLE:
+			o->throttle_calls = 0;
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
@@ -343,6 +369,8 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.pin = o->pin,
 		.clock = o->clock,
 		.probes = o->probes,
+		.throttle_calls = o->throttle_calls,
+		.throttle_ns = o->throttle_usec * 1e3,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

@@ -442,10 +442,10 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
  */
 void acct_count(struct acct *a, int tid, uint32_t routine)
 {
-	acct_count_n(a, tid, routine, 1);
+	acct_count_n(a, tid, routine, 1, false);
 }
 
-void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n)
+void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n, bool spontaneous)
 {
 	struct thread *th;
 	uint32_t from, node;
@@ -454,9 +454,10 @@ void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n)
 	if (routine >= a->n || !n)
 		return;
 	th = thread_get(a, tid);
-	from = top_node(th);
+	from = spontaneous ? 0 : top_node(th);
 	node = context(a, th, from, routine);
-	count_call(a, th, top_routine(th), routine, from, node, false, n, &arc, &tarc);
+	count_call(a, th, spontaneous ? ACCT_NONE : top_routine(th), routine, from, node, false, n,
+		   &arc, &tarc);
 }
 
 /*

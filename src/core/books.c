@@ -108,16 +108,16 @@ void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint
 
 void books_count(struct books *b, int tid, uint32_t routine)
 {
-	books_count_n(b, tid, routine, 1);
+	books_count_n(b, tid, routine, 1, false);
 }
 
-void books_count_n(struct books *b, int tid, uint32_t routine, uint64_t n)
+void books_count_n(struct books *b, int tid, uint32_t routine, uint64_t n, bool spontaneous)
 {
 	for (int k = 0; k < FS_N_CLOCKS; k++) {
 		if (b->gross[k])
-			acct_count_n(b->gross[k], tid, routine, n);
+			acct_count_n(b->gross[k], tid, routine, n, spontaneous);
 		if (b->net[k])
-			acct_count_n(b->net[k], tid, routine, n);
+			acct_count_n(b->net[k], tid, routine, n, spontaneous);
 	}
 }
 

@@ -146,8 +146,12 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 		json_clock(out, clock_name(c), secs(s->self[c]), secs(s->gross_self[c]),
 			   secs(s->total[c]), secs(s->gross_total[c]));
 	}
-	fprintf(out, ", \"incomplete\": %s, \"address\": \"0x%" PRIx64 "\", \"file\": ",
-		timed && r->incomplete ? "true" : "false", rt->addr);
+	fprintf(out, ", \"incomplete\": %s", timed && r->incomplete ? "true" : "false");
+	if (rt->throttled_at)
+		fprintf(out, ", \"throttled_after\": %" PRIu64, rt->throttled_at);
+	else
+		fputs(", \"throttled_after\": null", out);
+	fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"file\": ", rt->addr);
 	json_str(out, rt->file);
 	if (rt->line > 0)
 		fprintf(out, ", \"line\": %d}", rt->line);

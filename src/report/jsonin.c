@@ -14,6 +14,8 @@
 
 #include "fortstat/util.h"
 
+#define KEEP_CELLS 256 /* cells of the keep table: a power of two, over JSON_MAX_KEEP */
+
 struct parser {
 	struct json_doc *doc;
 	char *s; /* doc->text */
@@ -21,7 +23,77 @@ struct parser {
 	char *err;
 	size_t errlen;
 	bool failed;
+	const char *const *keep; /* the members to build, or NULL: all */
+	size_t n_keep;
+	size_t keep_len[JSON_MAX_KEEP];
+	uint8_t cell[KEEP_CELLS]; /* keep's index + 1 by key_hash, linear probing; 0: free */
 };
+
+/* A key's cell in the keep table: its length and its first and last bytes mixed. */
+static size_t key_hash(const char *k, size_t len)
+{
+	size_t h = len * 31;
+
+	if (len)
+		h += (unsigned char)k[0] * 7u + (unsigned char)k[len - 1] * 13u;
+	return h & (KEEP_CELLS - 1);
+}
+
+/* The keep table of p->keep[0..n_keep). */
+static void keep_init(struct parser *p)
+{
+	memset(p->cell, 0, sizeof(p->cell));
+	for (size_t i = 0; i < p->n_keep; i++) {
+		size_t c;
+
+		p->keep_len[i] = strlen(p->keep[i]);
+		c = key_hash(p->keep[i], p->keep_len[i]);
+		while (p->cell[c])
+			c = (c + 1) & (KEEP_CELLS - 1);
+		p->cell[c] = (uint8_t)(i + 1);
+	}
+}
+
+/* a[0..n) == b[0..n), for short keys: a few loads, no call */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y, u, v;
+	uint32_t h, i, j, k;
+
+	if (n > 16)
+		return !memcmp(a, b, n);
+	if (n >= 8) {
+		/* two loads that overlap cover 8 to 16 bytes */
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		memcpy(&u, a + n - 8, 8);
+		memcpy(&v, b + n - 8, 8);
+		return x == y && u == v;
+	}
+	if (n >= 4) {
+		memcpy(&h, a, 4);
+		memcpy(&i, b, 4);
+		memcpy(&j, a + n - 4, 4);
+		memcpy(&k, b + n - 4, 4);
+		return h == i && j == k;
+	}
+	for (size_t m = 0; m < n; m++)
+		if (a[m] != b[m])
+			return false;
+	return true;
+}
+
+/* Key k (len bytes)'s index in p->keep, or JSON_NONE when it is not kept. */
+static uint32_t keep_index(const struct parser *p, const char *k, size_t len)
+{
+	for (size_t c = key_hash(k, len); p->cell[c]; c = (c + 1) & (KEEP_CELLS - 1)) {
+		size_t i = p->cell[c] - 1u;
+
+		if (p->keep_len[i] == len && same_bytes(p->keep[i], k, len))
+			return (uint32_t)i;
+	}
+	return JSON_NONE;
+}
 
 /* Record the first error with the line it is on; returns -EINVAL. */
 __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
@@ -47,23 +119,25 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 
 static inline void skip_blanks(struct parser *p)
 {
-	/* most often there is nothing to skip */
-	if (p->pos < p->len && (unsigned char)p->s[p->pos] > ' ')
-		return;
-	while (p->pos < p->len) {
-		char c = p->s[p->pos];
+	const char *s = p->s;
+	size_t i = p->pos, n = p->len;
 
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		p->pos++;
+	/* most often there is nothing to skip, or the one space of ": " and ", " */
+	if (i < n && (unsigned char)s[i] > ' ')
+		return;
+	if (i + 1 < n && s[i] == ' ' && (unsigned char)s[i + 1] > ' ') {
+		p->pos = i + 1;
+		return;
 	}
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	p->pos = i;
 }
 
 /* A new node of type t: its index, or JSON_NONE when the document is too large. */
-static uint32_t new_node(struct parser *p, enum json_type t)
+static inline uint32_t new_node(struct parser *p, enum json_type t)
 {
 	struct json_doc *d = p->doc;
-	struct json_node *v;
 
 	if (d->n_nodes >= UINT32_MAX - 1)
 		return JSON_NONE;
@@ -71,10 +145,8 @@ static uint32_t new_node(struct parser *p, enum json_type t)
 		d->cap = d->cap ? 2 * d->cap : 256;
 		d->nodes = xrealloc(d->nodes, d->cap * sizeof(*d->nodes));
 	}
-	v = &d->nodes[d->n_nodes];
-	memset(v, 0, sizeof(*v));
-	v->type = t;
-	v->child = v->next = JSON_NONE;
+	d->nodes[d->n_nodes] = (struct json_node){
+	    .type = t, .child = JSON_NONE, .next = JSON_NONE, .key_id = JSON_NONE};
 	return (uint32_t)d->n_nodes++;
 }
 
@@ -181,11 +253,42 @@ static size_t plain_run(const char *s, size_t n)
 	return i;
 }
 
+static int parse_string_slow(struct parser *p, size_t start, const char **out, uint32_t *olen);
+
 /* A string at p->pos (on its '"'), unescaped in place: *out and *olen. */
-static int parse_string(struct parser *p, const char **out, uint32_t *olen)
+static inline int parse_string(struct parser *p, const char **out, uint32_t *olen)
 {
 	char *s = p->s;
-	size_t start = ++p->pos, r = start, w = start;
+	size_t start = ++p->pos;
+
+	/* most are plain (nothing to unescape or check) and short: 16 bytes at a time */
+	for (size_t i = start; i + 16 <= p->len && i - start < 64; i += 16) {
+		const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		int stop = _mm_movemask_epi8(
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+
+		if (stop) {
+			i += (size_t)__builtin_ctz((unsigned)stop);
+			if (s[i] != '"')
+				break;
+			*out = s + start;
+			*olen = (uint32_t)(i - start);
+			s[i] = '\0';
+			p->pos = i + 1;
+			return 0;
+		}
+	}
+	return parse_string_slow(p, start, out, olen);
+}
+
+/* parse_string's general case: escapes, UTF-8, control characters, the end of the text. */
+static __attribute__((noinline)) int parse_string_slow(struct parser *p, size_t start,
+						       const char **out, uint32_t *olen)
+{
+	char *s = p->s;
+	size_t r = start, w = start;
 
 	for (;;) {
 		unsigned char c;
@@ -297,8 +400,37 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* A number's text at p->pos, checked against RFC 8259's grammar. */
-static int parse_number(struct parser *p, uint32_t idx)
+/*
+ * Of the eight bytes x (the first the lowest), those that are not digits:
+ * 0 when all are. A byte is a digit when its high nibble is 3, and still is
+ * with 6 added. The lowest byte flagged is the first that is not a digit
+ * (only a byte flagged already can carry into the next).
+ */
+static inline uint64_t not_digits(uint64_t x)
+{
+	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ULL, three = 0x3030303030303030ULL;
+
+	return ((x & hi) ^ three) | (((x + 0x0606060606060606ULL) & hi) ^ three);
+}
+
+/* Past the digits from s[i] (s[0..len)): eight at a time while eight are left. */
+static inline size_t digits_end(const char *s, size_t i, size_t len)
+{
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x, t;
+
+		memcpy(&x, s + i, 8);
+		t = not_digits(x);
+		if (t)
+			return i + (size_t)(__builtin_ctzll(t) >> 3);
+	}
+	while (i < len && is_digit(s[i]))
+		i++;
+	return i;
+}
+
+/* A number's text at p->pos, checked against RFC 8259's grammar; node idx, or JSON_NONE: none. */
+static inline __attribute__((always_inline)) int parse_number(struct parser *p, uint32_t idx)
 {
 	size_t start = p->pos, i = p->pos;
 	const char *s = p->s;
@@ -308,17 +440,12 @@ static int parse_number(struct parser *p, uint32_t idx)
 		i++;
 	if (i >= p->len || !is_digit(s[i]))
 		return fail(p, "bad number");
-	if (s[i] == '0')
-		i++;
-	else
-		while (i < p->len && is_digit(s[i]))
-			i++;
+	i = s[i] == '0' ? i + 1 : digits_end(s, i, p->len);
 	if (i < p->len && s[i] == '.') {
 		i++;
 		if (i >= p->len || !is_digit(s[i]))
 			return fail(p, "bad number");
-		while (i < p->len && is_digit(s[i]))
-			i++;
+		i = digits_end(s, i, p->len);
 	}
 	if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
 		i++;
@@ -326,22 +453,28 @@ static int parse_number(struct parser *p, uint32_t idx)
 			i++;
 		if (i >= p->len || !is_digit(s[i]))
 			return fail(p, "bad number");
-		while (i < p->len && is_digit(s[i]))
-			i++;
+		i = digits_end(s, i, p->len);
 	}
 	if (i - start > 4096)
 		return fail(p, "number too long");
+	p->pos = i;
+	if (idx == JSON_NONE)
+		return 0;
 	v = &p->doc->nodes[idx];
 	v->str = s + start;
 	v->len = (uint32_t)(i - start);
-	p->pos = i;
 	return 0;
 }
 
-static int parse_value(struct parser *p, uint32_t *idx, int depth);
+static inline int parse_value(struct parser *p, uint32_t *idx, int depth, bool build);
 
-/* An array or object at p->pos (on its '[' or '{'), its children linked into node idx. */
-static int parse_container(struct parser *p, uint32_t idx, int depth)
+/*
+ * An array or object at p->pos (on its '[' or '{'), its children linked into
+ * node idx; idx JSON_NONE: checked only, nothing built. An object's members
+ * whose key is not kept (p->keep) are checked and left out. The one function
+ * of the recursion: the scalars of parse_value are read inline.
+ */
+static __attribute__((noinline)) int parse_container(struct parser *p, uint32_t idx, int depth)
 {
 	bool obj = p->s[p->pos] == '{';
 	char close = obj ? '}' : ']';
@@ -357,7 +490,8 @@ static int parse_container(struct parser *p, uint32_t idx, int depth)
 	}
 	for (;;) {
 		const char *key = NULL;
-		uint32_t klen, child;
+		uint32_t klen, child, key_id = JSON_NONE;
+		bool build = idx != JSON_NONE;
 		int err;
 
 		skip_blanks(p);
@@ -368,25 +502,33 @@ static int parse_container(struct parser *p, uint32_t idx, int depth)
 			err = parse_string(p, &key, &klen);
 			if (err)
 				return err;
+			if (build && p->keep) {
+				key_id = keep_index(p, key, klen);
+				build = key_id != JSON_NONE;
+			}
 			skip_blanks(p);
 			if (p->pos >= p->len || p->s[p->pos] != ':')
 				return fail(p, p->pos >= p->len ? "unexpected end (truncated?)"
 								: "expected ':'");
 			p->pos++;
 		}
-		err = parse_value(p, &child, depth + 1);
+		err = parse_value(p, &child, depth + 1, build);
 		if (err)
 			return err;
-		p->doc->nodes[child].key = key;
-		if (last == JSON_NONE)
-			p->doc->nodes[idx].child = child;
-		else
-			p->doc->nodes[last].next = child;
-		last = child;
-		if (n == UINT32_MAX - 1)
-			return fail(p, "too many members");
-		n++;
-		p->doc->nodes[idx].n = n;
+		if (build) {
+			struct json_node *c = &p->doc->nodes[child];
+
+			c->key = key;
+			c->key_id = key_id;
+			if (last == JSON_NONE)
+				p->doc->nodes[idx].child = child;
+			else
+				p->doc->nodes[last].next = child;
+			last = child;
+			if (n == UINT32_MAX - 1)
+				return fail(p, "too many members");
+			p->doc->nodes[idx].n = ++n;
+		}
 		skip_blanks(p);
 		if (p->pos >= p->len)
 			return fail(p, "unexpected end (truncated?)");
@@ -410,11 +552,14 @@ static int parse_word(struct parser *p, const char *word)
 	return 0;
 }
 
-static int parse_value(struct parser *p, uint32_t *idx, int depth)
+/* The value at p->pos into a new node *idx, or (build false) checked only: *idx JSON_NONE. */
+static inline __attribute__((always_inline)) int parse_value(struct parser *p, uint32_t *idx,
+							     int depth, bool build)
 {
 	enum json_type t;
 	char c;
 
+	*idx = JSON_NONE;
 	skip_blanks(p);
 	if (p->pos >= p->len)
 		return fail(p, "unexpected end (truncated?)");
@@ -444,9 +589,11 @@ static int parse_value(struct parser *p, uint32_t *idx, int depth)
 		t = JSON_NUMBER;
 		break;
 	}
-	*idx = new_node(p, t);
-	if (*idx == JSON_NONE)
-		return fail(p, "too many values");
+	if (build) {
+		*idx = new_node(p, t);
+		if (*idx == JSON_NONE)
+			return fail(p, "too many values");
+	}
 	switch (t) {
 	case JSON_OBJECT:
 	case JSON_ARRAY:
@@ -456,7 +603,7 @@ static int parse_value(struct parser *p, uint32_t *idx, int depth)
 		uint32_t len;
 		int err = parse_string(p, &s, &len);
 
-		if (!err) {
+		if (!err && build) {
 			p->doc->nodes[*idx].str = s;
 			p->doc->nodes[*idx].len = len;
 		}
@@ -489,7 +636,7 @@ static int parse_text(struct parser *p)
 		doc->used = p->len;
 		return -ENODATA;
 	}
-	rc = parse_value(p, &top, 0);
+	rc = parse_value(p, &top, 0, true);
 	if (rc) {
 		doc->n_nodes = 0;
 		return rc;
@@ -514,15 +661,28 @@ int json_parse(const char *buf, size_t len, struct json_doc *doc, char *err, siz
 	return parse_text(&p);
 }
 
-int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+int json_parse_keep(char *buf, size_t len, struct json_doc *doc, const char *const *keep,
+		    size_t n_keep, char *err, size_t errlen)
 {
 	struct parser p = {.doc = doc, .s = buf, .len = len, .err = err, .errlen = errlen};
 
 	free(doc->text);
 	doc->text = NULL;
-	if (!buf && len)
+	if ((!buf && len) || n_keep > JSON_MAX_KEEP) {
+		doc->n_nodes = doc->used = 0; /* no top value left from an earlier parse */
 		return -EINVAL;
+	}
+	if (keep) {
+		p.keep = keep;
+		p.n_keep = n_keep;
+		keep_init(&p);
+	}
 	return parse_text(&p);
+}
+
+int json_parse_mut(char *buf, size_t len, struct json_doc *doc, char *err, size_t errlen)
+{
+	return json_parse_keep(buf, len, doc, NULL, 0, err, errlen);
 }
 
 void json_free(struct json_doc *doc)
@@ -590,6 +750,16 @@ static __attribute__((noinline)) int slow_double(const struct json_node *v, doub
 	return 0;
 }
 
+/* Eight digits x (the first the lowest byte) as a number, in three multiplies. */
+static inline uint64_t eight_digits(uint64_t x)
+{
+	x -= 0x3030303030303030ULL;
+	x = x * 10 + (x >> 8);
+	return (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+		(((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >>
+	       32;
+}
+
 int json_double(const struct json_node *v, double *out)
 {
 	static const double pow10[] = {1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
@@ -610,8 +780,16 @@ int json_double(const struct json_node *v, double *out)
 	s += neg;
 	for (; s < e; s++) {
 		unsigned c = (unsigned char)*s - '0';
+		uint64_t x;
 
-		if (c < 10) {
+		if (e - s >= 8 && (memcpy(&x, s, 8), !not_digits(x))) {
+			m = m * 100000000 + eight_digits(x);
+			frac += dot ? 8 : 0;
+			digits += 8;
+			if (digits > 15)
+				return slow_double(v, out);
+			s += 7;
+		} else if (c < 10) {
 			m = m * 10 + c;
 			frac += dot;
 			if (++digits > 15)

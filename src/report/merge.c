@@ -54,6 +54,25 @@ struct mnode {
 	double self_s;
 };
 
+/* A routine's name and its length. */
+struct mrname {
+	const char *name;
+	uint32_t len;
+};
+
+/* A cell of the name table: the hash, length and index at hand, the text one load away. */
+struct mname {
+	uint64_t hash;
+	const char *name;  /* the routine's name, NULL: a free cell */
+	uint32_t len, idx; /* its length, the routine's index */
+};
+
+/* A frame of the last calling context folded in: its name (in the input's text) and node. */
+struct mframe {
+	const char *name;
+	uint32_t len, node;
+};
+
 struct minput {
 	char *file;
 	int rank; /* -1: not a rank */
@@ -68,14 +87,20 @@ struct merge {
 	bool no_stacks; /* an input had no "stacks" */
 	struct mroutine *r;
 	size_t n_r, cap_r;
-	struct u64map by_hash; /* name hash (probed) -> routine index */
+	struct mrname *rn;   /* the routines' names, compact: checking a hint touches little */
+	struct mname *names; /* the routines by name: open addressing, at most half full */
+	size_t cap_names;    /* cells: a power of two, or 0 */
 	struct marc *arcs;
 	size_t n_arcs, cap_arcs;
 	struct u64map arc_at; /* caller+1 << 32 | callee+1 -> arc index */
 	struct mnode *nodes;
 	size_t n_nodes;
-	struct u64map child_at; /* parent+1 << 32 | routine+1 -> node index */
-	uint32_t *touched;	/* routines of the current input */
+	struct u64map child_at;			/* parent+1 << 32 | routine+1 -> node index */
+	uint32_t *rt_hint, *arc_hint, *st_hint; /* what the last input had at each place */
+	size_t n_rt_hint, n_arc_hint, n_st_hint;
+	struct mframe *path; /* the last context of the current input */
+	size_t n_path, cap_path;
+	uint32_t *touched; /* routines of the current input */
 	size_t n_touched;
 	struct json_doc spare; /* the last text's document: its nodes are reused */
 };
@@ -107,7 +132,12 @@ void merge_free(struct merge *m)
 	free(m->arcs);
 	free(m->nodes);
 	free(m->touched);
-	u64map_free(&m->by_hash);
+	free(m->path);
+	free(m->rt_hint);
+	free(m->arc_hint);
+	free(m->st_hint);
+	free(m->rn);
+	free(m->names);
 	u64map_free(&m->arc_at);
 	u64map_free(&m->child_at);
 	json_free(&m->spare);
@@ -144,56 +174,69 @@ static bool is_bool(const struct json_node *v)
 	return v && (v->type == JSON_TRUE || v->type == JSON_FALSE);
 }
 
+/* The members --merge reads: json_parse_keep builds no others (60% of a report's bytes). */
+enum {
+	K_PROGRAM,
+	K_RANK,
+	K_CLOCK,
+	K_COUNT_ONLY,
+	K_CALLS_TIMED,
+	K_ROUTINES,
+	K_ARCS,
+	K_STACKS,
+	K_MERGED,
+	K_NAME,
+	K_CALLS,
+	K_SELF,
+	K_TOTAL,
+	K_MAIN,
+	K_FILE,
+	K_LINE,
+	K_CALLER,
+	K_CALLEE,
+	K_TIME,
+	K_FRAMES,
+	K_N
+};
+static const char *const keys[K_N] = {"program",  "rank",   "clock",   "count_only", "calls_timed",
+				      "routines", "arcs",   "stacks",  "merged",     "name",
+				      "calls",	  "self_s", "total_s", "mainline",   "file",
+				      "line",	  "caller", "callee",  "time_s",     "frames"};
+
+/* Each list's members: their places in refs, from the key_id (K_*) + 1; 0: not read. */
 enum { RT_NAME, RT_CALLS, RT_SELF, RT_TOTAL, RT_MAIN, RT_FILE, RT_LINE, RT_N };
-static const char *const rt_keys[RT_N] = {"name",     "calls", "self_s", "total_s",
-					  "mainline", "file",  "line"};
+static const uint8_t rt_slot[K_N] = {
+    [K_NAME] = RT_NAME + 1,   [K_CALLS] = RT_CALLS + 1, [K_SELF] = RT_SELF + 1,
+    [K_TOTAL] = RT_TOTAL + 1, [K_MAIN] = RT_MAIN + 1,	[K_FILE] = RT_FILE + 1,
+    [K_LINE] = RT_LINE + 1};
 enum { ARC_CALLER, ARC_CALLEE, ARC_CALLS, ARC_TIME, ARC_SELF, ARC_N };
-static const char *const arc_keys[ARC_N] = {"caller", "callee", "calls", "time_s", "self_s"};
+static const uint8_t arc_slot[K_N] = {[K_CALLER] = ARC_CALLER + 1,
+				      [K_CALLEE] = ARC_CALLEE + 1,
+				      [K_CALLS] = ARC_CALLS + 1,
+				      [K_TIME] = ARC_TIME + 1,
+				      [K_SELF] = ARC_SELF + 1};
 enum { ST_FRAMES, ST_CALLS, ST_SELF, ST_N };
-static const char *const st_keys[ST_N] = {"frames", "calls", "self_s"};
-/* where each key was found last (see pick) */
-static uint8_t rt_hint[RT_N], arc_hint[ARC_N], st_hint[ST_N];
+static const uint8_t st_slot[K_N] = {
+    [K_FRAMES] = ST_FRAMES + 1, [K_CALLS] = ST_CALLS + 1, [K_SELF] = ST_SELF + 1};
 
 /*
- * Members keys[0..n) of object o into out[] (NULL when absent; the first of
- * a key given twice), in one pass over o's members. hint[k] (n of them,
- * zero-initialised) remembers where key k was last found: reports put their
- * members in one order, so a key is mostly found at its first try.
+ * The members of object o that slot[] places into out[0..n) (NULL when
+ * absent; the first of a key given twice), by the key_id json_parse_keep
+ * gave them.
  */
-static void pick(const struct json_doc *d, const struct json_node *o, const char *const *keys,
-		 size_t n, const struct json_node **out, uint8_t *hint)
+static void pick(const struct json_doc *d, const struct json_node *o, const uint8_t *slot, size_t n,
+		 const struct json_node **out)
 {
-	const struct json_node *mem[64];
-	size_t n_mem = 0;
+	memset(out, 0, n * sizeof(*out));
+	if (o->type != JSON_OBJECT)
+		return;
+	/* the parse linked the children: their indices are good */
+	for (uint32_t i = o->child; i != JSON_NONE; i = d->nodes[i].next) {
+		const struct json_node *v = &d->nodes[i];
+		unsigned k = v->key_id < K_N ? slot[v->key_id] : 0;
 
-	for (const struct json_node *v = json_first(d, o); v && o->type == JSON_OBJECT;
-	     v = json_next(d, v))
-		if (n_mem < sizeof(mem) / sizeof(mem[0]))
-			mem[n_mem++] = v;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = hint[k];
-
-		out[k] = NULL;
-		/* at the hint, and then from the start: the first of duplicates wins */
-		if (i < n_mem && !strcmp(mem[i]->key, keys[k])) {
-			size_t j;
-
-			for (j = 0; j < i &&
-				    (mem[j]->key[0] != keys[k][0] || strcmp(mem[j]->key, keys[k]));
-			     j++)
-				;
-			out[k] = mem[j];
-			continue;
-		}
-		for (i = 0; i < n_mem; i++)
-			if (mem[i]->key[0] == keys[k][0] && !strcmp(mem[i]->key, keys[k])) {
-				out[k] = mem[i];
-				hint[k] = (uint8_t)i;
-				break;
-			}
-		/* an object of more than 64 members: the rest the slow way */
-		if (!out[k] && n_mem == sizeof(mem) / sizeof(mem[0]))
-			out[k] = json_get(d, o, keys[k]);
+		if (k && !out[k - 1])
+			out[k - 1] = v;
 	}
 }
 
@@ -254,7 +297,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **f = refs;
 
 		refs += RT_N;
-		pick(d, v, rt_keys, RT_N, f, rt_hint);
+		pick(d, v, rt_slot, RT_N, f);
 		if (v->type != JSON_OBJECT || !json_string(f[RT_NAME]) ||
 		    json_u64(f[RT_CALLS], &u) || !is_num_or_null(f[RT_SELF]) ||
 		    !is_num_or_null(f[RT_TOTAL]) || !is_bool(f[RT_MAIN]))
@@ -267,7 +310,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **f = refs;
 
 		refs += ARC_N;
-		pick(d, v, arc_keys, ARC_N, f, arc_hint);
+		pick(d, v, arc_slot, ARC_N, f);
 		if (v->type != JSON_OBJECT || !is_str_or_null(f[ARC_CALLER]) ||
 		    !json_string(f[ARC_CALLEE]) || json_u64(f[ARC_CALLS], &u) ||
 		    !is_num_or_null(f[ARC_TIME]) || !is_num_or_null(f[ARC_SELF]))
@@ -280,7 +323,7 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 		const struct json_node **g = refs, *f;
 
 		refs += ST_N;
-		pick(d, v, st_keys, ST_N, g, st_hint);
+		pick(d, v, st_slot, ST_N, g);
 		if (v->type != JSON_OBJECT || !g[ST_FRAMES] || g[ST_FRAMES]->type != JSON_ARRAY ||
 		    !g[ST_FRAMES]->n || json_u64(g[ST_CALLS], &u) || !is_num_or_null(g[ST_SELF]))
 			return "a stack without frames, calls or self_s";
@@ -293,9 +336,8 @@ static const char *check_refs(const struct json_doc *d, const struct json_node *
 
 /* ---- folding one report in ---- */
 
-static uint64_t hash_name(const char *s)
+static uint64_t hash_bytes(const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
 	/* eight bytes at a time, each mixed by a multiply and a shift */
@@ -310,30 +352,93 @@ static uint64_t hash_name(const char *s)
 	return h ^ (h >> 29);
 }
 
-/* The routine named `name`: its index, or NONE (create: a new one instead). */
-static uint32_t routine_of(struct merge *m, const char *name, bool create)
+static uint64_t hash_name(const char *s)
 {
-	uint64_t h = hash_name(name), v;
+	return hash_bytes(s, strlen(s));
+}
 
-	/* collisions of the 64-bit hash move on to the next key */
-	for (;; h = h * 6364136223846793005ULL + 1442695040888963407ULL) {
-		if (!h)
+/* Twice the cells of the name table, its routines put back. */
+static void names_grow(struct merge *m)
+{
+	size_t cap = m->cap_names ? 2 * m->cap_names : 1024;
+	struct mname *c = xcalloc(cap, sizeof(*c));
+
+	for (size_t i = 0; i < m->cap_names; i++) {
+		size_t k = m->names[i].hash & (cap - 1);
+
+		if (!m->names[i].name)
 			continue;
-		if (!u64map_get(&m->by_hash, h, &v))
-			break;
-		if (!strcmp(m->r[v].name, name))
-			return (uint32_t)v;
+		while (c[k].name)
+			k = (k + 1) & (cap - 1);
+		c[k] = m->names[i];
 	}
+	free(m->names);
+	m->names = c;
+	m->cap_names = cap;
+}
+
+/* The routine named by string v: its index, or NONE (create: a new one instead). */
+static uint32_t routine_of(struct merge *m, const struct json_node *v, bool create)
+{
+	uint64_t h = hash_bytes(v->str, v->len);
+	size_t k, mask = m->cap_names - 1;
+	struct mroutine *r;
+
+	for (k = h & mask; m->cap_names && m->names[k].name; k = (k + 1) & mask)
+		if (m->names[k].hash == h && m->names[k].len == v->len &&
+		    !memcmp(m->names[k].name, v->str, v->len))
+			return m->names[k].idx;
 	if (!create || m->n_r >= NONE - 1)
 		return NONE;
+	if (2 * (m->n_r + 1) > m->cap_names) {
+		names_grow(m);
+		for (k = h & (m->cap_names - 1); m->names[k].name; k = (k + 1) & (m->cap_names - 1))
+			;
+	}
 	if (m->n_r == m->cap_r) {
 		m->cap_r = m->cap_r ? 2 * m->cap_r : 64;
 		m->r = xrealloc(m->r, m->cap_r * sizeof(*m->r));
+		m->rn = xrealloc(m->rn, m->cap_r * sizeof(*m->rn));
 	}
-	memset(&m->r[m->n_r], 0, sizeof(*m->r));
-	m->r[m->n_r].name = xstrdup(name);
-	u64map_put(&m->by_hash, h, m->n_r);
+	r = memset(&m->r[m->n_r], 0, sizeof(*m->r));
+	r->name = xmalloc((size_t)v->len + 1);
+	memcpy(r->name, v->str, v->len);
+	r->name[v->len] = '\0';
+	m->rn[m->n_r] = (struct mrname){.name = r->name, .len = v->len};
+	m->names[k] =
+	    (struct mname){.hash = h, .name = r->name, .len = v->len, .idx = (uint32_t)m->n_r};
 	return (uint32_t)m->n_r++;
+}
+
+/* Whether routine i (< n_r) is named by string v. */
+static bool named(const struct merge *m, uint32_t i, const struct json_node *v)
+{
+	return m->rn[i].len == v->len && !memcmp(m->rn[i].name, v->str, v->len);
+}
+
+/*
+ * A hint for each place of a list in an input: what the last input had
+ * there. Ranks of one program write their routines and arcs in much the
+ * same order; a hint that names the same is taken without a lookup (its
+ * memory is read in order, the tables' at random). *h grows to n places,
+ * new ones NONE.
+ */
+static void hints_for(uint32_t **h, size_t *n_h, size_t n)
+{
+	if (n <= *n_h)
+		return;
+	*h = xrealloc(*h, n * sizeof(**h));
+	memset(*h + *n_h, 0xff, (n - *n_h) * sizeof(**h));
+	*n_h = n;
+}
+
+/* The routine named by string v, tried first at *hint (then set to it). */
+static uint32_t routine_hinted(struct merge *m, const struct json_node *v, uint32_t *hint)
+{
+	if (*hint < m->n_r && named(m, *hint, v))
+		return *hint;
+	*hint = routine_of(m, v, true);
+	return *hint;
 }
 
 static double num_or_zero(const struct json_node *v)
@@ -364,8 +469,19 @@ static char *program_name(const char *s)
 	return b ? xasprintf("%.*s", (int)(b - s), s) : xstrdup(s);
 }
 
-static void add_arc(struct merge *m, uint32_t caller, uint32_t callee, uint64_t calls,
-		    double time_s, double self_s)
+/* Whether arc a (any number) is the one from string or null caller to string callee. */
+static bool arc_is(const struct merge *m, uint32_t a, const struct json_node *caller,
+		   const struct json_node *callee)
+{
+	if (a >= m->n_arcs || !named(m, m->arcs[a].callee, callee))
+		return false;
+	if (caller->type == JSON_NULL)
+		return m->arcs[a].caller == NONE;
+	return m->arcs[a].caller != NONE && named(m, m->arcs[a].caller, caller);
+}
+
+/* The arc from caller (NONE: the root) to callee: its index, a new one if need be. */
+static uint32_t arc_of(struct merge *m, uint32_t caller, uint32_t callee)
 {
 	uint64_t key = (caller == NONE ? 0 : (uint64_t)caller + 1) << 32 | ((uint64_t)callee + 1);
 	uint64_t at;
@@ -381,9 +497,7 @@ static void add_arc(struct merge *m, uint32_t caller, uint32_t callee, uint64_t 
 		m->arcs[at].callee = callee;
 		u64map_put(&m->arc_at, key, at);
 	}
-	m->arcs[at].calls += calls;
-	m->arcs[at].time_s += time_s;
-	m->arcs[at].self_s += self_s;
+	return (uint32_t)at;
 }
 
 static uint32_t child_of(struct merge *m, uint32_t parent, uint32_t routine)
@@ -412,6 +526,8 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	bool count_only = json_get(d, root, "count_only")->type == JSON_TRUE;
 	char *name = program_name(prog);
 	int rank = -1;
+	size_t pos;
+	uint32_t last = NONE; /* the last arc folded in */
 
 	if (json_int(json_get(d, root, "rank"), &rank))
 		rank = -1;
@@ -443,7 +559,9 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 	m->n_touched = 0;
 	m->touched = xrealloc(m->touched, (m->n_r + json_get(d, root, "routines")->n + 1) *
 					      sizeof(*m->touched));
-	for (v = json_first(d, json_get(d, root, "routines")); v; v = json_next(d, v)) {
+	hints_for(&m->rt_hint, &m->n_rt_hint, json_get(d, root, "routines")->n);
+	pos = 0;
+	for (v = json_first(d, json_get(d, root, "routines")); v; v = json_next(d, v), pos++) {
 		const struct json_node **f = refs;
 		uint32_t i;
 		struct mroutine *r;
@@ -451,7 +569,7 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		int line = 0;
 
 		refs += RT_N;
-		i = routine_of(m, json_string(f[RT_NAME]), true);
+		i = routine_hinted(m, f[RT_NAME], &m->rt_hint[pos]);
 		if (i == NONE)
 			continue;
 		r = &m->r[i];
@@ -478,39 +596,79 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		stat_fold(&r->total, input);
 	}
 
-	for (v = json_first(d, json_get(d, root, "arcs")); v; v = json_next(d, v)) {
+	hints_for(&m->arc_hint, &m->n_arc_hint, json_get(d, root, "arcs")->n);
+	pos = 0;
+	for (v = json_first(d, json_get(d, root, "arcs")); v; v = json_next(d, v), pos++) {
 		const struct json_node **f = refs;
-		const char *caller;
-		uint32_t ci, ce;
+		bool root_arc = f[ARC_CALLER]->type == JSON_NULL;
+		uint32_t ci, ce, a = m->arc_hint[pos];
 		uint64_t calls = 0;
 
 		refs += ARC_N;
-		caller = json_string(f[ARC_CALLER]);
-		ci = caller ? routine_of(m, caller, true) : NONE;
-		ce = routine_of(m, json_string(f[ARC_CALLEE]), true);
-		if (ce == NONE || (caller && ci == NONE))
-			continue;
+		/*
+		 * The last input's arc at this place, else the arc after the
+		 * one before (fortstat writes arcs in routine order: an arc
+		 * more or less in one rank shifts the places that follow).
+		 */
+		if (!arc_is(m, a, f[ARC_CALLER], f[ARC_CALLEE]))
+			a = last + 1; /* NONE + 1: arc 0 */
+		if (!arc_is(m, a, f[ARC_CALLER], f[ARC_CALLEE])) {
+			ci = root_arc ? NONE : routine_of(m, f[ARC_CALLER], true);
+			ce = routine_of(m, f[ARC_CALLEE], true);
+			if (ce == NONE || (!root_arc && ci == NONE))
+				continue;
+			a = arc_of(m, ci, ce);
+		}
+		m->arc_hint[pos] = last = a;
 		json_u64(f[ARC_CALLS], &calls);
-		add_arc(m, ci, ce, calls, num_or_zero(f[ARC_TIME]), num_or_zero(f[ARC_SELF]));
+		m->arcs[a].calls += calls;
+		m->arcs[a].time_s += num_or_zero(f[ARC_TIME]);
+		m->arcs[a].self_s += num_or_zero(f[ARC_SELF]);
 	}
 
 	stacks = json_get(d, root, "stacks");
 	if (!stacks)
 		m->no_stacks = true;
-	for (v = json_first(d, stacks); v; v = json_next(d, v)) {
+	m->n_path = 0;
+	hints_for(&m->st_hint, &m->n_st_hint, stacks && stacks->type == JSON_ARRAY ? stacks->n : 0);
+	pos = 0;
+	for (v = json_first(d, stacks); v; v = json_next(d, v), pos++) {
 		const struct json_node **g = refs;
-		uint32_t at = 0;
+		uint32_t at = 0, hint = m->st_hint[pos];
 		uint64_t calls = 0;
+		size_t k = 0;
+		bool same = true; /* frames 0..k are the last stack's */
 
 		refs += ST_N;
 		for (const struct json_node *f = json_first(d, g[ST_FRAMES]); f;
-		     f = json_next(d, f)) {
-			uint32_t r = routine_of(m, json_string(f), true);
+		     f = json_next(d, f), k++) {
+			uint32_t r;
 
-			if (r == NONE)
-				break;
-			at = child_of(m, at, r);
+			/* contexts come parents first: most share the last one's outer frames */
+			if (same && k < m->n_path && m->path[k].len == f->len &&
+			    !memcmp(m->path[k].name, f->str, f->len)) {
+				at = m->path[k].node;
+				continue;
+			}
+			same = false;
+			/* the last input's context at this place, when it is this frame's */
+			if (hint < m->n_nodes && m->nodes[hint].parent == at &&
+			    named(m, m->nodes[hint].routine, f)) {
+				at = hint;
+			} else {
+				r = routine_of(m, f, true);
+				if (r == NONE)
+					break;
+				at = child_of(m, at, r);
+			}
+			if (k == m->cap_path) {
+				m->cap_path = m->cap_path ? 2 * m->cap_path : 64;
+				m->path = xrealloc(m->path, m->cap_path * sizeof(*m->path));
+			}
+			m->path[k] = (struct mframe){.name = f->str, .len = f->len, .node = at};
 		}
+		m->n_path = k;
+		m->st_hint[pos] = at;
 		json_u64(g[ST_CALLS], &calls);
 		m->nodes[at].calls += calls;
 		m->nodes[at].self_s += num_or_zero(g[ST_SELF]);
@@ -564,7 +722,7 @@ static int add_buf(struct merge *m, const char *what, char *buf, size_t len)
 		const char *why;
 
 		memset(&m->spare, 0, sizeof(m->spare));
-		rc = json_parse_mut(buf + off, len - off, &d, err, sizeof(err));
+		rc = json_parse_keep(buf + off, len - off, &d, keys, K_N, err, sizeof(err));
 		if (!rc && (why = find_reports(&d, n, json_root(&d), &found, &n_found)) != NULL) {
 			fs_error("%s: %s", what, why);
 			rc = -EINVAL;

@@ -117,6 +117,7 @@ static void routine_from(struct profile_routine *pr, const struct routine *rt)
 	pr->line = rt->line;
 	pr->mainline = rt->flags & RT_MAINLINE;
 	pr->selected = rt->flags & RT_SELECTED;
+	pr->throttled_at = rt->throttled_at;
 }
 
 /* Routine i's results on every clock. */

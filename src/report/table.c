@@ -94,6 +94,9 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		}
 		if (timed && r->incomplete)
 			fputs("  INCOMPLETE", out);
+		if (timed && rp->sec->routines[r->idx].throttled_at)
+			fprintf(out, "  THROTTLED after %" PRIu64 " calls",
+				rp->sec->routines[r->idx].throttled_at);
 		fputc('\n', out);
 	}
 	fprintf(out, "  %-*s %12" PRIu64, w, "TOTAL", rp->calls);

@@ -167,6 +167,7 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	p->trap = p->slot + stub.trap_off;
 	if (stub.full_off)
 		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
+	p->throttle = stub.throttle_off ? p->slot + stub.throttle_off : 0;
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = false;
 	p->orig = 0xcc;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <x86intrin.h>
@@ -21,6 +22,7 @@
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
 #include "fortstat/evabi.h"
+#include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
@@ -52,6 +54,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*hdr(a, PROBE_TAIL) = 0;
 	*hdr(a, PROBE_DEPTH) = 0;
 	*hdr(a, PROBE_FLAGS) = flags;
+	*hdr(a, PROBE_CAP) = tr->probe_cap;
 	/* Words of an earlier thread's unread events must not commit anything. */
 	for (size_t i = 0; i < PROBE_RING_N; i++)
 		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;
@@ -60,6 +63,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 
 void probe_prepare(struct tracer *tr, pid_t tid)
 {
+	const char *cap;
 	uint64_t gs = 1;
 
 	tr->ps->probes = false;
@@ -75,6 +79,10 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 		return;
 	}
 	tr->ps->probes = true;
+	/* FORTSTAT_PROBE_RING=N: a smaller ring, for the tests of a full one */
+	tr->probe_cap = PROBE_RING_N;
+	if ((cap = getenv("FORTSTAT_PROBE_RING")) && atoi(cap) >= 1 && atoi(cap) < PROBE_RING_N)
+		tr->probe_cap = (uint64_t)atoi(cap);
 	area_reset(tr, 0, PROBE_F_TRAP);
 	tr->area_used[0] = 1;
 	fs_info(1, "in-process probes: areas at 0x%" PRIx64 " (%u threads)", area_addr(tr, 1),
@@ -94,7 +102,10 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 			break;
 		}
 	if (k)
-		area_reset(tr, k, 0);
+		area_reset(tr, k,
+			   tr->o->count_only || (tr->ps->shstk_checked && !tr->ps->no_rewrite)
+			       ? 0
+			       : PROBE_F_TRAP);
 	if (arch_set_tls2(th->tid, area_addr(tr, k)) < 0)
 		return; /* gone */
 	if (k)
@@ -110,6 +121,22 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	th->p_at = th->now;
 	if (!k)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
+}
+
+/*
+ * The areas start with PROBE_F_TRAP: the first timed call of the program
+ * takes the classic stub's int3, where check_shstk looks for a CET shadow
+ * stack (the C library turns it on before any routine of the program runs)
+ * before any return address is rewritten. Without one, the probes go on in
+ * process from then on. Counting (-c) rewrites none: its areas start free.
+ */
+void probe_release(struct tracer *tr)
+{
+	if (!tr->ps->probes || tr->ps->no_rewrite)
+		return;
+	for (int k = 1; k < PROBE_AREAS; k++)
+		if (tr->area_used[k])
+			*hdr(area_mem(tr, k), PROBE_FLAGS) = 0;
 }
 
 void probe_thread_gone(struct tracer *tr, struct tthread *th)
@@ -161,7 +188,7 @@ static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t
 		: c0;
 }
 
-/* -c: the thread's counters, added to its books and cleared. */
+/* -c, throttled probes: the thread's counters, added to its books and cleared. */
 static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 {
 	uint64_t *ctr = (uint64_t *)(void *)(a + PROBE_CTR);
@@ -171,13 +198,51 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 		uint64_t c = ctr[j];
 		const struct patch *p = &tr->ps->patches[j];
 
-		if (!c)
+		if (!c || (!tr->o->count_only && !p->throttled))
 			continue;
 		ctr[j] = 0;
 		if (p->routine == ACCT_NONE)
 			continue;
-		books_count_n(tr->ps->books, th->tid, p->routine, c);
+		/* counted away from the stack: -c has none; a throttled routine's caller is unknown
+		 */
+		books_count_n(tr->ps->books, th->tid, p->routine, c, true);
 		tr->n_probe_events += c;
+	}
+}
+
+/*
+ * TAU's throttle: a probed routine called at least throttle_calls times
+ * whose mean net self time (CPU) is under throttle_ns stops being timed: its
+ * stub's flag sends its calls to the count-only path (one increment in the
+ * thread's area), and from then on its time is its caller's, as for an
+ * untimed routine. Calls under way still return through the trampoline.
+ */
+static void throttle(struct tracer *tr)
+{
+	const struct acct *net = books_acct(tr->ps->books, CLOCK_KIND_CPU, true);
+	const struct acct_routine *r;
+	static const uint8_t one = 1;
+
+	if (!net)
+		net = books_acct(tr->ps->books, CLOCK_KIND_CPU, false);
+	r = acct_routines(net);
+	for (size_t j = 0; j < tr->ps->n_patches; j++) {
+		struct patch *p = &tr->ps->patches[j];
+		struct routine *rt;
+
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE ||
+		    r[p->routine].calls < tr->o->throttle_calls ||
+		    (double)r[p->routine].self >= tr->o->throttle_ns * (double)r[p->routine].calls)
+			continue;
+		if (mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+			continue;
+		p->throttled = true;
+		tr->n_throttled++;
+		rt = &tr->ps->st->r[p->routine];
+		rt->throttled_at = r[p->routine].calls;
+		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
+			rt->display ? rt->display : rt->names[0], rt->throttled_at,
+			(double)r[p->routine].self / (double)r[p->routine].calls / 1e3);
 	}
 }
 
@@ -215,9 +280,9 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		return 0;
 	a = area_mem(tr, th->area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
-	if (tr->o->count_only)
+	if (tr->o->count_only || tr->n_throttled)
 		drain_counts(tr, th, a);
-	else if (th->cs.fd >= 0)
+	if (!tr->o->count_only && th->cs.fd >= 0)
 		cswitch_read(&th->cs);
 	/* what the thread ran between its last stop and this one (by the records) */
 	if (th->cs.fd >= 0 && now.t[CLOCK_KIND_WALL] > th->p_at.t[CLOCK_KIND_WALL])
@@ -244,6 +309,8 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	th->p_at = th->now;
 	if (th->cs.fd >= 0)
 		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
+	if (n && tr->o->throttle_calls)
+		throttle(tr);
 	return n;
 }
 
@@ -256,7 +323,7 @@ void probe_full(struct tracer *tr, struct tthread *th)
 		return;
 	a = area_mem(tr, th->area);
 	tail = *hdr(a, PROBE_TAIL);
-	if (*hdr(a, PROBE_HEAD) - tail >= PROBE_RING_N &&
+	if (*hdr(a, PROBE_HEAD) - tail >= tr->probe_cap &&
 	    !((struct probe_event *)(void *)(a + PROBE_RING))[tail & (PROBE_RING_N - 1)].word) {
 		fs_info(1, "thread %d: an event taken but never written, skipped", (int)th->tid);
 		*hdr(a, PROBE_TAIL) = tail + 1;

@@ -443,4 +443,5 @@ void check_shstk(struct tracer *tr, struct tthread *th)
 			 "the program runs with a CET shadow stack: calls counted, not timed");
 		fs_warn("%s (return addresses cannot be rewritten)", tr->note);
 	}
+	probe_release(tr);
 }

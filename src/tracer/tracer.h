@@ -68,6 +68,8 @@ struct patch {
 	bool go_hook;	 /* Go: runtime.morestack or runtime.goexit1, not timed (golang.c) */
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
+	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
+	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
 };
 struct tthread {
 	pid_t tid;
@@ -190,6 +192,8 @@ struct tracer {
 	uint64_t n_probe_events;	/* events read from the rings */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 	bool cs_said;			/* no context-switch records: said once */
+	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
+	size_t n_throttled;		/* probes throttled (their counters are read too) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -472,6 +476,9 @@ void probe_full(struct tracer *tr, struct tthread *th);
 
 /* Under -vv: thread th's shadow stack (a return that found no frame). */
 void probe_dump(struct tracer *tr, struct tthread *th);
+
+/* The shadow-stack check was made (check_shstk): the areas' probes may run in process. */
+void probe_release(struct tracer *tr);
 
 /* Thread th is gone: its area is free again. */
 void probe_thread_gone(struct tracer *tr, struct tthread *th);

@@ -23,8 +23,9 @@ done
 traced -vv -- "$BIN/chain-O0"
 grep -q "patch leaf at .*: jmp to a stub" t.err || fail "chain-O0: leaf not patched with a jmp"
 # In-process probes: every entry and return recorded in the program, read
-# from its ring (2 x 5001), no stop of its own; the calibration's f1 and f2
-# (made with probes too) are nanoseconds.
+# from its ring (2 x 5001: the look for a CET shadow stack was made at the
+# dynamic linker's stop, before main), no stop of its own; the calibration's
+# f1 and f2 (made with probes too) are nanoseconds.
 if [ "$MECH" = probes ] && command -v python3 >/dev/null; then
 	"$FORTSTAT" -v --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>t.err
 	grep -q "in-process probes: areas at" t.err || fail "chain-O0: no probes: $(cat t.err)"

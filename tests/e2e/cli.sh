@@ -20,7 +20,7 @@ status() {
 
 status 0 --help
 for o in names exclude all output format sort zeros count-only clock pin verbose help version \
-	inclusive graph svg lines threads no-correct; do
+	inclusive graph svg lines threads no-correct probes traps throttle no-throttle; do
 	grep -q -- "--$o" out.txt || fail "--help does not list --$o"
 	grep -v '^\.\\"' "$SRCDIR/man/fortstat.1" | sed 's/\\-/-/g' | grep -q -- "--$o" || fail "the man page does not list --$o"
 done
@@ -51,6 +51,10 @@ status 125 --clock=sundial /bin/true
 status 125 --pin=sometimes /bin/true
 status 125 --format=flame /bin/true
 status 125 --svg= /bin/true
+status 125 --throttle=10 /bin/true
+status 125 --throttle=-5,10 /bin/true
+status 125 --throttle=100,0 /bin/true
+status 125 --throttle=100,x /bin/true
 status 125 -n
 status 125
 status 127 ./no-such-program

@@ -16,6 +16,23 @@ for opt in O0 O2; do
 		[ "$(incomplete "$r")" = 1 ] || fail "$p: $r not INCOMPLETE"
 	done
 	[ "$(incomplete leaf)" = 0 ] || fail "$p: leaf INCOMPLETE"
+	# In-process probes with rings of 64 events: each thread waits on its full
+	# ring some 3,000 times, and no call is lost.
+	if [ "$MECH" = probes ]; then
+		FORTSTAT_PROBE_RING=64 traced -- "$p" exit
+		expect "$p (rings of 64)" main 1 work 8 leaf 800000 quitter 1 inner 1 waiter 1 spinner 3
+		[ "$(cat t.rc)" = 5 ] || fail "$p (rings of 64): exit status $(cat t.rc), expected 5"
+		# Throttling (TAU's, 100,000 calls under 10 us): leaf is counted, not
+		# timed, once the whole process made 100,000 calls of it; counts exact.
+		"$FORTSTAT" -v --format=json -o r.json "$p" >t.out 2>t.err
+		grep -q '^fortstat: leaf: throttled after [0-9]* calls' t.err ||
+			fail "$p: leaf not throttled: $(grep -i thrott t.err)"
+		python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open("r.json"))["routines"]}; l=d["leaf"]; sys.exit(not (l["calls"] == 800000 and 100000 <= l["throttled_after"] < 200000 and d["work"]["throttled_after"] is None))' ||
+			fail "$p: throttled counts: $(grep -o '"name": "leaf".*throttled_after": [0-9a-z]*' r.json)"
+		"$FORTSTAT" --no-throttle --format=json -o r.json "$p" >t.out 2>t.err
+		python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open("r.json"))["routines"]}; sys.exit(not (d["leaf"]["calls"] == 800000 and d["leaf"]["throttled_after"] is None))' ||
+			fail "$p --no-throttle: leaf throttled or miscounted"
+	fi
 done
 # With several threads the shared event page is off, but each thread's
 # stops are still measured (the TSC in the registers, t_go in a slot of the
