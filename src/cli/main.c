@@ -397,9 +397,6 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
-	/* Go sizes GOMAXPROCS from the CPU mask at its start: never pinned (--pin=auto). */
-	if (trace_is_go(&s.st))
-		s.st.parallel_runtime = true;
 	if (s.trace.probes && trace_is_go(&s.st)) {
 		/* The probes' trampoline would be a return address on a Go stack. */
 		fs_warn("--probes: not for a Go program (its runtime reads return addresses): traps "

@@ -37,8 +37,8 @@
 /* One goroutine (a g the program ran timed routines on). */
 struct gstate {
 	uint64_t g;
-	uint64_t lo, hi;  /* its stack's bounds, as last read (g.stack: offsets 0 and 8) */
-	uint64_t cpu;	  /* its CPU clock: what its threads ran between its stops (ns) */
+	uint64_t lo, hi;  /* its stack's bounds at its last stop (g.stack: offsets 0 and 8) */
+	uint64_t cpu;	  /* its CPU clock: what threads ran while running it (thr_cpu, ns) */
 	uint64_t grow_pc; /* runtime.morestack was called from here: the next entry of the
 			   * routine that holds it, on this g, is the same call again */
 };

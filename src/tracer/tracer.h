@@ -415,18 +415,19 @@ void trap_handler_enter(struct tracer *tr, struct tthread *th);
 /* ---- golang.c ---- */
 
 /*
- * A Go program (section .go.buildinfo or symbol runtime.morestack) must
- * never see a foreign return address: its runtime walks and copies the
- * goroutines' stacks. Detect it at the exec stop (before patch_routines):
- * then ps->go is set, the runtime's own routines are not timed, each
- * timed routine's `ret`s are found for exit probes (a routine whose exits
- * cannot all be found is refused, -v says why), and runtime.morestack is
- * hooked so that a function re-entered after its stack grew is counted
- * once. Returns 0 (not Go, or ready).
+ * A Go program (trace_is_go: it has runtime.morestack) must never see a
+ * foreign return address: its runtime walks and copies the goroutines'
+ * stacks. Detect it at the exec stop (before patch_routines): then ps->go
+ * is set, the runtime's own routines are not timed, each timed routine's
+ * `ret`s are found for exit probes (a routine whose exits cannot all be
+ * found is refused, -v says why), and the runtime is hooked where it
+ * grows a stack (runtime.morestack: a function re-entered after it is
+ * counted once), ends a goroutine (runtime.goexit1) and switches them
+ * (runtime.schedule, runtime.execute). Returns 0 (not Go, or ready).
  */
 int go_setup(struct tracer *tr);
 
-/* Is routine i of the program's table runtime.morestack or runtime.goexit1 (hooked, not timed)? */
+/* Is routine i of the program's table one of the runtime's hooks (go_setup), never timed? */
 bool go_is_hook(const struct pstate *ps, size_t i);
 
 /* Patch the exit probes of routine i after its entry patch (patch_routines). */
