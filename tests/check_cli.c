@@ -143,6 +143,44 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* -p PID and --duration: no PROGRAM, no -f; the tracer gets both. */
+START_TEST(test_attach)
+{
+	struct options o;
+	struct trace_opts t;
+	char *a1[] = { "fortstat", "-p", "1234", "--duration=1.5", "-c", NULL };
+	char *a2[] = { "fortstat", "--pid=42", NULL };
+	char *a3[] = { "fortstat", "-p", "42", "./prog", NULL };
+	char *a4[] = { "fortstat", "-p", "42", "-f", NULL };
+	char *a5[] = { "fortstat", "--duration=1", "./prog", NULL };
+	char *a6[] = { "fortstat", "-p", "0", NULL };
+	char *a7[] = { "fortstat", "-p", "12x", NULL };
+	char *a8[] = { "fortstat", "-p", "42", "--duration=0", NULL };
+	char *a9[] = { "fortstat", "-p", "42", "--duration=soon", NULL };
+	char *a10[] = { "fortstat", "--probes", "-p", "42", NULL };
+
+	ck_assert_int_eq(parse(&o, a1), -1);
+	ck_assert_int_eq(o.pid, 1234);
+	ck_assert_int_eq(o.argc, 0);
+	t = cli_trace_opts(&o);
+	ck_assert_int_eq(t.pid, 1234);
+	ck_assert(t.duration_s == 1.5);
+	ck_assert(t.count_only);
+	ck_assert_int_eq(parse(&o, a2), -1);
+	ck_assert_int_eq(o.pid, 42);
+	ck_assert(o.duration == 0);
+	ck_assert_int_eq(parse(&o, a3), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a4), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a5), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a6), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a7), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a8), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a9), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, a10), -1);
+	ck_assert(!o.probes); /* an attached process is timed with traps */
+}
+END_TEST
+
 /* The tracer's options are the command line's, nothing more and nothing less. */
 START_TEST(test_trace_opts)
 {
@@ -221,6 +259,7 @@ int main(void)
 	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);
 	tcase_add_test(tc, test_trace_opts);
+	tcase_add_test(tc, test_attach);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -33,7 +33,10 @@ struct options {
 	enum pin_mode pin;	  /* --pin */
 	int verbose;		  /* -v (repeatable) */
 	bool merge;		  /* --merge: argv holds the FILEs (argc may be 0) */
-	char **argv;		  /* PROGRAM and its arguments, or --merge's FILEs (main's argv) */
+	int pid;	 /* -p: attach to this process instead of running PROGRAM (0: none) */
+	double duration; /* --duration: with -p, detach after this many seconds (0: never) */
+	char **argv;	 /* PROGRAM and its arguments, or --merge's FILEs (main's argv);
+			  * with -p: empty (argc 0) */
 	int argc;
 };
 

@@ -129,6 +129,9 @@ struct profile_section {
 	 */
 	bool clock_known[FS_N_CLOCKS];
 	char *note;			  /* one line about how it ended, or NULL */
+	bool attached;			  /* -p: a running process (pid), timed from the attach */
+	bool detached; /* ... and let go before it ended (its status is unknown) */
+	char *active;  /* -p: the routines its threads were in at attach, ", "-separated, or NULL */
 	struct profile_routine *routines; /* n_routines, index as in its symbol table */
 	size_t n_routines;
 	struct profile_set all;	     /* every thread's results together */
@@ -161,6 +164,8 @@ struct profile_facts {
 	double total_s[FS_N_CLOCKS];
 	bool count_only;
 	const char *note; /* may be NULL */
+	bool attached, detached; /* as in profile_section */
+	const char *active;	 /* may be NULL */
 };
 
 /*

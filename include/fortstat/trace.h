@@ -38,6 +38,8 @@ struct trace_opts {
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */
 	enum clock_kind clock;		/* --clock: the calibration's first figures */
+	int pid;			/* -p: attach to this running process (0: launch) */
+	double duration_s;		/* --duration: detach after this long (0: never) */
 };
 struct names;
 
@@ -76,6 +78,10 @@ struct trace_result {
 	double seg_cpu_ns, seg_wall_ns;
 	struct trace_section *sections; /* -f: the other processes and images */
 	size_t n_sections;
+	bool attached; /* -p: a running process was attached to (pid) */
+	bool detached; /* ... and let go, still running, before it ended */
+	char *active;  /* -p: the routines its threads were in at attach, ", "-separated
+			* (owned; NULL: none known) */
 };
 
 /* Free what res owns (sections). */
@@ -103,5 +109,34 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
  * never by in-process probes: ask for o->probes false, calibration too.
  */
 bool trace_is_go(const struct symtab *st);
+
+/*
+ * May fortstat attach to process `pid` (-p)? Refuses, in one line each: no
+ * such process (EXIT_FS_NOTFOUND); fortstat itself or its parent, a zombie,
+ * a process already traced (naming the tracer), one whose executable cannot
+ * be read (another user's, Yama's ptrace_scope: says which and how to
+ * allow it) (EXIT_FS_CANNOT). Returns 0 with its executable's path in
+ * *path (malloc'ed), or that exit status.
+ */
+int trace_attach_check(int pid, char **path);
+
+/*
+ * Attach to the running process o->pid and every one of its threads
+ * (PTRACE_SEIZE), stop them all, patch the RT_SELECTED routines of `st`
+ * (read from its executable) while no thread's instruction pointer lies in
+ * bytes being patched, and the -l libraries already loaded, then time the
+ * calls that start from then on as trace_run does. Detach on SIGINT,
+ * SIGTERM or SIGHUP to fortstat or after o->duration_s seconds: every patch
+ * is removed and every hooked return address put back while all threads are
+ * stopped, so the process runs on as if never traced (fortstat's scratch
+ * pages stay mapped in it, unused). Frames active at attach are not timed:
+ * res->active names the routines the threads were in. Returns 0 with res
+ * filled (res->exit_status 0 when detached, else the process's status as
+ * trace_run's), or a negative errno when it could not be attached (one line
+ * said; the process was left as it was).
+ */
+int trace_attach(struct symtab *st, struct books *books, struct names *names, struct names *exclude,
+		 const struct trace_opts *o, const double est_ns[FS_N_CLOCKS],
+		 struct trace_result *res);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@ enum {
 	OPT_THREADS,
 	OPT_NO_CORRECT,
 	OPT_MERGE,
+	OPT_DURATION,
 	OPT_PROBES,
 	OPT_TRAPS,
 	OPT_THROTTLE,
@@ -38,6 +40,8 @@ static const struct option long_opts[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "lib", required_argument, NULL, 'l' },
 	{ "follow", no_argument, NULL, 'f' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, OPT_SORT },
@@ -65,6 +69,7 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *out)
 {
 	fputs("Usage: fortstat [OPTION]... PROGRAM [ARGUMENT]...\n"
+	      "  or:  fortstat [OPTION]... -p PID\n"
 	      "  or:  fortstat --merge [OPTION]... FILE...\n"
 	      "Run PROGRAM and report how often each of its routines was called and\n"
 	      "how much time each took. Nothing is recompiled or relinked.\n"
@@ -84,6 +89,10 @@ void cli_usage(FILE *out)
 	      "Processes:\n"
 	      "  -f, --follow         also time the processes the program forks and the\n"
 	      "                       programs they exec, one report each (see -o %p)\n"
+	      "  -p, --pid=PID        attach to the running process PID and all its threads,\n"
+	      "                       time it from then on, and detach on SIGINT or SIGTERM\n"
+	      "                       (or when it exits): it runs on as if never traced\n"
+	      "      --duration=SECONDS  with -p: detach after SECONDS\n"
 	      "\n"
 	      "Measuring:\n"
 	      "  -c, --count-only     count calls only, no clocks (fastest)\n"
@@ -168,7 +177,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': options stop at PROGRAM; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:n:x:l:o:fzcvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:x:l:o:p:fzcvhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->names_file = optarg;
@@ -228,6 +237,27 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_MERGE:
 			o->merge = true;
 			break;
+		case 'p': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > INT_MAX)
+				return usage_error("-p needs a process id:", optarg);
+			o->pid = (int)v;
+			break;
+		}
+		case OPT_DURATION: {
+			char *end;
+
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->duration > 0) ||
+			    o->duration > 1e8)
+				return usage_error("--duration needs a number of seconds > 0:", optarg);
+			break;
+		}
 		case OPT_PROBES:
 			o->probes = true;
 			break;
@@ -286,6 +316,20 @@ int cli_parse(int argc, char **argv, struct options *o)
 		/* FILE... (none is merge_command's to say) */
 		o->argv = argv + optind;
 		o->argc = argc - optind;
+		return -1;
+	}
+	if (o->duration > 0 && !o->pid)
+		return usage_error("--duration needs -p PID", NULL);
+	if (o->pid) {
+		if (optind < argc)
+			return usage_error("-p attaches to a running process: no PROGRAM with it:",
+					   argv[optind]);
+		if (o->follow)
+			return usage_error("-f cannot be used with -p", NULL);
+		o->probes = false; /* an attached process shares no memory with fortstat */
+		o->argv = argv + optind;
+		o->argc = 0;
+		o->report.clock = o->clock;
 		return -1;
 	}
 	if (optind >= argc)
@@ -368,6 +412,8 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.n_libs = o->n_libs,
 		.pin = o->pin,
 		.clock = o->clock,
+		.pid = o->pid,
+		.duration_s = o->duration,
 		.probes = o->probes,
 		.throttle_calls = o->throttle_calls,
 		.throttle_ns = o->throttle_usec * 1e3,

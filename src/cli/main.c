@@ -81,13 +81,30 @@ static int load_program(struct session *s)
 	size_t n_sel;
 	int rc, err;
 
-	rc = cli_find_program(o->argv[0], &s->path);
-	if (rc)
-		return rc;
-	rc = precheck_program(s->path);
-	if (rc)
-		return rc;
-	err = symtab_load(s->path, &s->st);
+	if (o->pid) {
+		/* -p: the running process's executable, as the kernel holds it */
+		char exe[48];
+
+		rc = trace_attach_check(o->pid, &s->path);
+		if (rc)
+			return rc;
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
+		err = symtab_load(exe, &s->st);
+		if (err == SYMTAB_ENOSYMS && !o->n_libs && !s->st.is_static) {
+			fs_error("-p %d: %s has no function symbols (stripped?): time its libraries' "
+				 "routines with -l, e.g. fortstat -p %d -l libc",
+				 o->pid, s->path, o->pid);
+			return EXIT_FS_CANNOT;
+		}
+	} else {
+		rc = cli_find_program(o->argv[0], &s->path);
+		if (rc)
+			return rc;
+		rc = precheck_program(s->path);
+		if (rc)
+			return rc;
+		err = symtab_load(s->path, &s->st);
+	}
 	if ((err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) && o->n_libs && !s->st.is_static) {
 		/* Stripped: nothing of its own to time, but its libraries' routines. */
 		fs_info(1, "%s: %s: only the libraries of -l are timed", s->path,
@@ -173,8 +190,13 @@ static int run_program(struct session *s)
 	    books_new(s->st.n, !o->count_only, !o->count_only && !o->no_correct && cal->batches);
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
 	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
-	err = trace_run(s->path, o->argv, &s->st, s->books, o->names_file ? &s->names : NULL,
-			o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
+	if (o->pid)
+		err = trace_attach(&s->st, s->books, o->names_file ? &s->names : NULL,
+				   o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
+	else
+		err = trace_run(s->path, o->argv, &s->st, s->books,
+				o->names_file ? &s->names : NULL,
+				o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
 	if (err || !s->res.started) {
 		/* Nothing was measured: the error has been said in one line. */
 		return s->res.exit_status ? s->res.exit_status : EXIT_FS_ERROR;
@@ -185,7 +207,9 @@ static int run_program(struct session *s)
 		if (o->exclude_file)
 			warn_unmatched(&s->exclude, s->path, true);
 	}
-	if (s->res.note[0])
+	if (s->res.note[0] && s->res.detached)
+		fs_info(1, "%s", s->res.note); /* as asked: no news */
+	else if (s->res.note[0])
 		fs_warn("%s", s->res.note);
 	return 0;
 }
@@ -259,7 +283,10 @@ static struct profile *build_profile(struct session *s, uint64_t stops_measured)
 				   .exit_status = res->exit_status,
 				   .term_signal = res->term_signal,
 				   .count_only = res->counted_only,
-				   .note = res->note[0] ? res->note : NULL};
+				   .note = res->note[0] ? res->note : NULL,
+				   .attached = res->attached,
+				   .detached = res->detached,
+				   .active = res->active};
 	add_section(p, o, &f, res->total_s, &s->st, s->books);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {

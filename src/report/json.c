@@ -237,6 +237,12 @@ static void json_head(FILE *out, const struct report *rp)
 		"  \"exit_status\": %d,\n  \"term_signal\": %d,\n  \"note\": ", sec->exit_status,
 		sec->term_signal);
 	json_str(out, sec->note);
+	if (sec->attached) {
+		fprintf(out, ",\n  \"attached\": {\"pid\": %d, \"detached\": %s, \"active\": ",
+			sec->pid, sec->detached ? "true" : "false");
+		json_str(out, sec->active);
+		fputc('}', out);
+	}
 	fputs(",\n  \"clock\": ", out);
 	json_str(out, clock_name(rp->c));
 	fprintf(out, ",\n  \"count_only\": %s,\n  \"overhead_removed\": %s,\n",

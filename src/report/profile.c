@@ -82,6 +82,7 @@ static void section_free(struct profile_section *sec)
 	free(sec->threads);
 	free(sec->label);
 	free(sec->note);
+	free(sec->active);
 }
 
 void profile_free(struct profile *p)
@@ -354,6 +355,9 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 	}
 	sec->count_only = f->count_only;
 	sec->note = dup_or_null(f->note);
+	sec->attached = f->attached;
+	sec->detached = f->detached;
+	sec->active = dup_or_null(f->active);
 	sec->n_routines = st->n;
 	sec->routines = xcalloc(st->n ? st->n : 1, sizeof(*sec->routines));
 	for (size_t i = 0; i < st->n; i++)

@@ -274,8 +274,8 @@ static void write_graph(FILE *out, const struct report *rp)
 	arc_index_free(&ix);
 }
 
-/* "fortstat: PROGRAM (exit status N), cpu clock" and the note. */
-static void table_head(FILE *out, const struct report *rp)
+/* "fortstat: PROGRAM (exit status N), cpu clock" */
+static void table_exit(FILE *out, const struct report *rp)
 {
 	const struct profile_section *sec = rp->sec;
 
@@ -288,12 +288,43 @@ static void table_head(FILE *out, const struct report *rp)
 		fprintf(out, "), %s clock\n", clock_name(rp->c));
 	else
 		fputs("), count only\n", out);
+}
+
+/* -p: "fortstat: attached to PID (PROGRAM), N s, cpu clock", with how it ended meanwhile */
+static void table_attached(FILE *out, const struct report *rp)
+{
+	const struct profile_section *sec = rp->sec;
+
+	fprintf(out, "fortstat: attached to %d (%s), %.1f s", sec->pid,
+		sec->label ? sec->label : "?", sec->total_s[CLOCK_KIND_WALL]);
+	if (sec->term_signal)
+		fprintf(out, ", killed by signal %d", sec->term_signal);
+	else if (!sec->detached)
+		fprintf(out, ", exit status %d", sec->exit_status);
+	if (rp->timed)
+		fprintf(out, ", %s clock\n", clock_name(rp->c));
+	else
+		fputs(", count only\n", out);
+}
+
+/* The head line, the rank, the note and, with -p, what was active at attach. */
+static void table_head(FILE *out, const struct report *rp)
+{
+	const struct profile_section *sec = rp->sec;
+
+	if (sec->attached)
+		table_attached(out, rp);
+	else
+		table_exit(out, rp);
 	if (rp->p->ranked && rp->p->size)
 		fprintf(out, "fortstat: rank %d of %d\n", rp->p->rank, rp->p->size);
 	else if (rp->p->ranked)
 		fprintf(out, "fortstat: rank %d\n", rp->p->rank);
 	if (sec->note)
 		fprintf(out, "fortstat: %s\n", sec->note);
+	if (sec->attached)
+		fprintf(out, "fortstat: active at attach (those calls are not timed): %s\n",
+			sec->active ? sec->active : "none known");
 	fputc('\n', out);
 }
 

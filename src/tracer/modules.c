@@ -381,6 +381,19 @@ void handle_rdebug(struct tracer *tr, struct tthread *th)
 	arch_emulate_ret(th->tid, tr->ps->memfd);
 }
 
+void modules_attach(struct tracer *tr, struct tthread *th)
+{
+	int32_t state = -1;
+
+	if (!tr->ps->rdebug)
+		return;
+	if (mem_read(tr->ps->memfd, tr->ps->rdebug + RDEBUG_STATE, &state, sizeof(state)) == 0 &&
+	    state == RT_CONSISTENT)
+		modules_sync(tr, th);
+	else
+		fs_info(1, "the dynamic linker is changing its list: libraries patched at its end");
+}
+
 int setup_image(struct tracer *tr)
 {
 	struct symtab *st = tr->ps->st;

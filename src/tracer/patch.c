@@ -158,6 +158,15 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 		free(code);
 		return false;
 	}
+	for (size_t i = 0; i < tr->n_avoid; i++) {
+		/* -p: a thread stopped inside the bytes the jmp covers would resume mid-jmp */
+		if (tr->avoid_pc[i] > stub.addr && tr->avoid_pc[i] < stub.addr + stub.len) {
+			fs_info(2, "%s: int3 patch (a thread is inside its first bytes)",
+				r->display ? r->display : r->names[0]);
+			free(code);
+			return false;
+		}
+	}
 	p->stub = true;
 	p->jmp_addr = stub.addr;
 	p->orig_len = stub.len;

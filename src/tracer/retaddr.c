@@ -224,6 +224,26 @@ static void unhook_thread(struct tracer *tr, struct tthread *th)
 	th->unhooked = true;
 }
 
+void frames_restore(struct tracer *tr, struct tthread *th)
+{
+	unhook_thread(tr, th);
+}
+
+void orphans_restore(struct tracer *tr)
+{
+	struct u64map *m = &tr->ps->orphans;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		uint64_t cur;
+
+		if (!m->keys[i] || !m->vals[i])
+			continue;
+		if (mem_read(tr->ps->memfd, m->keys[i], &cur, sizeof(cur)) == 0 &&
+		    is_hooked(tr->ps, cur))
+			mem_write(tr->ps->memfd, m->keys[i], &m->vals[i], sizeof(m->vals[i]));
+	}
+}
+
 /* Rewrite the return addresses of the frames that survived the unwinder. */
 static void rehook_thread(struct tracer *tr, struct tthread *th)
 {

@@ -80,7 +80,7 @@ static int wait_exec(struct tracer *tr, int *status)
 	}
 }
 
-static void tracer_free(struct tracer *tr)
+void tracer_free(struct tracer *tr)
 {
 	thr_remove_all(tr);
 	free(tr->pend);
@@ -146,7 +146,7 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
  * TSC), and the event page, a memfd the program inherits (no CLOEXEC) and
  * maps at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
  */
-static void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
+void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
 {
 	const char *no_shared = getenv("FORTSTAT_NO_SHARED");
 	int fd;
@@ -160,8 +160,8 @@ static void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
 		tr->seg[0] = xcalloc(1, sizeof(*tr->seg[0]));
 		tr->seg[1] = xcalloc(1, sizeof(*tr->seg[1]));
 	}
-	if (no_shared && *no_shared != '0')
-		return;
+	if ((no_shared && *no_shared != '0') || tr->o->pid)
+		return; /* an attached process inherits nothing of ours */
 	tr->ev_size = tr->o->probes && !tr->o->follow ? PROBE_MEM_SIZE : EV_SIZE;
 	fd = memfd_create("fortstat-events", 0);
 	if (fd >= 0 && ftruncate(fd, (off_t)tr->ev_size) == 0)
@@ -243,7 +243,7 @@ static int session_loop(struct tracer *tr, const char *path)
 }
 
 /* Every process's accounting closed, and how the run went, into *res. */
-static void session_result(struct tracer *tr, const char *path, struct trace_result *res)
+void session_result(struct tracer *tr, const char *path, struct trace_result *res)
 {
 	uint64_t wall1 = wall_now();
 	struct trace_section main_sec;
@@ -402,5 +402,7 @@ void trace_result_free(struct trace_result *res)
 	}
 	free(res->sections);
 	res->sections = NULL;
+	free(res->active);
+	res->active = NULL;
 	res->n_sections = 0;
 }

@@ -88,6 +88,8 @@ struct tthread {
 	double last_ovh[FS_N_CLOCKS]; /* what its last stop cost (ovh_add), for a goroutine's net books */
 	uint64_t go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
 	uint64_t go_cur;      /* the g it runs, as the scheduler's hooks saw (0: none, unknown) */
+	bool held;	  /* -p: stopped by fortstat to patch or to detach (attach.c) */
+	bool held_group;  /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
 	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
 	uint64_t p_tsc;	  /* the TSC at its last stop ... */
 	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
@@ -187,6 +189,9 @@ struct tracer {
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
 	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
 	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
+	/* -p: the threads' instruction pointers at attach: no stub's jmp may cover one */
+	const uint64_t *avoid_pc;
+	size_t n_avoid;
 	size_t ev_size;		     /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
 	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
 	uint64_t n_probe_events;	/* events read from the rings */
@@ -321,6 +326,12 @@ void handle_rdebug(struct tracer *tr, struct tthread *th);
  */
 void setup_rdebug(struct tracer *tr);
 
+/*
+ * Attaching (-p): the libraries already loaded, read from the dynamic
+ * linker's list now (when it is consistent), patched as at their load.
+ */
+void modules_attach(struct tracer *tr, struct tthread *th);
+
 
 /* ---- retaddr.c ---- */
 
@@ -348,6 +359,14 @@ void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);
 
 /* Put back the return addresses of thread tid's frames in the forked copy behind fd. */
 void frames_undo(struct tracer *tr, int fd, pid_t tid);
+
+/*
+ * Detaching (-p), all threads stopped: put back every return address
+ * hooked in thread th's open frames (top frame first), and those of the
+ * current process's orphans.
+ */
+void frames_restore(struct tracer *tr, struct tthread *th);
+void orphans_restore(struct tracer *tr);
 
 
 /* ---- evpage.c ---- */
@@ -445,6 +464,19 @@ struct golang *go_dup(const struct golang *go);
 /* Free a process's Go state. */
 void go_free(struct golang *go);
 
+/* ---- session.c ---- */
+
+/* Free what the tracer holds (threads, process states, the event page). */
+void tracer_free(struct tracer *tr);
+
+/*
+ * The measuring kit of a run (the stops' cost, the event page; none of the
+ * page for an attached process). est_ns may be NULL.
+ */
+void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS]);
+
+/* Every process's accounting closed, and how the run went, into *res. */
+void session_result(struct tracer *tr, const char *path, struct trace_result *res);
 /* ---- probe.c ---- */
 
 /*

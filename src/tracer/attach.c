@@ -1,0 +1,787 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * attach.c - -p PID: seize a running process and all its threads, patch it
+ * while every thread is stopped, time it, and let it go as if it had never
+ * been traced (patches removed, hooked return addresses put back).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fortstat/books.h"
+#include "fortstat/insn.h"
+#include "fortstat/precheck.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+/* The signal that asked to detach (SIGINT, SIGTERM, SIGHUP, SIGALRM: --duration), 0: none. */
+static volatile sig_atomic_t detach_sig;
+static volatile pid_t detach_wake; /* the thread to interrupt so that waitpid returns */
+
+static void on_detach_signal(int sig)
+{
+	int e = errno;
+
+	if (!detach_sig)
+		detach_sig = sig;
+	if (detach_wake > 0)
+		ptrace(PTRACE_INTERRUPT, detach_wake, 0, 0);
+	errno = e;
+}
+
+/* ---- bad input ---- */
+
+/* The "Name:", "State:", ... field of /proc/PID/status into buf ("" when none). */
+static void status_field(pid_t pid, const char *key, char *buf, size_t size)
+{
+	char path[48], line[256];
+	size_t klen = strlen(key);
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			const char *v = line + klen + 1;
+
+			v += strspn(v, " \t");
+			snprintf(buf, size, "%.*s", (int)strcspn(v, "\n"), v);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* The kernel.yama.ptrace_scope setting, or -1 without Yama. */
+static int yama_scope(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Why PTRACE_SEIZE of pid said EPERM, in one line. */
+static void say_eperm(pid_t pid, const char *comm)
+{
+	char uid[64], mine[64];
+	int scope = yama_scope();
+
+	status_field(pid, "Uid", uid, sizeof(uid));
+	status_field(getpid(), "Uid", mine, sizeof(mine));
+	if (uid[0] && mine[0] && strtol(uid, NULL, 10) != strtol(mine, NULL, 10))
+		fs_error("-p %d (%s): a process of user %ld: only its user (or a user with "
+			 "CAP_SYS_PTRACE, root) may trace it",
+			 (int)pid, comm, strtol(uid, NULL, 10));
+	else if (scope == 1)
+		fs_error(
+		    "-p %d (%s): Yama's ptrace_scope is 1: only a process's ancestors may "
+		    "trace it; allow with 'sysctl kernel.yama.ptrace_scope=0' or give fortstat "
+		    "CAP_SYS_PTRACE",
+		    (int)pid, comm);
+	else if (scope == 2)
+		fs_error("-p %d (%s): Yama's ptrace_scope is 2: only CAP_SYS_PTRACE may attach; "
+			 "run fortstat as root or with CAP_SYS_PTRACE",
+			 (int)pid, comm);
+	else if (scope == 3)
+		fs_error("-p %d (%s): Yama's ptrace_scope is 3: no process may attach until the "
+			 "next boot",
+			 (int)pid, comm);
+	else
+		fs_error("-p %d (%s): not permitted to trace it (setuid? a container?)", (int)pid,
+			 comm);
+}
+
+int trace_attach_check(int pid, char **path)
+{
+	char comm[64], state[64], link[48], exe[PATH_MAX];
+	pid_t tracer;
+	ssize_t len;
+
+	*path = NULL;
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH)) {
+		fs_error("-p %d: no such process", pid);
+		return EXIT_FS_NOTFOUND;
+	}
+	status_field(pid, "Name", comm, sizeof(comm));
+	status_field(pid, "State", state, sizeof(state));
+	if (!comm[0]) {
+		fs_error("-p %d: no such process", pid);
+		return EXIT_FS_NOTFOUND;
+	}
+	if (pid == getpid()) {
+		fs_error("-p %d: that is fortstat itself", pid);
+		return EXIT_FS_CANNOT;
+	}
+	if (pid == getppid()) {
+		fs_error("-p %d (%s): that is fortstat's parent, which waits for it", pid, comm);
+		return EXIT_FS_CANNOT;
+	}
+	if (state[0] == 'Z' || state[0] == 'X') {
+		fs_error("-p %d (%s): a zombie: it has exited and waits for its parent to reap it",
+			 pid, comm);
+		return EXIT_FS_CANNOT;
+	}
+	tracer = precheck_tracer_pid(pid);
+	if (tracer > 0) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "-p %d (%s)", pid, comm);
+		precheck_say_traced(what, tracer);
+		return EXIT_FS_CANNOT;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	if (len <= 0) {
+		if (errno == EACCES || errno == EPERM)
+			say_eperm(pid, comm);
+		else
+			fs_error("-p %d (%s): cannot read its executable: %s", pid, comm,
+				 strerror(errno));
+		return EXIT_FS_CANNOT;
+	}
+	exe[len] = '\0';
+	*path = xstrdup(exe);
+	return 0;
+}
+
+/* ---- seizing and stopping ---- */
+
+/*
+ * Seize every thread of tr->program, again until no new one appears (a
+ * seized thread's clones are seized by the kernel). Returns 0, or -errno
+ * when the process itself cannot be seized (said).
+ */
+static int seize_all(struct tracer *tr)
+{
+	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_TRACECLONE |
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	pid_t pid = tr->program;
+	char dir[48];
+	bool added = true;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	for (int round = 0; added && round < 1000; round++) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		if (!d)
+			return -ESRCH;
+		added = false;
+		while ((e = readdir(d))) {
+			pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+
+			if (tid <= 0 || thr_find(tr, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, opts) < 0) {
+				int err = errno;
+
+				if (tid != pid)
+					continue; /* gone, or already ours through a clone */
+				closedir(d);
+				return -err;
+			}
+			thr_new(tr, tid);
+			added = true;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* A stop of a held thread's: an interrupt or a group-stop (PTRACE_EVENT_STOP). */
+static bool is_event_stop(int status)
+{
+	return WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP;
+}
+
+/* Is SIGTRAP pending for thread tid (its SigPnd, /proc/PID/task/TID/status)? */
+static bool trap_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return (mask >> (SIGTRAP - 1)) & 1;
+}
+
+/*
+ * Did thread tid, held, just execute one of fortstat's int3s? The kernel
+ * reports an interrupt before a SIGTRAP that is already pending: that
+ * breakpoint must be acted on first, or the thread would go on past it
+ * unaccounted (a return hooked without a frame) or die of the SIGTRAP.
+ */
+static bool on_our_trap(struct tracer *tr, pid_t tid)
+{
+	uint64_t pc, v;
+
+	if (!tr->ps->n_patches || arch_get_pc(tid, &pc) < 0)
+		return false;
+	if (!u64map_get(&tr->ps->traps, pc - 1, &v) && pc - 1 != tr->ps->retrap_trap &&
+	    !is_rsite_trap(tr->ps, pc - 1))
+		return false;
+	return trap_pending(tr->program, tid);
+}
+
+/* One stop while threads are being held: hold it, or act on it and interrupt it again. */
+static void hold_one(struct tracer *tr, pid_t tid, int status)
+{
+	struct tthread *th = thr_find(tr, tid);
+
+	if (th && is_event_stop(status)) {
+		ps_switch(tr, th->proc);
+		if (WSTOPSIG(status) == SIGTRAP && on_our_trap(tr, tid)) {
+			/* its breakpoint's stop comes next: act on it, then hold it */
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			return;
+		}
+		th->held = true;
+		th->held_group = WSTOPSIG(status) != SIGTRAP;
+		return;
+	}
+	dispatch(tr, tid, status);
+	th = thr_find(tr, tid);
+	if (th && !th->held)
+		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+}
+
+static bool all_held(const struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		const struct tthread *th = thr_at(tr, i);
+
+		if (th && !th->held)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Stop every thread of the process not held yet (a stop already taken,
+ * tid > 0, is the first to act on); stops of other kinds meanwhile are
+ * acted on as usual.
+ * Returns when all are held or none is left.
+ */
+static void hold_all(struct tracer *tr, pid_t tid, int status)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && !th->held)
+			ptrace(PTRACE_INTERRUPT, th->tid, 0, 0);
+	}
+	if (tid > 0)
+		hold_one(tr, tid, status);
+	while (!tr->done && !all_held(tr)) {
+		tid = waitpid(-1, &status, __WALL);
+		if (tid < 0 && errno == EINTR)
+			continue;
+		if (tid < 0)
+			break;
+		hold_one(tr, tid, status);
+	}
+}
+
+/* Let every held thread go on (a group-stopped one stays stopped). */
+static void release_all(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (!th || !th->held)
+			continue;
+		th->held = false;
+		if (th->held_group)
+			ptrace(PTRACE_LISTEN, th->tid, 0, 0);
+		else
+			ptrace(PTRACE_CONT, th->tid, 0, th->defer_sig);
+		th->defer_sig = 0;
+	}
+}
+
+/* ---- patching ---- */
+
+/* Add routine name r to the list of those active at attach (once). */
+static void active_add(char **list, const char *name)
+{
+	char *s;
+
+	if (*list) {
+		size_t n = strlen(name);
+
+		for (const char *p = strstr(*list, name); p; p = strstr(p + 1, name))
+			if ((p == *list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+				return;
+		s = xasprintf("%s, %s", *list, name);
+		free(*list);
+	} else {
+		s = xstrdup(name);
+	}
+	*list = s;
+}
+
+/* The end of the mapping of process pid that holds addr, or 0. */
+static uint64_t mapping_end(pid_t pid, uint64_t addr)
+{
+	char path[48], line[512];
+	uint64_t lo, hi, end = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 && addr >= lo && addr < hi)
+			end = hi;
+	fclose(f);
+	return end;
+}
+
+#define STACK_SCAN (256 * 1024) /* bytes of each thread's stack looked at */
+
+/*
+ * The program's routines thread tid is in: the one holding its PC, and
+ * those a return address on its stack (a word just after a call) points
+ * into, innermost first, added to *list.
+ */
+static void active_routines(struct tracer *tr, pid_t tid, char **list)
+{
+	const struct symtab *st = tr->ps->st;
+	const struct routine *r;
+	arch_regs regs;
+	uint64_t sp, end, *words;
+	size_t n;
+
+	if (arch_get_regs(tid, &regs) < 0)
+		return;
+	r = symtab_find(st, arch_pc(&regs) - tr->ps->bias);
+	if (r)
+		active_add(list, r->display ? r->display : r->names[0]);
+	sp = arch_sp(&regs) & ~(uint64_t)7;
+	end = mapping_end(tid, sp);
+	if (end <= sp)
+		return;
+	n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
+	words = xmalloc(n * 8);
+	if (mem_read(tr->ps->memfd, sp, words, n * 8) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			uint8_t before[16];
+
+			r = symtab_find(st, words[i] - tr->ps->bias);
+			if (!r || words[i] == r->addr + tr->ps->bias ||
+			    mem_read(tr->ps->memfd, words[i] - sizeof(before), before,
+				     sizeof(before)) < 0 ||
+			    !insn_is_return_site(before, sizeof(before)))
+				continue;
+			active_add(list, r->display ? r->display : r->names[0]);
+		}
+	}
+	free(words);
+}
+
+/* The executable mappings of process pid: n ranges [lo, hi) into *r (malloc'ed). */
+static size_t exec_ranges(pid_t pid, uint64_t (**r)[2])
+{
+	char path[48], line[512], perm[8];
+	uint64_t lo, hi;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	*r = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, perm) != 3 ||
+		    perm[2] != 'x')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*r = xrealloc(*r, cap * sizeof(**r));
+		}
+		(*r)[n][0] = lo;
+		(*r)[n][1] = hi;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+struct avoid {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void avoid_add(struct avoid *a, uint64_t pc)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = pc;
+}
+
+/*
+ * Where thread tid may resume in code: its PC (and 2 bytes before, a
+ * system call that restarts), and every word of its stack that points into
+ * code (return addresses, a signal frame's saved PC; a stray one only costs
+ * a routine its stub).
+ */
+static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t nx, struct avoid *a)
+{
+	arch_regs regs;
+	uint64_t sp, end, *words;
+	size_t n;
+
+	if (arch_get_regs(tid, &regs) < 0)
+		return;
+	avoid_add(a, arch_pc(&regs));
+	avoid_add(a, arch_pc(&regs) - 2);
+	sp = arch_sp(&regs) & ~(uint64_t)7;
+	end = mapping_end(tid, sp);
+	if (end <= sp)
+		return;
+	n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
+	words = xmalloc(n * 8);
+	if (mem_read(tr->ps->memfd, sp, words, n * 8) == 0)
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < nx; k++)
+				if (words[i] >= x[k][0] && words[i] < x[k][1]) {
+					avoid_add(a, words[i]);
+					break;
+				}
+	free(words);
+}
+
+/*
+ * Every thread held: note where each may resume (no stub may cover those
+ * bytes) and which routines it is in (their frames cannot be timed), then
+ * patch the image and the libraries already loaded. Returns 0 or -errno
+ * (said).
+ */
+static int attach_patch(struct tracer *tr, struct trace_result *res)
+{
+	struct tthread *lead = thr_find(tr, tr->program);
+	struct avoid a = {0};
+	uint64_t(*x)[2];
+	size_t nx = exec_ranges(tr->program, &x);
+	int err;
+
+	for (size_t i = 0; i < tr->thr.cap; i++)
+		if (thr_at(tr, i))
+			avoid_thread(tr, thr_at(tr, i)->tid, x, nx, &a);
+	free(x);
+	fs_info(2, "%zu places where threads may resume: no stub covers them", a.n);
+	tr->avoid_pc = a.v;
+	tr->n_avoid = a.n;
+	if (!lead) {
+		fs_error("-p %d: its main thread has ended: cannot patch it", (int)tr->program);
+		err = -ESRCH;
+	} else {
+		err = setup_image(tr);
+		if (!err && tr->ps->rdebug)
+			modules_attach(tr, lead);
+	}
+	for (size_t i = 0; !err && i < tr->thr.cap; i++)
+		if (thr_at(tr, i))
+			active_routines(tr, thr_at(tr, i)->tid, &res->active);
+	tr->avoid_pc = NULL;
+	tr->n_avoid = 0;
+	free(a.v);
+	return err;
+}
+
+/* ---- detaching ---- */
+
+enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP };
+
+/* Is pc in fortstat's code in the current process, and where? (*pp: the stub.) */
+static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const struct patch **pp)
+{
+	if (ps->scratch && pc >= ps->scratch && pc < ps->scratch + SCRATCH_HDR)
+		return pc == ps->retrap_trap ? AT_RETURN_TRAP : AT_CODE;
+	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
+		return AT_CODE;
+	for (size_t j = 0; j < ps->n_patches; j++) {
+		const struct patch *p = &ps->patches[j];
+
+		if (!p->slot || pc < p->slot || pc >= p->slot + INSN_STUB_SIZE)
+			continue;
+		*pp = p;
+		return p->stub && pc == p->trap ? AT_STUB_TRAP : AT_CODE;
+	}
+	return AT_NONE;
+}
+
+/*
+ * Thread th stands on the return trap: return to where its frame would have
+ * (its return accounted). Returns false when no frame knows where.
+ */
+static bool return_now(struct tracer *tr, struct tthread *th)
+{
+	arch_regs regs;
+	uint64_t slot, top_slot, top_ret, ret;
+	uint32_t top;
+
+	if (arch_get_regs(th->tid, &regs) < 0)
+		return false;
+	slot = arch_sp(&regs) - 8; /* the return popped it */
+	thr_stamp(tr, th);
+	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
+		ev_leave(tr, th, &ret);
+	} else if (!u64map_get(&tr->ps->orphans, slot, &ret) || !ret) {
+		fs_warn("thread %d stands on fortstat's return trap with no frame to return to",
+			(int)th->tid);
+		return false;
+	}
+	return arch_set_pc(th->tid, ret) == 0;
+}
+
+/*
+ * Move held thread th out of fortstat's code (a stub, an out-of-line slot,
+ * the return trap) by single steps, skipping the traps as the tracer would
+ * have resumed them, without hooking. Signals meanwhile wait in
+ * th->defer_sig. Returns false when the thread is gone.
+ */
+static bool step_out(struct tracer *tr, struct tthread *th)
+{
+	for (int n = 0; n < 10000; n++) {
+		const struct patch *p = NULL;
+		uint64_t pc;
+		int status;
+
+		if (arch_get_pc(th->tid, &pc) < 0)
+			return false;
+		switch (scratch_at(tr->ps, pc, &p)) {
+		case AT_NONE:
+			return true;
+		case AT_STUB_TRAP: /* its plain continuation: the return is not hooked */
+			arch_set_pc(th->tid, p->slot + p->plain_off);
+			continue;
+		case AT_RETURN_TRAP:
+			if (!return_now(tr, th))
+				return true;
+			continue;
+		case AT_CODE:
+			break;
+		}
+		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0)
+			return false;
+		while (waitpid(th->tid, &status, __WALL) < 0)
+			if (errno != EINTR)
+				return false;
+		if (!WIFSTOPPED(status))
+			return false;
+		if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)
+			th->defer_sig = WSTOPSIG(status); /* delivered after the detach */
+	}
+	fs_warn("thread %d did not leave fortstat's code", (int)th->tid);
+	return true;
+}
+
+/*
+ * Every thread held: remove every patch, bring each thread out of
+ * fortstat's code, put back every hooked return address, close the books
+ * as at each thread's end, and let them all go.
+ */
+static void detach_all(struct tracer *tr)
+{
+	ps_switch(tr, 0);
+	patch_undo_all(tr, tr->ps->memfd);
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && !step_out(tr, th))
+			fs_info(1, "thread %d ended while fortstat detached", (int)th->tid);
+	}
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th)
+			frames_restore(tr, th);
+	}
+	orphans_restore(tr);
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (!th)
+			continue;
+		if (!th->exiting) {
+			thr_stamp(tr, th);
+			ev_thread_exit(tr, th);
+			thr_end(tr, th);
+		}
+		if (th->defer_sig)
+			syscall(SYS_tgkill, tr->program, th->tid, th->defer_sig);
+		ptrace(PTRACE_DETACH, th->tid, 0, 0);
+	}
+	ps_end(tr->ps, 0);
+	tr->done = true;
+}
+
+/* Where the run's loop stops: the program's end, or a detach signal (its stop in *tid). */
+static void attach_loop(struct tracer *tr, pid_t *tid, int *status)
+{
+	*tid = 0;
+	while (!tr->done && !detach_sig) {
+		pid_t w = waitpid(-1, status, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (detach_sig) {
+			*tid = w; /* the first stop of hold_all */
+			break;
+		}
+		dispatch(tr, w, *status);
+	}
+}
+
+static const char *sig_name(int sig)
+{
+	return sigabbrev_np(sig) ? sigabbrev_np(sig) : "?";
+}
+
+/* Attached, patched, timed until the end or a detach: into tr and res. */
+static void attach_run(struct tracer *tr, const char *path, struct trace_result *res)
+{
+	struct itimerval it = {0};
+	pid_t tid;
+	int status = 0;
+
+	tr->ps->wall0 = wall_now();
+	if (tr->o->duration_s > 0) {
+		it.it_value.tv_sec = (time_t)tr->o->duration_s;
+		it.it_value.tv_usec =
+		    (suseconds_t)((tr->o->duration_s - (double)it.it_value.tv_sec) * 1e6);
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	release_all(tr);
+	attach_loop(tr, &tid, &status);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (!tr->done) {
+		hold_all(tr, tid, status);
+		if (!tr->done && tr->thr.n) {
+			detach_all(tr);
+			res->detached = true;
+		}
+	}
+	session_result(tr, path, res);
+	if (res->detached) {
+		int sig = detach_sig;
+
+		if (sig == SIGALRM)
+			snprintf(res->note, sizeof(res->note),
+				 "detached after --duration=%g: the program runs on untraced",
+				 tr->o->duration_s);
+		else
+			snprintf(res->note, sizeof(res->note),
+				 "detached on SIG%s: the program runs on untraced", sig_name(sig));
+		res->exit_status = 0;
+	}
+}
+
+int trace_attach(struct symtab *st, struct books *books, struct names *names, struct names *exclude,
+		 const struct trace_opts *o, const double est_ns[FS_N_CLOCKS],
+		 struct trace_result *res)
+{
+	struct tracer tr = {.o = o, .names = names, .exclude = exclude};
+	const struct pstate init = {.st = st, .books = books, .memfd = -1};
+	struct sigaction sa = {.sa_handler = on_detach_signal}, old[4];
+	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGALRM};
+	char path[PATH_MAX], link[48];
+	ssize_t len;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	res->pid = o->pid;
+	res->attached = true;
+	snprintf(link, sizeof(link), "/proc/%d/exe", o->pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	path[len > 0 ? len : 0] = '\0';
+	ps_switch(&tr, ps_add(&tr, &init));
+	session_kit(&tr, est_ns);
+	tr.program = o->pid;
+	tr.ps->leader = o->pid;
+	detach_sig = 0;
+	detach_wake = o->pid;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+
+	err = seize_all(&tr);
+	if (err) {
+		char comm[64];
+
+		status_field(o->pid, "Name", comm, sizeof(comm));
+		if (err == -EPERM)
+			say_eperm(o->pid, comm);
+		else
+			fs_error("-p %d (%s): cannot attach: %s", o->pid, comm, strerror(-err));
+		res->exit_status = err == -EPERM ? EXIT_FS_CANNOT : EXIT_FS_ERROR;
+	}
+	if (!err) {
+		hold_all(&tr, 0, 0);
+		tr.ps->memfd = tr.done ? -ESRCH : mem_open(tr.program);
+		err = tr.ps->memfd < 0 ? tr.ps->memfd : 0;
+		if (err)
+			fs_error("-p %d: cannot open its memory: %s", o->pid, strerror(-err));
+	}
+	if (!err) {
+		fs_info(1, "attached to %d (%s): %zu threads", o->pid, path, tr.thr.n);
+		err = attach_patch(&tr, res);
+	}
+	if (err) {
+		/* What was patched is removed again: the process goes on as it was. */
+		if (!tr.done && tr.thr.n)
+			hold_all(&tr, 0, 0);
+		if (!tr.done && tr.thr.n)
+			detach_all(&tr);
+		if (!res->exit_status)
+			res->exit_status = EXIT_FS_ERROR;
+	} else {
+		res->started = true;
+		res->n_patched = tr.procs[0]->n_patches;
+		attach_run(&tr, path, res);
+	}
+	detach_wake = 0;
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	tracer_free(&tr);
+	return err;
+}

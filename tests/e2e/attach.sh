@@ -1,0 +1,325 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# attach.sh - fortstat -p PID: attach to a running program, time it for
+# --duration, until SIGINT or SIGTERM, or until it exits; after a detach the
+# program runs on untraced (TracerPid 0) to the same output and exit status
+# as a run never traced. Bad -p input: one line each, the right status, the
+# target unharmed. ticker calls tick() every 10 ms or so (slower on a
+# loaded machine) and prints when: the calls timed are compared with the
+# ticks printed in the last N seconds before fortstat returned, N the
+# seconds attached, within 15% and 5 calls. The programs run long enough
+# for fortstat's calibration on a loaded machine (-c has none).
+. "$SRCDIR/tests/lib.sh"
+
+pids=""
+# Only our own children are killed when the test ends early.
+cleanup() {
+	for p in $pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# start NAME PROG ARGS...: run PROG in the background (its pid in $pid),
+# output in NAME.out; and the same untraced alongside, for same_as_untraced.
+start() {
+	name=$1
+	shift
+	"$@" >"$name.ref.out" 2>"$name.ref.err" &
+	ref=$!
+	"$@" >"$name.out" 2>"$name.err" &
+	pid=$!
+	pids="$pids $pid $ref"
+	i=0
+	while [ ! -s "$name.out" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { fail "$name: the program did not start"; return; }
+		sleep 0.05
+	done
+}
+
+# reap NAME: wait for the program started as NAME, its status into NAME.rc
+reap() {
+	wait "$pid"
+	echo $? >"$1.rc"
+}
+
+# tracer_of PID: its TracerPid
+tracer_of() {
+	awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# now: seconds since boot (CLOCK_BOOTTIME, as ticker prints them)
+now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# ticks FILE SECONDS END: ticks printed in FILE in the SECONDS before END
+ticks() {
+	awk -v s="$2" -v e="$3" '$6 >= e - s - 0.02 && $6 <= e { n++ } END { print n + 0 }' "$1"
+}
+
+# near NAME GOT WANT: GOT within 15% and 5 of WANT
+near() {
+	awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= 0.15 * w + 5) }' ||
+		fail "$1: $2 calls, expected about $3"
+}
+
+# seconds FILE: the N of the table header's "attached to PID (PROG), N s"
+seconds() {
+	sed -n 's/^fortstat: attached to [0-9]* (.*), \([0-9.]*\) s, .*/\1/p' "$1"
+}
+
+# same_as_untraced NAME:
+# status are those of the run never traced that start began alongside
+same_as_untraced() {
+	wait "$ref"
+	echo $? >"$1.ref.rc"
+	sed 's/ at .*//' "$1.ref.out" | sort >ref.sorted
+	sed 's/ at .*//' "$1.out" | sort >"$1.sorted"
+	cmp -s ref.sorted "$1.sorted" || fail "$1: the program's output differs from an untraced run's"
+	cmp -s "$1.ref.rc" "$1.rc" || fail "$1: exit status $(cat "$1.rc"), $(cat "$1.ref.rc") untraced"
+	cmp -s "$1.ref.err" "$1.err" || fail "$1: the program's stderr differs"
+	[ "$(wc -l <"$1.out")" -gt 100 ] || fail "$1: the program's output is short"
+}
+
+# --duration=1, at -O0 and -O2: about 100 calls; then untraced, and its full output.
+for opt in O0 O2; do
+	prog=$BIN/ticker-$opt
+	start d$opt "$prog" 600
+	"$FORTSTAT" -p "$pid" --duration=1 --format=csv -o r.csv >fs.out 2>fs.err
+	rc=$?
+	end=$(now)
+	[ "$rc" = 0 ] || fail "-p --duration=1 ($opt): fortstat exited $rc: $(cat fs.err) (the program: $(cat d$opt.err))"
+	[ "$(tracer_of "$pid")" = 0 ] || fail "-p ($opt): still traced after the detach"
+	want=$(ticks d$opt.out 1 "$end")
+	near "tick ($opt, 1 s)" "$(calls tick)" "$want"
+	near "pause10 ($opt, 1 s)" "$(calls pause10)" "$want"
+	reap d$opt
+	same_as_untraced d$opt
+	[ -s fs.out ] && fail "-p ($opt): fortstat wrote to standard output"
+done
+
+# The table's header and notes.
+prog=$BIN/ticker-O0
+start tab "$prog" 300
+"$FORTSTAT" -c -p "$pid" --duration=0.5 -o rep.txt 2>fs.err
+rc=$?
+[ "$rc" = 0 ] || fail "table: fortstat exited $rc"
+grep -q "^fortstat: attached to $pid ($prog), 0\.[4-9] s, count only\$" rep.txt ||
+	fail "table: no 'attached to' header: $(head -n 3 rep.txt)"
+grep -q '^fortstat: detached after --duration=0.5: the program runs on untraced$' rep.txt ||
+	fail "table: no note of the detach"
+grep -q '^fortstat: active at attach (those calls are not timed): .*tick.*main' rep.txt ||
+	fail "table: the routines active at attach are not named: $(head -n 4 rep.txt)"
+reap tab
+same_as_untraced tab
+
+# JSON says it was attached.
+start js "$prog" 300
+"$FORTSTAT" -c -p "$pid" --duration=0.3 --format=json -o r.json 2>fs.err
+grep -q "\"attached\": {\"pid\": $pid, \"detached\": true" r.json || fail "json: not said attached"
+reap js
+same_as_untraced js
+
+# Until SIGINT to fortstat: the calls match the seconds attached.
+start int "$prog" 600
+"$FORTSTAT" -v -p "$pid" -o rep.txt >fs.out 2>fs.err &
+fs=$!
+pids="$pids $fs"
+i=0
+while ! grep -q 'attached to' fs.err; do
+	i=$((i + 1))
+	[ $i -lt 400 ] || { fail "SIGINT: fortstat did not attach: $(cat fs.err)"; break; }
+	sleep 0.05
+done
+sleep 1
+kill -INT "$fs"
+wait "$fs"
+rc=$?
+end=$(now)
+[ "$rc" = 0 ] || fail "SIGINT: fortstat exited $rc, expected 0"
+[ "$(tracer_of "$pid")" = 0 ] || fail "SIGINT: still traced after the detach"
+grep -q '^fortstat: detached on SIGINT: the program runs on untraced$' rep.txt ||
+	fail "SIGINT: no note: $(head -n 3 rep.txt)"
+sec=$(seconds rep.txt)
+got=$(awk '$1 == "tick" { print $2 }' rep.txt)
+near "SIGINT: tick (${sec} s)" "$got" "$(ticks int.out "$sec" "$end")"
+reap int
+same_as_untraced int
+
+# SIGTERM to fortstat detaches too; the header's seconds say how long.
+start term "$prog" 300
+"$FORTSTAT" -c -v -p "$pid" -o rep.txt 2>fs.err &
+fs=$!
+pids="$pids $fs"
+i=0
+while ! grep -q 'attached to' fs.err; do
+	i=$((i + 1))
+	[ $i -lt 400 ] || { fail "SIGTERM: fortstat did not attach"; break; }
+	sleep 0.05
+done
+sleep 0.7
+kill -TERM "$fs"
+wait "$fs"
+rc=$?
+[ "$rc" = 0 ] || fail "SIGTERM: fortstat exited $rc, expected 0"
+grep -q '^fortstat: detached on SIGTERM' rep.txt || fail "SIGTERM: no note: $(head -n 3 rep.txt)"
+reap term
+same_as_untraced term
+
+# Until the program exits: fortstat exits with its status (3); calls match
+# the seconds attached.
+start ex "$prog" 200
+"$FORTSTAT" -c -p "$pid" -o rep.txt 2>fs.err
+rc=$?
+end=$(now)
+[ "$rc" = 3 ] || fail "to the end: fortstat exited $rc, expected the program's 3"
+grep -q "^fortstat: attached to $pid (.*), [0-9.]* s, exit status 3, count only\$" rep.txt ||
+	fail "to the end: header: $(head -n 1 rep.txt)"
+sec=$(seconds rep.txt)
+got=$(awk '$1 == "tick" { print $2 }' rep.txt)
+near "to the end: tick (${sec} s)" "$got" "$(ticks ex.out "$sec" "$end")"
+reap ex
+same_as_untraced ex
+
+# Three threads, -c and --threads: every thread is seized and let go.
+start thr "$prog" 300 3
+"$FORTSTAT" -p "$pid" --duration=1 -c --threads --format=csv -o r.csv 2>fs.err
+rc=$?
+end=$(now)
+[ "$rc" = 0 ] || fail "threads: fortstat exited $rc: $(cat fs.err)"
+[ "$(tracer_of "$pid")" = 0 ] || fail "threads: still traced after the detach"
+near "threads: tick (3 threads, 1 s)" "$(calls tick)" "$(ticks thr.out 1 "$end")"
+reap thr
+same_as_untraced thr
+
+# -l: the libraries already loaded are patched at the attach, and let go.
+start lib "$prog" 400 2
+"$FORTSTAT" -p "$pid" -l libc --duration=1 --format=csv -o r.csv 2>fs.err
+rc=$?
+end=$(now)
+[ "$rc" = 0 ] || fail "-l libc: fortstat exited $rc: $(cat fs.err)"
+[ "$(tracer_of "$pid")" = 0 ] || fail "-l libc: still traced after the detach"
+near "-l libc: printf (2 threads, 1 s)" "$(calls libc.so.6:printf)" "$(ticks lib.out 1 "$end")"
+reap lib
+same_as_untraced lib
+
+# Hot calls in two threads, attached to and let go three times: every
+# detach lands in the middle of calls (threads in stubs, returns hooked),
+# and the program checks every result. leaf is called twice a mid, mid ten
+# times a top: exactly, but for the calls open at the attach and detach.
+for opt in O0 O2; do
+	rm -f stop
+	"$BIN/busy-$opt" 2 stop >busy.out 2>busy.err &
+	bpid=$!
+	pids="$pids $bpid"
+	sleep 0.2
+	for k in 1 2 3; do
+		"$FORTSTAT" -p "$bpid" --duration=0.3 --format=csv -o r.csv 2>fs.err
+		rc=$?
+		[ "$rc" = 0 ] || { fail "busy ($opt) attach $k: fortstat exited $rc: $(cat fs.err)"; break; }
+		[ "$(tracer_of "$bpid")" = 0 ] || fail "busy ($opt) attach $k: still traced"
+		l=$(calls leaf)
+		m=$(calls mid)
+		t=$(calls top)
+		awk -v l="$l" -v m="$m" -v t="$t" 'BEGIN {
+			d = l - 2 * m; e = m - 10 * t
+			exit !(t > 0 && d >= -4 && d <= 4 && e >= -20 && e <= 20) }' ||
+			fail "busy ($opt) attach $k: leaf $l, mid $m, top $t"
+	done
+	touch stop
+	wait "$bpid"
+	rc=$?
+	[ "$rc" = 0 ] && [ "$(cat busy.out)" = ok ] ||
+		fail "busy ($opt): the program ended with $rc: $(cat busy.out busy.err)"
+done
+
+# ---- bad input: one line, the status, the target unharmed ----
+
+# bad NAME RC PATTERN FORTSTAT-ARGS...: fortstat fails with status RC and one line matching PATTERN
+bad() {
+	name=$1
+	want=$2
+	pat=$3
+	shift 3
+	"$FORTSTAT" "$@" >bad.out 2>bad.err
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$name: exit status $rc, expected $want: $(cat bad.err)"
+	[ "$(wc -l <bad.err)" = 1 ] || fail "$name: not one line: $(cat bad.err)"
+	grep -q "$pat" bad.err || fail "$name: message: $(cat bad.err)"
+}
+
+true &
+gone=$!
+wait "$gone"
+bad "no such process" 127 "^fortstat: error: -p $gone: no such process\$" -p "$gone"
+bad "not a pid" 125 "^fortstat: error: -p needs a process id: 'abc'" -p abc
+bad "PROGRAM too" 125 "no PROGRAM with it" -p 1 "$prog"
+bad "--duration alone" 125 "^fortstat: error: --duration needs -p PID" --duration=1 "$prog"
+bad "parent" 126 "^fortstat: error: -p $$ (.*): that is fortstat's parent, which waits for it\$" -p $$
+sh -c 'exec "$0" -p $$' "$FORTSTAT" >bad.out 2>bad.err
+rc=$?
+[ "$rc" = 126 ] || fail "itself: exit status $rc"
+grep -q '^fortstat: error: -p [0-9]*: that is fortstat itself$' bad.err || fail "itself: $(cat bad.err)"
+
+# A zombie: a child that exited, of a parent that never reaps it.
+command -v perl >/dev/null || skip "perl is needed for a zombie"
+perl -e '$p = fork; exit 0 unless $p; open F, ">zombie.pid"; print F "$p\n"; close F; sleep 5' &
+zparent=$!
+pids="$pids $zparent"
+i=0
+while ! grep -q ') Z' "/proc/$(cat zombie.pid 2>/dev/null || echo 0)/stat" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || break
+	sleep 0.05
+done
+z=$(cat zombie.pid)
+bad "zombie" 126 "^fortstat: error: -p $z (perl): a zombie: it has exited and waits for its parent to reap it\$" -p "$z"
+kill "$zparent"
+wait "$zparent"
+
+# Already traced: strace holds it.
+if command -v strace >/dev/null; then
+	start st "$prog" 300
+	strace -o /dev/null -p "$pid" 2>strace.err &
+	str=$!
+	pids="$pids $str"
+	i=0
+	while [ "$(tracer_of "$pid")" != "$str" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || break
+		sleep 0.05
+	done
+	bad "traced" 126 "^fortstat: error: -p $pid (ticker-O0): already traced by process $str (strace): cannot time it\$" -p "$pid"
+	kill -TERM "$str"
+	wait "$str"
+	reap st
+	same_as_untraced st
+else
+	echo "note: strace is not installed: an already traced process is not tried"
+fi
+
+# Stripped, without -l: nothing of its own to time.
+cp "$prog" ./ticker-stripped
+strip ./ticker-stripped
+start strip ./ticker-stripped 100
+bad "stripped" 126 "^fortstat: error: -p $pid: .*ticker-stripped has no function symbols (stripped?): time its libraries' routines with -l, e.g. fortstat -p $pid -l libc\$" -p "$pid"
+[ "$(tracer_of "$pid")" = 0 ] || fail "stripped: left traced"
+reap strip
+same_as_untraced strip
+
+# Another user's process: fortstat run as nobody may not trace it.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	start user "$prog" 100
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FORTSTAT" -p "$pid" >bad.out 2>bad.err
+	rc=$?
+	[ "$rc" = 126 ] || fail "other user: exit status $rc: $(cat bad.err)"
+	grep -q "^fortstat: error: -p $pid (ticker-O0): a process of user 0: " bad.err ||
+		fail "other user: message: $(cat bad.err)"
+	reap user
+	same_as_untraced user
+fi
+
+finish
