@@ -7,7 +7,7 @@
 # -n on the recursive function, with one and with several Ps; counts
 # exactly the program's own; the frames a panic or runtime.Goexit unwound
 # closed, not INCOMPLETE; a routine that computes for a known time timed as
-# the program times it.
+# the program times it; attached to (-p) and let go, it runs on unharmed.
 . "$SRCDIR/tests/lib.sh"
 command -v go >/dev/null 2>&1 || [ -x /usr/bin/go ] || skip "go is not installed"
 [ -x "$BIN/gowork-O2" ] && [ -x "$BIN/gowork-O0" ] || { fail "no Go fixtures, though go is installed"; finish; }
@@ -75,5 +75,22 @@ for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 		fail "$p: spin's CPU time ${got:-?} s, the program measured $want s"
 	# The recursive functions' times are small but there (FORTSTAT's switched clocks).
 	[ -n "$(self main.fib)" ] || fail "$p: no time for main.fib"
+
+	# -p: attach to it running, for a second, and let it go: it ends as untraced.
+	"$p" attach >att.out 2>att.err &
+	pid=$!
+	i=0
+	while [ ! -s att.out ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	"$FORTSTAT" -p "$pid" --duration 1 --format=csv -o r.csv >a.out 2>a.err ||
+		fail "$p -p: fortstat failed: $(cat a.err)"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 0 ] || fail "$p -p: exit status $rc after the detach"
+	[ "$(cat att.out)" = "attach ready
+attach done" ] || fail "$p -p: output $(cat att.out) $(head -n 3 att.err)"
+	[ -n "$(calls main.fib)" ] || fail "$p -p: main.fib not timed while attached"
 done
 finish
