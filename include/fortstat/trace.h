@@ -34,6 +34,7 @@ struct trace_opts {
 	bool probes;			/* --probes: in-process probes, ptrace for rare events */
 	uint64_t throttle_calls;	/* --throttle: a probed routine called this often ... */
 	double throttle_ns;		/* ... whose mean net self time is under this is counted only */
+	double probe_ns[FS_N_CLOCKS];	/* --probes: what one event costs the program (calibrated) */
 	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */

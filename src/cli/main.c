@@ -64,6 +64,7 @@ struct session {
 	struct symtab st;
 	struct names names, exclude;
 	struct calib cal;
+	struct calib cal_traps; /* --probes: what a stop costs, for the calls that still trap */
 	struct books *books;
 	struct trace_result res;
 	struct outputs outs;
@@ -156,6 +157,18 @@ static void calibrate(struct session *s)
 
 	if (o->count_only)
 		return;
+	/*
+	 * With probes, some calls still stop (entries that take no stub, the
+	 * first calls, threads without an area): a stop's cost is measured
+	 * through the traps too, and a probe's through the probes.
+	 */
+	if (s->trace.probes) {
+		struct trace_opts traps = s->trace;
+
+		traps.probes = false;
+		if (calib_run(&traps, s->st.parallel_runtime, &s->cal_traps))
+			memset(&s->cal_traps, 0, sizeof(s->cal_traps));
+	}
 	err = calib_run(&s->trace, s->st.parallel_runtime, cal);
 	if (err)
 		fs_warn("calibration failed (%s): times are gross", strerror(-err));
@@ -190,6 +203,15 @@ static int run_program(struct session *s)
 	    books_new(s->st.n, !o->count_only, !o->count_only && !o->no_correct && cal->batches);
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
 	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
+	if (s->trace.probes) {
+		/* an event's cost is the probes' calibration; a stop's, the traps' */
+		s->trace.probe_ns[ck] = est[ck];
+		s->trace.probe_ns[alt] = est[alt];
+		if (s->cal_traps.batches) {
+			est[ck] = (s->cal_traps.f1_ns + s->cal_traps.f2_ns) / 2;
+			est[alt] = (s->cal_traps.alt_f1_ns + s->cal_traps.alt_f2_ns) / 2;
+		}
+	}
 	if (o->pid)
 		err = trace_attach(&s->st, s->books, o->names_file ? &s->names : NULL,
 				   o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);

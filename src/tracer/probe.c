@@ -254,7 +254,7 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 
 	stamp_at(tr, th, e->tsc, t1, on_all, &th->now);
 	/* what the probe cost the thread: the calibration's, made with probes too */
-	books_stop_cost(tr->ps->books, th->tid, tr->est);
+	books_stop_cost(tr->ps->books, th->tid, tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
 		const struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
 
