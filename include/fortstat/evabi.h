@@ -27,7 +27,10 @@
  * and the register that addresses the page (r10 in a stub, r11 in a return
  * site's trap) still does: t_go and the hook pair are read through it, so
  * a tracer that cannot trust the shared page (threads) points it at a slot
- * of the thread's own (INSN_EV_SLOT_SIZE bytes, the same layout).
+ * of the thread's own (INSN_EV_SLOT_SIZE bytes, the same layout). Every
+ * register the code uses is put back before the routine's code or its
+ * caller's runs again, call-clobbered ones too: a caller built with GCC's
+ * -fipa-ra keeps values in them across calls to routines it knows.
  */
 struct insn_event_page {
 	uint64_t ret;	 /* entry: the return address */

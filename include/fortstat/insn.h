@@ -73,8 +73,8 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  */
 #define INSN_STUB_SIZE 448 /* bytes of scratch per stub (an in-process probe's too) */
 
-#define INSN_RSITE_SIZE 80		/* bytes of a return site's trap */
-#define INSN_RSITE_TRAP 42		/* offset of its int3 */
+#define INSN_RSITE_SIZE 96 /* bytes of a return site's trap */
+#define INSN_RSITE_TRAP 47 /* offset of its int3 */
 
 struct insn_stub {
 	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
@@ -102,9 +102,11 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub);
 
 /*
- * The return trap's code (at most 32 bytes into `code`): a bare int3, or
- * with an event page at `page`, RSP and INSN_EV_RETURN written there first.
- * Returns its length; the int3 is its last byte.
+ * The return trap's code (at most 40 bytes into `code`): a bare int3, or
+ * with an event page at `page`, RSP and INSN_EV_RETURN written there first
+ * through r11, which is saved below RSP and restored before the int3 (every
+ * register is the routine's at the stop). Returns its length; the int3 is
+ * its last byte.
  */
 size_t insn_return_trap(uint64_t page, uint8_t *code);
 
@@ -112,8 +114,10 @@ size_t insn_return_trap(uint64_t page, uint8_t *code);
  * The trap of return site `ret` (INSN_RSITE_SIZE bytes into `code`): it
  * writes RSP, INSN_EV_RETURN_SITE and the TSC to the event page at `page`,
  * stops on its int3 (at INSN_RSITE_TRAP), writes the TSC again (t_go), then
- * jumps to `ret` by itself. RAX and RDX (return values) are kept in the
- * dead stack below RSP meanwhile; the flags are not touched.
+ * jumps to `ret` by itself. r11 (which addresses the page), RAX and RDX
+ * (return values) are kept in the dead stack below RSP meanwhile and
+ * restored before the jump: callers compiled with -fipa-ra may keep values
+ * in registers that the ABI lets a call clobber. The flags are not touched.
  */
 void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code);
 

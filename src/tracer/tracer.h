@@ -45,7 +45,7 @@ struct trace_section;
  */
 #define SCRATCH_HDR 64
 #define RSITE_MAX 1024 /* return sites with a trap of their own, a process */
-#define SCRATCH_SYSCALL 32
+#define SCRATCH_SYSCALL 40 /* after the return trap (40 bytes at most) */
 #define SCRATCH_CALLRET 48
 
 

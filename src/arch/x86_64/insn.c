@@ -436,18 +436,25 @@ static const uint8_t page_hook3[] = {
 	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 };
 static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
+static const uint8_t r11_save[] = { 0x4c, 0x89, 0x5c, 0x24, 0xf8 }; /* mov %r11,-0x8(%rsp) */
 
 /*
  * A jcc or jmp with a relative target (test %rsi,%rsi; je ... at an entry):
  * the stub can end with it, re-encoded with a 32-bit displacement to the
- * same target. Returns its condition (0..15), 16 for a jmp, -1 otherwise.
+ * same target; a relative call, emulated (its return address pushed, then a
+ * jmp). Returns its condition (0..15), 16 for a jmp, 17 for a call, -1
+ * otherwise.
  */
 static int movable_branch(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 
-	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || !has_group(in, X86_GRP_JUMP) ||
-	    x->op_count != 1 || x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || x->op_count != 1 ||
+	    x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+		return -1;
+	if (in->id == X86_INS_CALL)
+		return 17;
+	if (!has_group(in, X86_GRP_JUMP))
 		return -1;
 	if (in->id == X86_INS_JMP)
 		return 16;
@@ -565,6 +572,33 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
 			return stub_refuse(stub, "instructions too long for the stub");
+		if (cond == 17) {
+			/*
+			 * A call: its own return address pushed (the routine's code
+			 * after it, so that the callee and any unwinder see the
+			 * routine), then a jmp to the callee. RAX and the flags kept.
+			 *   push %rax; movabs $ret,%rax; xchg %rax,(%rsp); jmp target
+			 */
+			static const uint8_t xchg[] = { 0x48, 0x87, 0x04, 0x24 };
+			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
+			uint64_t ret = in[k].address + in[k].size;
+
+			if (pos + 20 + 5 > INSN_STUB_SIZE)
+				return stub_refuse(stub, "instructions too long for the stub");
+			d = (int64_t)(target - (stub_addr + pos + 20));
+			if (!fits32(d))
+				return stub_refuse(stub, "call target out of range of the stub");
+			stub->code[pos] = 0x50;
+			stub->code[pos + 1] = 0x48;
+			stub->code[pos + 2] = 0xb8;
+			memcpy(stub->code + pos + 3, &ret, 8);
+			memcpy(stub->code + pos + 11, xchg, sizeof(xchg));
+			stub->code[pos + 15] = 0xe9;
+			put_le32(stub->code + pos + 16, (int32_t)d);
+			pos += 20;
+			moved += in[k].size;
+			continue;
+		}
 		if (cond >= 0) {
 			/* jcc rel32 (0f 8x) or jmp rel32 (e9) to the branch's own target */
 			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
@@ -644,27 +678,35 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 }
 
 /*
- * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
- * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
- * taken, 0 if not (and 0 for an unknown cond).
+ * The return trap and a return site's trap address the event page through
+ * r11, and put it back from the dead stack below RSP (the return address's
+ * slot) before the program goes on: a call does not always clobber it. GCC
+ * at -O2 (-fipa-ra) keeps values in r11 (or RAX, RDX, ...) across a call
+ * to a routine of the same unit that it knows leaves them alone, a leaf
+ * routine that the tracer times among them.
  */
 size_t insn_return_trap(uint64_t page, uint8_t *code)
 {
 	static const uint8_t tail[] = {
 		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
 		0x41, 0xc7, 0x43, 0x10, 0xff, 0xff, 0xff, 0xff, /* movl $-1,0x10(%r11) */
+		0x4c, 0x8b, 0x5c, 0x24, 0xf8,			/* mov -0x8(%rsp),%r11 */
 		0xcc,						/* int3 */
 	};
+	size_t pos = 0;
 
 	if (!page) {
 		code[0] = 0xcc;
 		return 1;
 	}
-	code[0] = 0x49; /* movabs $page,%r11 (r11 is free at a return) */
-	code[1] = 0xbb;
-	memcpy(code + 2, &page, 8);
-	memcpy(code + 10, tail, sizeof(tail));
-	return 10 + sizeof(tail);
+	memcpy(code, r11_save, sizeof(r11_save));
+	pos += sizeof(r11_save);
+	code[pos++] = 0x49; /* movabs $page,%r11 */
+	code[pos++] = 0xbb;
+	memcpy(code + pos, &page, 8);
+	pos += 8;
+	memcpy(code + pos, tail, sizeof(tail));
+	return pos + sizeof(tail);
 }
 
 void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
@@ -677,20 +719,29 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	size_t pos = 0;
 
 	memset(code, 0xcc, INSN_RSITE_SIZE);
+	memcpy(code + pos, r11_save, sizeof(r11_save));
+	pos += sizeof(r11_save);
 	code[pos++] = 0x49; /* movabs $page,%r11 */
 	code[pos++] = 0xbb;
 	memcpy(code + pos, &page, 8);
 	pos += 8;
 	memcpy(code + pos, mid, sizeof(mid));
 	pos += sizeof(mid);
-	/* RAX and RDX (the return value) kept below RSP: dead stack at a return site */
-	pos += tsc_before(code + pos, 11, -0x8); /* its int3 at INSN_RSITE_TRAP */
-	pos += tsc_after(code + pos, 11, -0x8);
+	/* RAX and RDX (the return value) kept below RSP, after r11: dead stack at a return site */
+	pos += tsc_before(code + pos, 11, -0x10); /* its int3 at INSN_RSITE_TRAP */
+	pos += tsc_after(code + pos, 11, -0x10);
+	memcpy(code + pos, restore, sizeof(restore)); /* r11 as the routine left it */
+	pos += sizeof(restore);
 	memcpy(code + pos, jmp_back, sizeof(jmp_back));
 	pos += sizeof(jmp_back);
 	memcpy(code + pos, &ret, 8);
 }
 
+/*
+ * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
+ * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
+ * taken, 0 if not (and 0 for an unknown cond).
+ */
 int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
 {
 	int cf = (eflags >> 0) & 1, pf = (eflags >> 2) & 1, zf = (eflags >> 6) & 1;

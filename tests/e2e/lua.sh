@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lua.sh - a Lua interpreter (fixtures/luadrv.c with Debian's static liblua5.4,
+# which GCC built -O2: -fipa-ra lets a caller keep values in r11, r8-r10, RCX
+# across a call to a routine of its own file that it knows leaves them
+# alone). Every routine timed by default: the program's output and exit
+# status are its own, and the counts of hot routines equal callgrind's. The
+# return traps once left the event page's address in r11 (leaveblock kept a
+# pointer there across getlocalvardesc): SIGSEGV in most runs, not all, so
+# each driver runs five times.
+. "$SRCDIR/tests/lib.sh"
+[ -f /usr/lib/x86_64-linux-gnu/liblua5.4.a ] || skip "liblua5.4-dev is not installed"
+script=$SRCDIR/fixtures/work.lua
+hot="main luaV_execute luaD_precall luaD_callnoyield luaH_getshortstr lua_pushvalue lua_geti
+sort_comp auxsort str_format l_alloc luaH_resize getlocalvardesc GCTM"
+
+for opt in O0 O2; do
+	p=$BIN/luadrv-$opt
+	[ -x "$p" ] || { fail "$p: not built (fixtures/build.sh)"; continue; }
+	callgrind_counts "$p" "$script" 3
+	for run in 1 2 3 4 5; do
+		traced -- "$p" "$script" 3
+		grep -qx 'rounds 3 fib 7752 chars 467' t.out || fail "$p, run $run: output $(cat t.out)"
+		# shellcheck disable=SC2086
+		same_as_callgrind "$p (run $run)" $hot
+	done
+done
+finish
