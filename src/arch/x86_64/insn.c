@@ -805,3 +805,46 @@ int insn_is_return_site(const uint8_t *before, size_t n)
 			return 1;
 	return 0;
 }
+
+int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets, size_t max,
+		    size_t *n_rets, const char **reason)
+{
+	csh h;
+	cs_insn *it;
+	const uint8_t *code = fn;
+	size_t left = len;
+	uint64_t a = addr, end = addr + len;
+	const char *why = NULL;
+
+	*n_rets = 0;
+	*reason = NULL;
+	if (cs_get(&h) < 0 || !(it = cs_malloc(h)))
+		return -1;
+	while (left && !why) {
+		const cs_x86 *x;
+
+		if (!cs_disasm_iter(h, &code, &left, &a, it)) {
+			why = "not fully decodable";
+			break;
+		}
+		x = &it->detail->x86;
+		if (has_group(it, X86_GRP_RET)) {
+			if (it->id != X86_INS_RET || x->op_count != 0)
+				why = "returns with `ret imm`";
+			else if (*n_rets == max)
+				why = "too many return instructions";
+			else
+				rets[(*n_rets)++] = it->address;
+			continue;
+		}
+		if (has_group(it, X86_GRP_IRET))
+			why = "returns from an interrupt";
+		else if (it->id == X86_INS_JMP && x->op_count == 1 &&
+			 x->operands[0].type == X86_OP_IMM &&
+			 ((uint64_t)x->operands[0].imm < addr || (uint64_t)x->operands[0].imm >= end))
+			why = "leaves by a jump (a tail call)";
+	}
+	cs_free(it, 1);
+	*reason = why;
+	return why ? 1 : 0;
+}
