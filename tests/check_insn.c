@@ -1178,6 +1178,49 @@ START_TEST(stub_count)
 }
 END_TEST
 
+/* Exit probes: the `ret`s of a whole routine, and what makes it refuse. */
+START_TEST(exit_scan)
+{
+	uint8_t fn[] = {
+		0x49, 0x3b, 0x66, 0x10,	      /* 0x00 cmp 0x10(%r14),%rsp */
+		0x76, 0x07,		      /* 0x04 jbe 0x0d */
+		0x31, 0xc0,		      /* 0x06 xor %eax,%eax */
+		0xc3,			      /* 0x08 ret */
+		0x48, 0x85, 0xc0,	      /* 0x09 test %rax,%rax */
+		0xc3,			      /* 0x0c ret */
+		0xe8, 0x00, 0x10, 0x00, 0x00, /* 0x0d call (out of it: fine) */
+		0xeb, 0xec,		      /* 0x12 jmp 0x00 (its own entry) */
+		0xcc, 0xcc,		      /* 0x14 padding */
+	};
+	uint64_t rets[4];
+	size_t n;
+	const char *why;
+
+	ck_assert_int_eq(insn_scan_exits(fn, sizeof(fn), ENTRY, rets, 4, &n, &why), 0);
+	ck_assert_ptr_null(why);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(rets[0], ENTRY + 0x08);
+	ck_assert_uint_eq(rets[1], ENTRY + 0x0c);
+	/* more returns than room */
+	ck_assert_int_eq(insn_scan_exits(fn, sizeof(fn), ENTRY, rets, 1, &n, &why), 1);
+	ck_assert_str_eq(why, "too many return instructions");
+	/* a jmp out of the routine: a tail call, its exit unseen */
+	fn[0x12] = 0xeb;
+	fn[0x13] = 0x10;
+	ck_assert_int_eq(insn_scan_exits(fn, sizeof(fn), ENTRY, rets, 4, &n, &why), 1);
+	ck_assert_str_eq(why, "leaves by a jump (a tail call)");
+	fn[0x13] = 0xec;
+	/* ret imm16 */
+	fn[0x0c] = 0xc2;
+	ck_assert_int_eq(insn_scan_exits(fn, 0x0f, ENTRY, rets, 4, &n, &why), 1);
+	ck_assert_str_eq(why, "returns with `ret imm`");
+	/* bytes that are no instruction */
+	fn[0x0c] = 0xd6;
+	ck_assert_int_eq(insn_scan_exits(fn, sizeof(fn), ENTRY, rets, 4, &n, &why), 1);
+	ck_assert_str_eq(why, "not fully decodable");
+}
+END_TEST
+
 static Suite *insn_suite(void)
 {
 	Suite *s = suite_create("insn");
@@ -1222,6 +1265,7 @@ static Suite *insn_suite(void)
 
 	tc = tcase_create("return_site");
 	tcase_add_test(tc, return_sites);
+	tcase_add_test(tc, exit_scan);
 	tcase_add_test(tc, return_site_real);
 	suite_add_tcase(s, tc);
 	return s;

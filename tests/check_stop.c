@@ -45,6 +45,7 @@ START_TEST(test_status)
 	ck_assert_int_eq(from(stopped(SIGTTOU, PTRACE_EVENT_STOP)).kind, STOP_GROUP);
 	ck_assert_int_eq(from(stopped(SIGTRAP, PTRACE_EVENT_STOP)).kind, STOP_INTERRUPT);
 	ck_assert_str_eq(stop_kind_name(STOP_RETURN_SITE), "return-site");
+	ck_assert_str_eq(stop_kind_name(STOP_EXIT_PROBE), "exit-probe");
 	ck_assert_str_eq(stop_kind_name((enum stop_kind)999), "?");
 }
 END_TEST
@@ -56,16 +57,17 @@ END_TEST
  */
 #define RETRAP 0x10000
 #define RSITES 0x20000
-static struct patch patches[5];
+static struct patch patches[6];
 static struct pstate ps;
 
 static void setup(void)
 {
-	static const uint64_t trap[5] = { 0x30010, 0x401000, 0x7f0000, 0x7f1000, 0x30110 };
+	static const uint64_t trap[6] = { 0x30010, 0x401000, 0x7f0000, 0x7f1000, 0x30110,
+					  0x401040 };
 
 	memset(patches, 0, sizeof(patches));
 	memset(&ps, 0, sizeof(ps));
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		patches[i].trap = trap[i];
 		u64map_put(&ps.traps, trap[i], (uint64_t)i);
 	}
@@ -73,8 +75,10 @@ static void setup(void)
 	patches[4].dead = true;
 	patches[2].rdebug = true;
 	patches[3].unhook = true;
+	patches[5].exit_probe = true; /* a Go routine's `ret` */
+	patches[5].routine = 1;
 	ps.patches = patches;
-	ps.n_patches = 5;
+	ps.n_patches = 6;
 	ps.retrap_trap = RETRAP;
 	ps.rsites = RSITES;
 	ps.rsite_n = 3;
@@ -110,8 +114,10 @@ START_TEST(test_page)
 	ck_assert(!d);
 	page(5, &d); /* a dead stub */
 	ck_assert(!d);
-	s = page(6, &d); /* past the table: written by the program, not by us */
+	s = page(7, &d); /* past the table: written by the program, not by us */
 	ck_assert(!d && s.kind == STOP_BREAK && !s.from_page);
+	page(6, &d); /* an exit probe writes no word either */
+	ck_assert(!d);
 	page(0x7fffffff, &d);
 	ck_assert(!d);
 	page(0, &d);
@@ -149,6 +155,11 @@ START_TEST(test_pc)
 	ck_assert_int_eq(pc(0x30110, false).sig, SIGTRAP);
 	ck_assert_int_eq(pc(0x401001, false).kind, STOP_SIGNAL);
 	ck_assert(!pc(0x401000, false).from_page);
+	/* a Go routine's exit probe: an exit, whatever the mode (-c patches none) */
+	ck_assert_int_eq(pc(0x401040, false).kind, STOP_EXIT_PROBE);
+	ck_assert_uint_eq(pc(0x401040, false).patch, 5);
+	ck_assert_int_eq(pc(0x401040, true).kind, STOP_EXIT_PROBE);
+	ck_assert_int_eq(pc(0x401041, false).kind, STOP_SIGNAL);
 	/* count-only: no return traps, entries counted, the rendezvous still followed */
 	ck_assert_int_eq(pc(RETRAP, true).kind, STOP_SIGNAL);
 	ck_assert_int_eq(pc(RSITES + INSN_RSITE_TRAP, true).kind, STOP_SIGNAL);

@@ -16,6 +16,13 @@ typedef uint64_t acct_time_t; /* nanoseconds */
 
 #define ACCT_NONE ((uint32_t)-1) /* "no routine": the root of a thread's stack */
 
+/*
+ * A stack's key (`tid` below) is a thread id, or from ACCT_GOROUTINE0 on a
+ * goroutine of a Go program: goroutine k is ACCT_GOROUTINE0 + k (past any
+ * thread id: pid_max is at most 2^22). Goroutines move between threads.
+ */
+#define ACCT_GOROUTINE0 0x40000000
+
 struct acct_routine {
 	uint64_t calls;	     /* entries (including entry-only and chained ones) */
 	uint64_t calls_made; /* calls this routine made to timed routines that return to it

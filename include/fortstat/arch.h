@@ -76,6 +76,18 @@ int arch_point_page_reg(pid_t tid, arch_regs *r, enum arch_page_reg which, uint6
 int arch_emulate_ret(pid_t tid, int memfd);
 
 /*
+ * Go's register ABI (Go >= 1.17, ABIInternal): the register that holds the
+ * running goroutine's g at a Go function's entry and at its return.
+ */
+uint64_t arch_go_g(const arch_regs *r);
+
+/* ... and the register of a Go function's first integer argument at its entry. */
+uint64_t arch_go_arg0(const arch_regs *r);
+
+/* arch_emulate_ret on registers already read (r is updated). 0 or -errno. */
+int arch_emulate_ret_regs(pid_t tid, int memfd, arch_regs *r);
+
+/*
  * Resume thread tid past an instruction that a plan emulates (INSN_CALL:
  * push the return address and jump; INSN_JCC: jump where the flags say).
  * `r` holds its registers (read here first when !have_regs). 0 or -errno.

@@ -131,6 +131,18 @@ int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx);
 int insn_is_return_site(const uint8_t *before, size_t n);
 
 /*
+ * Exit probes: the return instructions of a whole routine, fn[0..len) at
+ * `addr`, found by a linear sweep (code without data inside, as Go's
+ * compiler emits). Their addresses go to rets[0..*n_rets) (at most max).
+ * Returns 0, 1 when the routine's exits cannot all be probed (*reason: it
+ * is not fully decodable, leaves by a direct jump out of itself, returns
+ * with `ret imm` or `iret`, or has more than max returns), -1 when
+ * capstone fails to start.
+ */
+int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets, size_t max,
+		    size_t *n_rets, const char **reason);
+
+/*
  * An in-process probe (--probes, src/arch/x86_64/probe.c) for patch number
  * `patch` of the routine at `entry`: a fast path at stub_addr, then the
  * classic stub (insn_plan_stub with `retrap`, no page) as its slow path and

@@ -55,7 +55,7 @@ struct symtab {
 	bool is_static;		/* no PT_INTERP */
 	bool has_symtab;	/* names came from .symtab (false: .dynsym only) */
 	bool has_dwarf;
-	bool parallel_runtime;	/* uses OpenMP or TBB (which size thread pools from the CPU mask) */
+	bool parallel_runtime;	/* uses OpenMP, TBB or Go (they size thread pools from the CPU mask) */
 	size_t n_skipped_default; /* routines the default selection left out (set by symtab_select) */
 	struct plt_stub *plt;	/* PLT stubs, from .plt/.plt.sec and .rela.plt */
 	size_t n_plt;

@@ -149,6 +149,13 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res);
 
 /*
+ * Is `st` a Go program (it has runtime.morestack)? Its routines are timed
+ * by traps at their entries and their own returns (src/tracer/golang.c),
+ * never by in-process probes: ask for o->probes false, calibration too.
+ */
+bool trace_is_go(const struct symtab *st);
+
+/*
  * May fortstat attach to process `pid` (-p)? Refuses, in one line each: no
  * such process (EXIT_FS_NOTFOUND); fortstat itself or its parent, a zombie,
  * a process already traced (naming the tracer), one whose executable cannot

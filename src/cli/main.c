@@ -566,6 +566,12 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
+	if (s.trace.probes && trace_is_go(&s.st)) {
+		/* The probes' trampoline would be a return address on a Go stack. */
+		fs_warn("--probes: not for a Go program (its runtime reads return addresses): traps "
+			"instead");
+		s.trace.probes = false;
+	}
 	calibrate(&s);
 	rc = run_program(&s);
 	progress_erase();

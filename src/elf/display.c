@@ -267,9 +267,10 @@ bool display_is_noreturn(const char *s)
 	return in_list(noreturn_names, s);
 }
 
+/* The mainline: C's `main`, or Go's `main.main` (no C `main` there without cgo). */
 static bool is_main_name(const char *s)
 {
-	return strcmp(s, "main") == 0;
+	return strcmp(s, "main") == 0 || strcmp(s, "main.main") == 0;
 }
 
 /* Names a compiler gives to a program's own code even though they start with '_'. */

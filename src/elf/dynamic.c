@@ -5,8 +5,9 @@
 
 /*
  * Does the executable use a parallel runtime that sizes its thread pool from
- * the CPU affinity mask (OpenMP, TBB)? Looks at DT_NEEDED and at the names
- * of every symbol, defined or not, in .dynsym and .symtab.
+ * the CPU affinity mask (OpenMP, TBB, Go's GOMAXPROCS)? Looks at DT_NEEDED,
+ * at the names of every symbol, defined or not, in .dynsym and .symtab, and
+ * for Go's .go.buildinfo section (kept by strip).
  */
 bool dynamic_parallel_runtime(Elf *elf)
 {
@@ -15,13 +16,21 @@ bool dynamic_parallel_runtime(Elf *elf)
 	};
 	static const char *const syms[] = { "GOMP_", "__kmpc_", "omp_get_", "_ZN3tbb" };
 	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool names = elf_getshdrstrndx(elf, &shstrndx) == 0;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		Elf_Data *data;
+		const char *sname;
 		size_t n;
 
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		sname = names ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (sname && !strcmp(sname, ".go.buildinfo"))
+			return true;
+		if (!sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data)

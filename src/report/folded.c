@@ -84,7 +84,7 @@ void write_folded(FILE *out, const struct report *rp)
 			char prefix[32];
 
 			report_build(&tr, rp->p, rp->sec, th, rp->opts);
-			snprintf(prefix, sizeof(prefix), "thread %d", th->tid);
+			stack_name(th->tid, prefix, sizeof(prefix));
 			folded_collect(&tr, prefix, &v, &n, &cap);
 			report_free(&tr);
 		}

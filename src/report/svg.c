@@ -64,8 +64,7 @@ static const char *flame_name(const struct report *rp, const struct fnode *f, ch
 	if (f->routine != PROFILE_NONE && f->routine < rp->sec->n_routines)
 		return rname(rp, f->routine);
 	if (f->tid) {
-		snprintf(buf, len, "thread %d", f->tid);
-		return buf;
+		return stack_name(f->tid, buf, len);
 	}
 	return "all";
 }

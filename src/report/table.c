@@ -373,9 +373,10 @@ void write_table(FILE *out, const struct report *rp)
 	for (t = 0; opts->threads && t < rp->sec->n_threads; t++) {
 		const struct profile_set *th = &rp->sec->threads[t];
 		struct report tr;
+		char name[32];
 
 		report_build(&tr, rp->p, rp->sec, th, opts);
-		fprintf(out, "\nthread %d\n\n", th->tid);
+		fprintf(out, "\n%s\n\n", stack_name(th->tid, name, sizeof(name)));
 		table_rows(out, &tr, w, sw);
 		if (opts->graph)
 			write_graph(out, &tr);

@@ -110,6 +110,16 @@ uint64_t node_value(const struct report *rp, size_t i);
 /* A name as a frame of a folded stack (';' and line breaks would split it). */
 void folded_name(FILE *out, const char *s);
 
+/* A stack's name for people: "thread TID", or "goroutine K" (ACCT_GOROUTINE0). */
+static inline const char *stack_name(int tid, char *buf, size_t len)
+{
+	if (tid >= ACCT_GOROUTINE0)
+		snprintf(buf, len, "goroutine %d", tid - ACCT_GOROUTINE0 + 1);
+	else
+		snprintf(buf, len, "thread %d", tid);
+	return buf;
+}
+
 /* "cpu" or "wall". */
 const char *clock_name(enum clock_kind c);
 

@@ -48,8 +48,8 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
 			check_shstk(tr, th);
 		return true;
 	}
-	if (tr->o->count_only) {
-		/* Count-only needs RIP alone (no frames, no return address). */
+	if (tr->o->count_only && !tr->ps->go) {
+		/* Count-only needs RIP alone (no frames, no return address; Go: R14 and RSP too). */
 		uint64_t pc;
 
 		if (arch_get_pc(th->tid, &pc) < 0)
@@ -61,7 +61,7 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
 		return false; /* gone */
 	if (!tr->ps->shstk_checked)
 		check_shstk(tr, th);
-	stop_from_pc(tr->ps, false, arch_trap_addr(regs), s);
+	stop_from_pc(tr->ps, tr->o->count_only, arch_trap_addr(regs), s);
 	/* The segment this stop ends, measured from the registers (seg_slow). */
 	switch (s->kind) {
 	case STOP_RETURN:
@@ -103,11 +103,21 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	case STOP_RETURN_SITE:
 		handle_return(tr, th, &regs, s->kind == STOP_RETURN_SITE);
 		return true;
+	case STOP_EXIT_PROBE:
+		go_exit(tr, th, &regs, p);
+		return true;
 	case STOP_ENTRY:
 	case STOP_UNWINDER:
-		handle_entry(tr, th, &regs, p);
+		if (tr->ps->go)
+			go_entry(tr, th, &regs, p);
+		else
+			handle_entry(tr, th, &regs, p);
 		return true;
 	case STOP_COUNT:
+		if (tr->ps->go) {
+			go_entry(tr, th, &regs, p);
+			return true;
+		}
 		ev_count(tr, th, p->routine);
 		if (!p->stub) /* a stub goes on by itself */
 			resume_patched(tr, th->tid, &regs, p, true);

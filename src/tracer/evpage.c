@@ -101,6 +101,8 @@ static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_
 		if (isnan(o_w))
 			o_w = mw;
 	}
+	th->last_ovh[CLOCK_KIND_CPU] = o_c; /* a goroutine's too (golang.c) */
+	th->last_ovh[CLOCK_KIND_WALL] = o_w;
 	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){ o_c, o_w });
 }
 

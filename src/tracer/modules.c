@@ -425,6 +425,9 @@ int setup_image(struct tracer *tr)
 	 * return addresses. Count-only rewrites none.
 	 */
 	tr->ps->follow_dl = !st->is_static && st->interp && (tr->o->n_libs || !tr->o->count_only);
+	err = go_setup(tr);
+	if (err)
+		return err;
 	err = patch_routines(tr, tr->ps->leader, st, 0, st->n, tr->ps->bias, PATCH_OWN, NULL);
 	if (err)
 		return err;

@@ -139,8 +139,10 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
 	/* A routine of unknown size (an indirect function's target) cannot be
 	 * checked for branches; one that never returns is never hooked. */
-	if (off || (r->flags & RT_IFUNC) || (!tr->o->count_only && (r->flags & RT_NORETURN)) ||
-	    !(r->flags & RT_SELECTED) || len < 5 || len > 65536)
+	/* Go: the stub's hook path would rewrite a return address (golang.c). */
+	if (off || tr->ps->go || (r->flags & RT_IFUNC) ||
+	    (!tr->o->count_only && (r->flags & RT_NORETURN)) || !(r->flags & RT_SELECTED) ||
+	    len < 5 || len > 65536)
 		return false;
 	code = xmalloc(len);
 	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
@@ -192,6 +194,8 @@ static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum 
 		return *hook;
 	if (mode == PATCH_LIB)
 		*hook = *hook && (r->flags & RT_SELECTED);
+	if (mode == PATCH_OWN && go_is_hook(tr->ps, (size_t)(r - tr->ps->st->r)))
+		return true; /* Go's runtime.morestack and goexit1: hooked, not timed (golang.c) */
 	return (r->flags & RT_SELECTED) || *hook;
 }
 
@@ -299,6 +303,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p->rehook = hook && !p->unhook;
 		p->routine = mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
 		p->noreturn = (r->flags & RT_NORETURN) != 0;
+		p->go_hook = own && go_is_hook(tr->ps, i);
 		p->orig = code[p->plan.addr - entry];
 		if (p->plan.kind == INSN_XOL)
 			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
@@ -306,6 +311,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
 		tr->ps->n_patches++;
 		k++;
+		if (own && tr->ps->go && p->routine != ACCT_NONE && !tr->o->count_only)
+			go_add_exits(tr, i, bias); /* p is stale from here */
 	}
 	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
 	for (size_t j = 0; own && !tr->o->count_only && j < st->n_plt; j++) {

@@ -127,6 +127,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps->patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps->traps);
+	ns.go = go_dup(tr->ps->go);
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
 	memset(&ns.retsite, 0, sizeof(ns.retsite));
 	memset(&ns.orphans, 0, sizeof(ns.orphans));

@@ -90,6 +90,7 @@ void tracer_free(struct tracer *tr)
 		struct pstate *ps = tr->procs[k];
 
 		free(ps->patches);
+		go_free(ps->go);
 		for (size_t i = 0; i < ps->n_mods; i++) {
 			free(ps->mods[i].path);
 			free(ps->mods[i].real);

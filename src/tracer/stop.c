@@ -116,6 +116,8 @@ void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct 
 	s->patch = (size_t)idx;
 	if (p->rdebug)
 		s->kind = STOP_RENDEZVOUS;
+	else if (p->exit_probe)
+		s->kind = STOP_EXIT_PROBE;
 	else if (count_only)
 		s->kind = STOP_COUNT;
 	else if (p->unhook || p->rehook)
@@ -131,8 +133,8 @@ const char *stop_kind_name(enum stop_kind k)
 		[STOP_BREAK] = "break",		[STOP_ENTRY] = "entry",
 		[STOP_UNWINDER] = "unwinder",	[STOP_COUNT] = "count",
 		[STOP_RETURN] = "return",	[STOP_RETURN_SITE] = "return-site",
-		[STOP_RENDEZVOUS] = "rendezvous", [STOP_CLONE] = "clone",
-		[STOP_PROBE_FULL] = "probe-full",
+		[STOP_EXIT_PROBE] = "exit-probe", [STOP_RENDEZVOUS] = "rendezvous",
+		[STOP_CLONE] = "clone",		[STOP_PROBE_FULL] = "probe-full",
 		[STOP_FORK] = "fork",		[STOP_VFORK] = "vfork",
 		[STOP_EXEC] = "exec",		[STOP_EXIT] = "exit",
 		[STOP_EVENT] = "event",		[STOP_GROUP] = "group-stop",

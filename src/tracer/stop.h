@@ -25,6 +25,7 @@ enum stop_kind {
 	STOP_COUNT,	  /* an entry that is counted only (-c), registers unread: `patch` */
 	STOP_RETURN,	  /* the common return trap: the tracer sets RIP */
 	STOP_RETURN_SITE, /* a return site's own trap: it jumps back by itself */
+	STOP_EXIT_PROBE,  /* a Go routine's own `ret`, an int3 on it: `patch` (golang.c) */
 	STOP_RENDEZVOUS,  /* the dynamic linker's _dl_debug_state: libraries changed */
 	STOP_PROBE_FULL,  /* an in-process probe found its thread's ring full */
 	STOP_CLONE,	  /* PTRACE_EVENT_CLONE: a new thread, or a process sharing memory */
@@ -45,7 +46,7 @@ struct stop {
 	int status;	/* the wait status */
 	int sig;	/* STOP_SIGNAL, STOP_GROUP, STOP_INTERRUPT: the signal */
 	uint32_t ev;	/* what the event page said at this stop (0: nothing) */
-	size_t patch;	/* STOP_ENTRY, STOP_UNWINDER, STOP_COUNT, STOP_RENDEZVOUS */
+	size_t patch;	/* STOP_ENTRY, STOP_UNWINDER, STOP_COUNT, STOP_EXIT_PROBE, STOP_RENDEZVOUS */
 	bool from_page; /* decided by the event word: no register was read */
 };
 
@@ -62,8 +63,8 @@ bool stop_from_page(const struct pstate *ps, struct stop *s);
 
 /*
  * A STOP_BREAK decided by the address of the int3 that stopped it (RIP - 1):
- * one of ours (entry, unwinder hook, rendezvous; with count_only a
- * STOP_COUNT, and no return traps) or, when nothing of ours is there, a
+ * one of ours (entry, unwinder hook, rendezvous, a Go routine's exit probe;
+ * with count_only a STOP_COUNT, and no return traps) or, when nothing of ours is there, a
  * SIGTRAP of the program's own (STOP_SIGNAL).
  */
 void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct stop *s);

@@ -164,7 +164,7 @@ void pin_start(struct tracer *tr)
 	if (CPU_COUNT(&tr->orig_mask) < 2)
 		return;
 	if (mode == PIN_AUTO && tr->ps->st->parallel_runtime) {
-		fs_info(1, "not pinning: the program uses OpenMP or TBB");
+		fs_info(1, "not pinning: the program uses OpenMP, TBB or Go's runtime");
 		return;
 	}
 	cpu = sched_getcpu();

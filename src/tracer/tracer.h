@@ -64,6 +64,8 @@ struct patch {
 	bool rdebug;	 /* the dynamic linker's _dl_debug_state: libraries changed */
 	bool dead;	 /* its library was unloaded: not ours any more */
 	bool noreturn;	 /* never rewrite its return */
+	bool exit_probe; /* Go: an int3 on one of routine's `ret`s (golang.c) */
+	bool go_hook;	 /* Go: runtime.morestack or runtime.goexit1, not timed (golang.c) */
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
 	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
@@ -83,6 +85,9 @@ struct tthread {
 	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
 	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
+	double last_ovh[FS_N_CLOCKS]; /* what its last stop cost (ovh_add), for a goroutine's net books */
+	uint64_t go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
+	uint64_t go_cur;      /* the g it runs, as the scheduler's hooks saw (0: none, unknown) */
 	bool held;	  /* -p: stopped by fortstat to patch or to detach (attach.c) */
 	bool held_group;  /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
 	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
@@ -132,6 +137,7 @@ struct pstate {
 	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
 	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
 	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
+	struct golang *go;     /* a Go program: its goroutines and exit probes (NULL: not Go) */
 	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
 	uint64_t unw_lo, unw_hi; /* the unwinder's library's code (libgcc_s), 0 0: none */
 	struct tmodule *mods;  /* shared libraries seen */
@@ -449,6 +455,39 @@ void ticker_poll(struct tracer *tr);
 
 /* A thread stopped for PTRACE_INTERRUPT (its ring drained): maybe the last awaited. */
 void ticker_interrupted(struct tracer *tr);
+
+/* ---- golang.c ---- */
+
+/*
+ * A Go program (trace_is_go: it has runtime.morestack) must never see a
+ * foreign return address: its runtime walks and copies the goroutines'
+ * stacks. Detect it at the exec stop (before patch_routines): then ps->go
+ * is set, the runtime's own routines are not timed, each timed routine's
+ * `ret`s are found for exit probes (a routine whose exits cannot all be
+ * found is refused, -v says why), and the runtime is hooked where it
+ * grows a stack (runtime.morestack: a function re-entered after it is
+ * counted once), ends a goroutine (runtime.goexit1) and switches them
+ * (runtime.schedule, runtime.execute). Returns 0 (not Go, or ready).
+ */
+int go_setup(struct tracer *tr);
+
+/* Is routine i of the program's table one of the runtime's hooks (go_setup), never timed? */
+bool go_is_hook(const struct pstate *ps, size_t i);
+
+/* Patch the exit probes of routine i after its entry patch (patch_routines). */
+void go_add_exits(struct tracer *tr, size_t i, uint64_t bias);
+
+/* An entry (STOP_ENTRY, STOP_COUNT) of a Go program: regs complete. Resumes it. */
+void go_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p);
+
+/* An exit probe (STOP_EXIT_PROBE): the routine returns; the `ret` is emulated. */
+void go_exit(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p);
+
+/* A copy of a process's Go state for its forked child (NULL for NULL). */
+struct golang *go_dup(const struct golang *go);
+
+/* Free a process's Go state. */
+void go_free(struct golang *go);
 
 /* ---- session.c ---- */
 

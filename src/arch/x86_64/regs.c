@@ -129,6 +129,28 @@ int arch_emulate(pid_t tid, arch_regs *r, bool have_regs, const struct insn_plan
 	}
 }
 
+uint64_t arch_go_g(const arch_regs *r)
+{
+	return r->r14;
+}
+
+uint64_t arch_go_arg0(const arch_regs *r)
+{
+	return r->rax;
+}
+
+int arch_emulate_ret_regs(pid_t tid, int memfd, arch_regs *r)
+{
+	uint64_t ra;
+	int err = mem_read(memfd, r->rsp, &ra, sizeof(ra));
+
+	if (err)
+		return err;
+	r->rip = ra;
+	r->rsp += 8;
+	return arch_set_regs(tid, r);
+}
+
 int arch_get_tls2(pid_t tid, uint64_t *base)
 {
 	unsigned long v = 0;

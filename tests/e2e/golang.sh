@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# golang.sh - a Go program (Debian's golang-go) with goroutines, stacks that
+# grow (runtime.morestack re-enters the growing function), panic/recover
+# through deferred calls (a nil pointer's SIGSEGV too), runtime.Goexit: the
+# same output and exit status under fortstat, by default, with -c and with
+# -n on the recursive function, with one and with several Ps; counts
+# exactly the program's own; the frames a panic or runtime.Goexit unwound
+# closed, not INCOMPLETE; a routine that computes for a known time timed as
+# the program times it; attached to (-p) and let go, it runs on unharmed.
+. "$SRCDIR/tests/lib.sh"
+command -v go >/dev/null 2>&1 || [ -x /usr/bin/go ] || skip "go is not installed"
+[ -x "$BIN/gowork-O2" ] && [ -x "$BIN/gowork-O0" ] || { fail "no Go fixtures, though go is installed"; finish; }
+
+# counts_ok PROG NAMES: the counts in r.csv are those the program printed.
+counts_ok() {
+	line=$(grep '^counts ' t.out)
+	[ -n "$line" ] || { fail "$1: no counts printed"; return; }
+	for kv in ${line#counts }; do
+		k=${kv%%=*}
+		case " $2 " in *" $k "*) ;; *) continue ;; esac
+		expect "$1" "main.$k" "${kv#*=}"
+	done
+}
+
+# close_to A B REL ABS: |A - B| <= REL*B + ABS (seconds).
+close_to() {
+	awk -v a="$1" -v b="$2" -v r="$3" -v s="$4" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= r * b + s) }'
+}
+
+all="fib deep thrower safe worker spin leaf quitter deref"
+for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
+	for procs in 1 4; do
+		export GOMAXPROCS=$procs
+		traced -- "$p"
+		[ "$(cat t.rc)" = 3 ] || fail "$p: exit status $(cat t.rc), expected 3"
+		grep -q '^safe -10 0$' t.out || fail "$p: recover went wrong: $(cat t.out)"
+		grep -q '^guarded -1 6$' t.out || fail "$p: a nil pointer's panic went wrong: $(cat t.out)"
+		counts_ok "$p (GOMAXPROCS=$procs)" "$all"
+		for r in main.fib main.deep main.thrower main.safe main.worker main.leaf main.spin \
+			main.quitter main.deref main.guarded; do
+			[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE (GOMAXPROCS=$procs)"
+		done
+		# main.main is the mainline (it ends in os.Exit: INCOMPLETE).
+		[ "$(field main.main 8)" = 1 ] || fail "$p: main.main is not the mainline"
+		grep -q 'unknown pc\|unexpected return pc\|fatal error' t.err &&
+			fail "$p: the Go runtime complained: $(head -n 3 t.err)"
+
+		traced -c -- "$p"
+		counts_ok "$p -c (GOMAXPROCS=$procs)" "$all"
+	done
+	unset GOMAXPROCS
+
+	# -n on the recursive function alone, timed and counted.
+	echo main.fib >fib.names
+	traced -n fib.names -- "$p"
+	counts_ok "$p -n" fib
+	absent "$p -n" main.deep main.thrower
+	traced -c -n fib.names -- "$p"
+	counts_ok "$p -c -n" fib
+
+	# Times: spin computes and calls nothing; the program measures it too
+	# (its wall clock and the process's CPU time, written to spin.ns).
+	traced --clock=wall -- "$p" "$T/spin.ns"
+	want=$(awk '{ printf "%.9f", $1 / 1e9 }' spin.ns)
+	got=$(self main.spin)
+	close_to "$got" "$want" 0.1 0.02 ||
+		fail "$p: spin's wall time ${got:-?} s, the program measured $want s"
+	traced -- "$p" "$T/spin.ns"
+	want=$(awk '{ printf "%.9f", $2 / 1e9 }' spin.ns)
+	got=$(self main.spin)
+	# Its CPU time: the process's (getrusage) while it ran alone.
+	close_to "$got" "$want" 0.1 0.01 ||
+		fail "$p: spin's CPU time ${got:-?} s, the program measured $want s"
+	# The recursive functions' times are small but there (FORTSTAT's switched clocks).
+	[ -n "$(self main.fib)" ] || fail "$p: no time for main.fib"
+
+	# -p: attach to it running, for a second, and let it go: it ends as untraced.
+	"$p" attach >att.out 2>att.err &
+	pid=$!
+	i=0
+	while [ ! -s att.out ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	"$FORTSTAT" -p "$pid" --duration 1 --format=csv -o r.csv >a.out 2>a.err ||
+		fail "$p -p: fortstat failed: $(cat a.err)"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 0 ] || fail "$p -p: exit status $rc after the detach"
+	[ "$(cat att.out)" = "attach ready
+attach done" ] || fail "$p -p: output $(cat att.out) $(head -n 3 att.err)"
+	[ -n "$(calls main.fib)" ] || fail "$p -p: main.fib not timed while attached"
+done
+finish
