@@ -1151,6 +1151,41 @@ START_TEST(stub_plain_keeps_arguments)
 }
 END_TEST
 
+/*
+ * An entry that compares and branches (test %rdi,%rdi; je): the stub moves
+ * the je too, re-encoded as je rel32 to its own target, and runs it.
+ */
+START_TEST(stub_moves_jcc)
+{
+	static const uint8_t pick[] = {
+		0x48, 0x85, 0xff,		/* test %rdi,%rdi */
+		0x74, 0x06,			/* je +6 (to the second mov) */
+		0xb8, 0x01, 0x00, 0x00, 0x00,	/* mov $1,%eax */
+		0xc3,				/* ret */
+		0xb8, 0x02, 0x00, 0x00, 0x00,	/* mov $2,%eax */
+		0xc3,				/* ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(uint64_t);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, pick, sizeof(pick));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(pick), base, base + 0x800, 0, 0, 1, &st), 0);
+	ck_assert_uint_eq(st.len, 5);
+	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, "\x0f\x84", 2));
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t (*)(uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(0) & 0xffffffff, 2);
+	ck_assert_uint_eq(fn(7) & 0xffffffff, 1);
+	munmap(pg, 8192);
+}
+END_TEST
+
 START_TEST(stub_count)
 {
 	uint8_t *pg;
@@ -1243,6 +1278,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, traps_keep_r11);
 	tcase_add_test(tc, stub_plain_keeps_arguments);
 	tcase_add_test(tc, stub_count);
+	tcase_add_test(tc, stub_moves_jcc);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

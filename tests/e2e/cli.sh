@@ -54,6 +54,9 @@ status 125 --format=flame /bin/true
 status 125 --svg= /bin/true
 status 125 --interval=0 /bin/true
 status 125 --interval=soon /bin/true
+FORTSTAT_MECHANISM=sometimes status 125 /bin/true
+grep -q "FORTSTAT_MECHANISM is traps or probes, not 'sometimes'" err.txt ||
+	fail "bad FORTSTAT_MECHANISM: $(cat err.txt)"
 status 125 --throttle=10 /bin/true
 status 125 --throttle=-5,10 /bin/true
 status 125 --throttle=100,0 /bin/true
