@@ -38,7 +38,7 @@
 
 /* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
 static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
-			 arch_regs *regs)
+			 arch_regs *regs, bool measured)
 {
 	memset(regs, 0, sizeof(*regs));
 	if (s->ev && fast_ok(tr) && stop_from_page(tr->ps, s)) {
@@ -62,7 +62,13 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
 	if (!tr->ps->shstk_checked)
 		check_shstk(tr, th);
 	stop_from_pc(tr->ps, tr->o->count_only, arch_trap_addr(regs), s);
-	/* The segment this stop ends, measured from the registers (seg_slow). */
+	/*
+	 * The segment this stop ends, measured from the registers (seg_slow),
+	 * unless seg_measure took it from the page already: an int3 patch's stop
+	 * there and here was once charged twice.
+	 */
+	if (measured)
+		return true;
 	switch (s->kind) {
 	case STOP_RETURN:
 		seg_slow(tr, th, regs, SEG_NO_TSC);
@@ -90,9 +96,9 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 {
 	arch_regs regs;
 	const struct patch *p;
+	bool measured = seg_measure(tr, th, s->ev);
 
-	seg_measure(tr, th, s->ev);
-	if (!decode_break(tr, th, s, &regs))
+	if (!decode_break(tr, th, s, &regs, measured))
 		return true;
 	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE ||
 		    s->kind == STOP_PROBE_FULL

@@ -136,20 +136,23 @@ static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
  * after it (t_go, cleared here at every one): in between the program ran
  * its own code. What the clocks advanced beyond that is the stops' cost.
  * Any other stop (an int3 patch, the common return trap) breaks the chain.
+ * Returns true when the stop's cost was taken here (once: seg_slow must not
+ * take it again), false when seg_slow is to measure it.
  */
-void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
+bool seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 {
 	struct insn_event_page *pg = tr->page;
 	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
 
 	if (!fast_ok(tr))
-		return; /* seg_slow, once the registers are read */
+		return false; /* seg_slow, once the registers are read */
 	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN) {
 		th->seg_ok = false;
 		ovh_add(tr, th, NAN, NAN);
-		return;
+		return true;
 	}
 	seg_add(tr, th, pg->t_trap, pg, c, w);
+	return true;
 }
 
 /*

@@ -395,7 +395,7 @@ void map_event_page(struct tracer *tr);
  */
 int rdtsc_refused(struct tracer *tr, struct tthread *th);
 
-void seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev);
+bool seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev);
 
 /* What a stop's registers hold of the segment it ends (seg_slow). */
 enum seg_how {
