@@ -54,6 +54,7 @@ struct trace_opts {
 	bool follow;			/* -f: time forked children and exec'ed images too */
 	bool all;			/* --all: every routine, the C library's start-up too */
 	bool probes;			/* --probes: in-process probes, ptrace for rare events */
+	bool probe_stops;		/* with probes: every call still stops (their calibration) */
 	uint64_t throttle_calls;	/* --throttle: a probed routine called this often ... */
 	double throttle_ns;		/* ... whose mean net self time is under this is counted only */
 	double probe_ns[FS_N_CLOCKS];	/* --probes: what one event costs the program (calibrated) */

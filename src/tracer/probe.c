@@ -129,10 +129,11 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
  * stack (the C library turns it on before any routine of the program runs)
  * before any return address is rewritten. Without one, the probes go on in
  * process from then on. Counting (-c) rewrites none: its areas start free.
+ * The calibration of a stop under probes (probe_stops) keeps them all trapping.
  */
 void probe_release(struct tracer *tr)
 {
-	if (!tr->ps->probes || tr->ps->no_rewrite)
+	if (!tr->ps->probes || tr->ps->no_rewrite || tr->o->probe_stops)
 		return;
 	for (int k = 1; k < PROBE_AREAS; k++)
 		if (tr->area_used[k])
