@@ -25,4 +25,28 @@ for opt in O0 O2; do
 		same_as_callgrind "$p (run $run)" $hot
 	done
 done
+
+# Under probes, the table's TOTAL (the program's time, net of what its probes
+# and stops cost) against its untraced CPU time (os.clock at the end, the
+# least of three runs). Timed here: the hot routines that take a stub, whose
+# events cost the program about twice its own work, so that an error in
+# what one costs shows whole. The net clock once stalled (the stops of int3
+# entries charged twice, a probe's cost calibrated with the ring's first-touch
+# page faults in it): a TOTAL of 1 % of the truth. The tolerance is for a
+# loaded machine; bench/README.md has the tight figures.
+if [ "$MECH" = probes ] && [ -x "$BIN/luadrv-O2" ]; then
+	p=$BIN/luadrv-O2
+	printf '%s\n' luaV_execute luaD_precall luaD_callnoyield luaH_getshortstr \
+		lua_pushvalue lua_geti sort_comp auxsort >tot.names
+	u=
+	for run in 1 2 3; do
+		"$p" "$script" 10 u.cpu >/dev/null 2>&1 || fail "$p: untraced run failed"
+		u=$(awk -v u="$u" '{ print (u == "" || $1 < u) ? $1 : u }' u.cpu)
+	done
+	"$FORTSTAT" -n tot.names --format=csv -o r.csv "$p" "$script" 10 >t.out 2>t.err ||
+		fail "$p -n: fortstat failed: $(cat t.err)"
+	total=$(awk -F, 'NR > 1 { s += $3 } END { printf "%.6f", s }' r.csv)
+	awk -v t="$total" -v u="$u" 'BEGIN { exit !(u > 0 && t >= 0.5 * u && t <= 1.5 * u) }' ||
+		fail "$p: TOTAL ${total:-?} s under probes, ${u:-?} s of CPU untraced (50 % allowed)"
+fi
 finish
