@@ -219,20 +219,17 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
  */
 static void throttle(struct tracer *tr)
 {
-	const struct acct *net = books_acct(tr->ps->books, CLOCK_KIND_CPU, true);
-	const struct acct_routine *r;
+	const struct books *b = tr->ps->books;
+	const struct acct_routine *r = acct_routines(books_acct(b, CLOCK_KIND_CPU, false));
 	static const uint8_t one = 1;
-
-	if (!net)
-		net = books_acct(tr->ps->books, CLOCK_KIND_CPU, false);
-	r = acct_routines(net);
 	for (size_t j = 0; j < tr->ps->n_patches; j++) {
 		struct patch *p = &tr->ps->patches[j];
 		struct routine *rt;
 
 		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE ||
 		    r[p->routine].calls < tr->o->throttle_calls ||
-		    (double)r[p->routine].self >= tr->o->throttle_ns * (double)r[p->routine].calls)
+		    (double)books_self(b, CLOCK_KIND_CPU, true, p->routine) >=
+			tr->o->throttle_ns * (double)r[p->routine].calls)
 			continue;
 		if (mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
@@ -242,7 +239,8 @@ static void throttle(struct tracer *tr)
 		rt->throttled_at = r[p->routine].calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
-			(double)r[p->routine].self / (double)r[p->routine].calls / 1e3);
+			(double)books_self(b, CLOCK_KIND_CPU, true, p->routine) /
+			    (double)r[p->routine].calls / 1e3);
 	}
 }
 
