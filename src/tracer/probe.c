@@ -163,28 +163,49 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * switch records) scaled to what its CPU clock advanced. Without the
  * records, the CPU clock is spread over the elapsed time.
  */
-static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t t, uint64_t t1,
-		     double on_all, struct stamp *s)
-{
-	acct_time_t w0 = th->p_at.t[CLOCK_KIND_WALL], w1 = th->now.t[CLOCK_KIND_WALL];
-	acct_time_t c0 = th->p_at.t[CLOCK_KIND_CPU], c1 = th->now.t[CLOCK_KIND_CPU];
-	double f = 1, on = 1;
+struct stamper {
+	const struct cswitch *cs; /* the thread's records, or NULL */
+	uint64_t tsc0, tsc1;	  /* its last stop's TSC and this one's */
+	double inv_dt;		  /* 1 / (tsc1 - tsc0), or 0: no time of its own */
+	acct_time_t w0, w1, c0, c1;
+	double on_all, inv_on_all; /* ns it ran between the stops (by the records) */
+};
 
-	if (!tr->probe_no_tsc && t1 > th->p_tsc) /* rdtsc forbidden: no time of its own */
-		f = t <= th->p_tsc ? 0
-		    : t >= t1	   ? 1
-				   : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
+static void stamper_init(struct stamper *sp, const struct tracer *tr, const struct tthread *th,
+			 uint64_t t1, double on_all)
+{
+	sp->cs = th->cs.fd >= 0 && !th->cs.lost ? &th->cs : NULL;
+	sp->tsc0 = th->p_tsc;
+	sp->tsc1 = t1;
+	/* rdtsc forbidden: no time of its own */
+	sp->inv_dt = !tr->probe_no_tsc && t1 > th->p_tsc ? 1 / (double)(t1 - th->p_tsc) : 0;
+	sp->w0 = th->p_at.t[CLOCK_KIND_WALL];
+	sp->w1 = th->now.t[CLOCK_KIND_WALL];
+	sp->c0 = th->p_at.t[CLOCK_KIND_CPU];
+	sp->c1 = th->now.t[CLOCK_KIND_CPU];
+	if (!(sp->w1 > sp->w0))
+		sp->cs = NULL;
+	sp->on_all = sp->cs ? on_all : 1;
+	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
+}
+
+static void stamp_at(const struct stamper *sp, uint64_t t, struct stamp *s)
+{
+	acct_time_t w0 = sp->w0, w1 = sp->w1, c0 = sp->c0, c1 = sp->c1;
+	double f = 1, on;
+
+	if (sp->inv_dt > 0)
+		f = t <= sp->tsc0 ? 0 : t >= sp->tsc1 ? 1 : (double)(t - sp->tsc0) * sp->inv_dt;
 	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
-	if (th->cs.fd >= 0 && !th->cs.lost && w1 > w0) {
+	if (sp->cs)
 		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
-		     (double)cswitch_off(&th->cs, w0, s->t[CLOCK_KIND_WALL]);
-	} else {
+		     (double)cswitch_off(sp->cs, w0, s->t[CLOCK_KIND_WALL]);
+	else
 		on = f;
-		on_all = 1;
-	}
 	s->t[CLOCK_KIND_CPU] =
-	    c1 > c0 && on_all > 0 && on > 0
-		? c0 + (acct_time_t)((on >= on_all ? 1 : on / on_all) * (double)(c1 - c0))
+	    c1 > c0 && sp->on_all > 0 && on > 0
+		? c0 + (acct_time_t)((on >= sp->on_all ? 1 : on * sp->inv_on_all) *
+				     (double)(c1 - c0))
 		: c0;
 }
 
@@ -222,6 +243,7 @@ static void throttle(struct tracer *tr)
 	const struct books *b = tr->ps->books;
 	const struct acct_routine *r = acct_routines(books_acct(b, CLOCK_KIND_CPU, false));
 	static const uint8_t one = 1;
+
 	for (size_t j = 0; j < tr->ps->n_patches; j++) {
 		struct patch *p = &tr->ps->patches[j];
 		struct routine *rt;
@@ -245,12 +267,12 @@ static void throttle(struct tracer *tr)
 }
 
 /* One event, checked: an entry of a live probe stub, or a return. */
-static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t t1,
-		 double on_all, const struct stamp *now)
+static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
+		 const struct stamper *sp, const struct stamp *now)
 {
 	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
 
-	stamp_at(tr, th, e->tsc, t1, on_all, &th->now);
+	stamp_at(sp, e->tsc, &th->now);
 	/* what the probe cost the thread: the calibration's, made with probes too */
 	books_stop_cost(tr->ps->books, th->tid, tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
@@ -271,6 +293,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	struct stamp now = th->now;
 	double on_all = 1;
 	struct probe_event *ring;
+	struct stamper sp;
 	size_t n = 0;
 	uint8_t *a;
 
@@ -292,6 +315,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	/* The program may have written anything: at most one ring's worth. */
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
+	stamper_init(&sp, tr, th, t1, on_all);
 	for (; tail != head; tail++, n++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 		struct probe_event copy = *e;
@@ -299,7 +323,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
 		e->word = 0;
-		take(tr, th, &copy, t1, on_all, &now);
+		take(tr, th, &copy, &sp, &now);
 	}
 	*hdr(a, PROBE_TAIL) = tail;
 	tr->n_probe_events += n;
