@@ -67,7 +67,7 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 	uint64_t gs = 1;
 
 	tr->ps->probes = false;
-	if (!tr->o->probes || tr->o->follow || !tr->page || !tr->ps->page_addr ||
+	if (!tr->o->probes || !tr->page || !tr->ps->page_addr ||
 	    tr->ev_size < PROBE_MEM_SIZE)
 		return;
 	if (tr->tsc_ns <= 0) {
@@ -134,9 +134,13 @@ void probe_release(struct tracer *tr)
 {
 	if (!tr->ps->probes || tr->ps->no_rewrite)
 		return;
-	for (int k = 1; k < PROBE_AREAS; k++)
-		if (tr->area_used[k])
-			*hdr(area_mem(tr, k), PROBE_FLAGS) = 0;
+	/* the current process's threads (with -f, another's make their own check) */
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *o = thr_at(tr, i);
+
+		if (o && o->proc == tr->cur && o->area > 0 && o->area < PROBE_AREAS)
+			*hdr(area_mem(tr, o->area), PROBE_FLAGS) = 0;
+	}
 }
 
 void probe_thread_gone(struct tracer *tr, struct tthread *th)
