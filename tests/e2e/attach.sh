@@ -312,6 +312,19 @@ bad "stripped" 126 "^fortstat: error: -p $pid: .*ticker-stripped has no function
 reap strip
 same_as_untraced strip
 
+# A 32-bit process (fixtures/sleep32.s, when binutils could make one).
+if [ -x "$BIN/sleep32" ]; then
+	"$BIN/sleep32" &
+	pid=$!
+	pids="$pids $pid"
+	bad "32-bit" 126 "^fortstat: error: -p $pid (sleep32): a 32-bit process (i386): fortstat times x86-64 programs only\$" -p "$pid"
+	[ "$(tracer_of "$pid")" = 0 ] || fail "32-bit: left traced"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+else
+	echo "note: no 32-bit fixture (as --32): a 32-bit process is not tried"
+fi
+
 # Another user's process: fortstat run as nobody may not trace it.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	start user "$prog" 100
