@@ -200,6 +200,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
 	mech = getenv("FORTSTAT_MECHANISM");
 	if (mech && *mech) {
+		o->mech_asked = true;
 		if (!strcmp(mech, "probes"))
 			o->probes = true;
 		else if (strcmp(mech, "traps"))
@@ -302,9 +303,11 @@ int cli_parse(int argc, char **argv, struct options *o)
 		}
 		case OPT_PROBES:
 			o->probes = true;
+			o->mech_asked = true;
 			break;
 		case OPT_TRAPS:
 			o->probes = false;
+			o->mech_asked = true;
 			break;
 		case OPT_THROTTLE: {
 			char *end;
