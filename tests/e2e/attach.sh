@@ -317,6 +317,11 @@ if [ -x "$BIN/sleep32" ]; then
 	"$BIN/sleep32" &
 	pid=$!
 	pids="$pids $pid"
+	i=0
+	while [ "$(readlink "/proc/$pid/exe")" = "$(readlink /proc/$$/exe)" ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05 # until the child shell has exec'ed it
+	done
 	bad "32-bit" 126 "^fortstat: error: -p $pid (sleep32): a 32-bit process (i386): fortstat times x86-64 programs only\$" -p "$pid"
 	[ "$(tracer_of "$pid")" = 0 ] || fail "32-bit: left traced"
 	kill "$pid"
