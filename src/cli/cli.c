@@ -111,7 +111,7 @@ void cli_usage(FILE *out)
 	      "      --traps          time with a SIGTRAP at every entry and return (default)\n"
 	      "      --probes         time in-process: the program records its entries and\n"
 	      "                       returns in memory shared with fortstat; stops only\n"
-	      "                       for rare events (experimental; not with -f)\n"
+	      "                       for rare events (experimental; not with -p)\n"
 	      "      --throttle=CALLS,USEC  with --probes, a routine called CALLS times\n"
 	      "                       whose mean self time is under USEC microseconds is\n"
 	      "                       counted from then on, not timed (default 100000,10)\n"
