@@ -252,6 +252,10 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	res.probes = tr->procs[0]->probes;
 	res.probe_events = tr->procs[0]->n_probe_events;
 	res.n_refused = tr->n_refused;
+	if (tr->o->pid) { /* -p: said so, and what ran at attach */
+		res.attached = true;
+		res.active = tr->attach_active ? xstrdup(tr->attach_active) : NULL;
+	}
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res.seg_n = tr->seg[1]->n;
 		res.seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

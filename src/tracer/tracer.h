@@ -199,6 +199,7 @@ struct tracer {
 	bool cs_said;			/* no context-switch records: said once */
 	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
+	const char *attach_active;	/* -p: the routines active at attach (the result's) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
