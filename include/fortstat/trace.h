@@ -57,7 +57,13 @@ struct trace_opts {
 	bool probe_stops;		/* with probes: every call still stops (their calibration) */
 	uint64_t throttle_calls;	/* --throttle: a probed routine called this often ... */
 	double throttle_ns;		/* ... whose mean net self time is under this is counted only */
-	double probe_ns[FS_N_CLOCKS];	/* --probes: what one event costs the program (calibrated) */
+	/*
+	 * --probes: what a call's events cost the program (calibrated): the
+	 * caller's share, charged at the entry (f2: the stub before its TSC,
+	 * the trampoline after its), the routine's at the return (f1).
+	 */
+	double probe_ns[FS_N_CLOCKS];
+	double probe_ret_ns[FS_N_CLOCKS];
 	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */

@@ -210,9 +210,14 @@ static int run_program(struct session *s)
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
 	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
 	if (s->trace.probes) {
-		/* an event's cost is the probes' calibration; a stop's, the traps' */
-		s->trace.probe_ns[ck] = est[ck];
-		s->trace.probe_ns[alt] = est[alt];
+		/*
+		 * An event's cost is the probes' calibration: f2 at an entry (the
+		 * caller's part), f1 at a return (the routine's); a stop's, the traps'.
+		 */
+		s->trace.probe_ns[ck] = cal->f2_ns;
+		s->trace.probe_ns[alt] = cal->alt_f2_ns;
+		s->trace.probe_ret_ns[ck] = cal->f1_ns;
+		s->trace.probe_ret_ns[alt] = cal->alt_f1_ns;
 		if (s->cal_traps.batches) {
 			est[ck] = (s->cal_traps.f1_ns + s->cal_traps.f2_ns) / 2;
 			est[alt] = (s->cal_traps.alt_f1_ns + s->cal_traps.alt_f2_ns) / 2;

@@ -278,8 +278,12 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
 
 	stamp_at(sp, e->tsc, &th->now);
-	/* what the probe cost the thread: the calibration's, made with probes too */
-	books_stop_cost(tr->ps->books, th->tid, tr->o->probe_ns);
+	/*
+	 * What the probe cost the thread: the calibration's, made with probes
+	 * too; the caller's share at an entry, the routine's at its return.
+	 */
+	books_stop_cost(tr->ps->books, th->tid,
+			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
 		const struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
 
