@@ -222,6 +222,7 @@ static void unhook_thread(struct tracer *tr, struct tthread *th)
 	free(l.slot);
 	free(l.ret);
 	th->unhooked = true;
+	probe_unhooked(tr, th, true);
 }
 
 void frames_restore(struct tracer *tr, struct tthread *th)
@@ -251,6 +252,7 @@ static void rehook_thread(struct tracer *tr, struct tthread *th)
 
 	books_frames(tr->ps->books, th->tid, swap_frame, &h);
 	th->unhooked = false;
+	probe_unhooked(tr, th, false);
 }
 
 struct callout_ctx {

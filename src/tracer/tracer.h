@@ -536,6 +536,7 @@ void probe_full(struct tracer *tr, struct tthread *th);
 void probe_dump(struct tracer *tr, struct tthread *th);
 
 /* The shadow-stack check was made (check_shstk): the areas' probes may run in process. */
+void probe_unhooked(struct tracer *tr, struct tthread *th, bool on);
 void probe_release(struct tracer *tr);
 
 /* Thread th is gone: its area is free again. */
