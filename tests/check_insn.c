@@ -1186,6 +1186,49 @@ START_TEST(stub_moves_jcc)
 }
 END_TEST
 
+/*
+ * An entry whose covered bytes end with a relative call (push %rbx; call
+ * f): the stub emulates the call, and the callee sees the routine's own
+ * return address, which the stub says (call_ret).
+ */
+START_TEST(stub_emulates_call)
+{
+	static const uint8_t caller[] = {
+		0x53,			      /* push %rbx */
+		0xe8, 0x3a, 0x00, 0x00, 0x00, /* call +0x3a (to 0x40) */
+		0x5b,			      /* pop %rbx */
+		0xc3,			      /* ret */
+	};
+	static const uint8_t callee[] = {
+		0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
+		0xc3,			/* ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(void);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, caller, sizeof(caller));
+	memcpy(pg + 0x40, callee, sizeof(callee));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(caller), base, base + 0x800, 0, 0, 1, &st), 0);
+	ck_assert_uint_eq(st.len, 6);
+	ck_assert_uint_eq(st.call_ret, base + 6);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(), base + 6);
+	/* a routine without a call in its first bytes emulates none */
+	memcpy(pg + 0x100, frame42, sizeof(frame42));
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x100, sizeof(frame42), base + 0x100, base + 0x800, 0, 0, 1, &st), 0);
+	ck_assert_uint_eq(st.call_ret, 0);
+	munmap(pg, 8192);
+}
+END_TEST
+
 START_TEST(stub_count)
 {
 	uint8_t *pg;
@@ -1279,6 +1322,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_plain_keeps_arguments);
 	tcase_add_test(tc, stub_count);
 	tcase_add_test(tc, stub_moves_jcc);
+	tcase_add_test(tc, stub_emulates_call);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

@@ -86,6 +86,13 @@ struct insn_stub {
 	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
 	unsigned full_off;  /* a probe: offset of the int3 of its full ring (0: none) */
 	unsigned throttle_off; /* a timed probe: its throttle flag (a byte; 1: count only) */
+	/*
+	 * A relative call that ends the covered bytes is emulated by the stub
+	 * (its return address pushed, a jmp to the callee): the return
+	 * address, addr + len, is a return site although the bytes before it
+	 * are the jmp now (0: no call emulated).
+	 */
+	uint64_t call_ret;
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
 };
 

@@ -399,9 +399,10 @@ static void active_routines(struct tracer *tr, pid_t tid, char **list)
 
 			r = symtab_find(st, words[i] - tr->ps->bias);
 			if (!r || words[i] == r->addr + tr->ps->bias ||
-			    mem_read(tr->ps->memfd, words[i] - sizeof(before), before,
-				     sizeof(before)) < 0 ||
-			    !insn_is_return_site(before, sizeof(before)))
+			    (!patch_call_site(tr->ps, words[i]) &&
+			     (mem_read(tr->ps->memfd, words[i] - sizeof(before), before,
+				       sizeof(before)) < 0 ||
+			      !insn_is_return_site(before, sizeof(before)))))
 				continue;
 			active_add(list, r->display ? r->display : r->names[0]);
 		}

@@ -177,6 +177,9 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	if (stub.full_off)
 		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
 	p->throttle = stub.throttle_off ? p->slot + stub.throttle_off : 0;
+	p->call_ret = stub.call_ret;
+	if (stub.call_ret)
+		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = false;
 	p->orig = 0xcc;
@@ -281,8 +284,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
 		if (!hook && try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE)) {
-			fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved)", name,
-				p->jmp_addr, p->orig_len);
+			fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved%s)", name,
+				p->jmp_addr, p->orig_len, p->call_ret ? ", a call emulated" : "");
 			tr->ps->n_patches++;
 			k++;
 			continue;
@@ -370,6 +373,19 @@ int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct p
 	if (p->plan.kind == INSN_XOL)
 		return arch_set_pc(tid, p->slot);
 	return arch_emulate(tid, regs, !rip_only, &p->plan);
+}
+
+/*
+ * Is ret the return address of a call that a live stub emulates? The code
+ * before it is the stub's jmp now, no call: return_site_ok and -p's scan of
+ * the stacks ask here first.
+ */
+bool patch_call_site(const struct pstate *ps, uint64_t ret)
+{
+	uint64_t v;
+
+	return u64map_get(&ps->callret, ret, &v) && v && v <= ps->n_patches &&
+	       !ps->patches[v - 1].dead && ps->patches[v - 1].call_ret == ret;
 }
 
 /* Undo every live patch of the current process in the memory behind fd (a forked copy). */

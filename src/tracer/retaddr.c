@@ -81,6 +81,8 @@ static int return_site_ok(struct tracer *tr, uint64_t ret)
 
 	if (u64map_get(&tr->ps->retsite, ret, &v))
 		return (int)v;
+	if (patch_call_site(tr->ps, ret))
+		return 1; /* a call that its routine's stub emulates */
 	v = 0;
 	if (ret >= sizeof(before) && mem_read(tr->ps->memfd, ret - sizeof(before), before,
 					      sizeof(before)) == 0)

@@ -69,6 +69,7 @@ struct patch {
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
 	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
+	uint64_t call_ret; /* stub: the return address of the call it emulates (0: none) */
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
 };
 struct tthread {
@@ -148,6 +149,7 @@ struct pstate {
 	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
 	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
+	struct u64map callret; /* a stub's emulated call: its return address -> patch + 1 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
 				* by stack pointer whose slot may still return
 				* (another stack: swapcontext); 0 = none */
@@ -286,6 +288,7 @@ void ps_switch(struct tracer *tr, size_t i);
 
 /* Undo every live patch of the current process in the forked copy behind fd. */
 void patch_undo_all(struct tracer *tr, int fd);
+bool patch_call_site(const struct pstate *ps, uint64_t ret);
 
 struct patch *patch_new(struct tracer *tr);
 

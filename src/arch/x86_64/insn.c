@@ -441,14 +441,20 @@ static const uint8_t r11_save[] = { 0x4c, 0x89, 0x5c, 0x24, 0xf8 }; /* mov %r11,
 /*
  * A jcc or jmp with a relative target (test %rsi,%rsi; je ... at an entry):
  * the stub can end with it, re-encoded with a 32-bit displacement to the
- * same target. Returns its condition (0..15), 16 for a jmp, -1 otherwise.
+ * same target; a relative call, emulated (its return address pushed, then a
+ * jmp). Returns its condition (0..15), 16 for a jmp, 17 for a call, -1
+ * otherwise.
  */
 static int movable_branch(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 
-	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || !has_group(in, X86_GRP_JUMP) ||
-	    x->op_count != 1 || x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || x->op_count != 1 ||
+	    x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+		return -1;
+	if (in->id == X86_INS_CALL)
+		return 17;
+	if (!has_group(in, X86_GRP_JUMP))
 		return -1;
 	if (in->id == X86_INS_JMP)
 		return 16;
@@ -566,6 +572,34 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
 			return stub_refuse(stub, "instructions too long for the stub");
+		if (cond == 17) {
+			/*
+			 * A call: its own return address pushed (the routine's code
+			 * after it, so that the callee and any unwinder see the
+			 * routine), then a jmp to the callee. RAX and the flags kept.
+			 *   push %rax; movabs $ret,%rax; xchg %rax,(%rsp); jmp target
+			 */
+			static const uint8_t xchg[] = { 0x48, 0x87, 0x04, 0x24 };
+			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
+			uint64_t ret = in[k].address + in[k].size;
+
+			if (pos + 20 + 5 > INSN_STUB_SIZE)
+				return stub_refuse(stub, "instructions too long for the stub");
+			d = (int64_t)(target - (stub_addr + pos + 20));
+			if (!fits32(d))
+				return stub_refuse(stub, "call target out of range of the stub");
+			stub->code[pos] = 0x50;
+			stub->code[pos + 1] = 0x48;
+			stub->code[pos + 2] = 0xb8;
+			memcpy(stub->code + pos + 3, &ret, 8);
+			memcpy(stub->code + pos + 11, xchg, sizeof(xchg));
+			stub->code[pos + 15] = 0xe9;
+			put_le32(stub->code + pos + 16, (int32_t)d);
+			pos += 20;
+			moved += in[k].size;
+			stub->call_ret = ret;
+			continue;
+		}
 		if (cond >= 0) {
 			/* jcc rel32 (0f 8x) or jmp rel32 (e9) to the branch's own target */
 			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
