@@ -525,7 +525,7 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 
 /* ---- detaching ---- */
 
-enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP };
+enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP, AT_PAD };
 
 /* Is pc in fortstat's code in the current process, and where? (*pp: the stub.) */
 static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const struct patch **pp)
@@ -537,6 +537,11 @@ static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const st
 	for (size_t j = 0; j < ps->n_patches; j++) {
 		const struct patch *p = &ps->patches[j];
 
+		/* between a short entry's two jmps: its padding holds its own bytes again */
+		if (p->stub && p->pad_addr && !p->dead && pc == p->pad_addr) {
+			*pp = p;
+			return AT_PAD;
+		}
 		if (!p->slot || pc < p->slot || pc >= p->slot + INSN_STUB_SIZE)
 			continue;
 		*pp = p;
@@ -593,6 +598,9 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 		case AT_RETURN_TRAP:
 			if (!return_now(tr, th))
 				return true;
+			continue;
+		case AT_PAD: /* where its jmp rel32 went: the stub */
+			arch_set_pc(th->tid, p->slot);
 			continue;
 		case AT_CODE:
 			break;

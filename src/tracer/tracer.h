@@ -59,6 +59,8 @@ struct patch {
 	uint64_t jmp_addr;  /* stub: where the jmp was written */
 	unsigned orig_len;  /* stub: bytes the jmp covers */
 	uint8_t orig_bytes[16], jmp[16];
+	uint64_t pad_addr;  /* stub: a short entry's padding, which holds its jmp rel32 (0: none) */
+	uint8_t pad_orig[5], pad_jmp[5];
 	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
 	uint8_t orig;	 /* the byte the int3 replaced */
 	bool rdebug;	 /* the dynamic linker's _dl_debug_state: libraries changed */
