@@ -864,6 +864,149 @@ START_TEST(test_bad_routine)
 }
 END_TEST
 
+/* Two states hold the same results: counts, times, arcs, contexts, threads. */
+static void same_results(const struct acct *x, const struct acct *y)
+{
+	size_t nx, ny;
+	const struct acct_routine *rx = acct_routines(x), *ry = acct_routines(y);
+	const struct acct_arc *ax = acct_arcs(x, &nx), *ay;
+	const struct acct_node *vx, *vy;
+	struct acct_thread_info tx, ty;
+
+	ck_assert_uint_eq(acct_n_routines(x), acct_n_routines(y));
+	for (size_t i = 0; i < acct_n_routines(x); i++) {
+		ck_assert_uint_eq(rx[i].calls, ry[i].calls);
+		ck_assert_uint_eq(rx[i].calls_made, ry[i].calls_made);
+		ck_assert_uint_eq(rx[i].self, ry[i].self);
+		ck_assert_uint_eq(rx[i].total, ry[i].total);
+		ck_assert_int_eq(rx[i].incomplete, ry[i].incomplete);
+		ck_assert_uint_eq(rx[i].total_entries, ry[i].total_entries);
+		ck_assert_uint_eq(rx[i].total_calls_made, ry[i].total_calls_made);
+	}
+	ay = acct_arcs(y, &ny);
+	ck_assert_uint_eq(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		ck_assert_uint_eq(ax[i].caller, ay[i].caller);
+		ck_assert_uint_eq(ax[i].callee, ay[i].callee);
+		ck_assert_uint_eq(ax[i].calls, ay[i].calls);
+		ck_assert_uint_eq(ax[i].time, ay[i].time);
+		ck_assert_uint_eq(ax[i].self, ay[i].self);
+	}
+	vx = acct_nodes(x, &nx);
+	vy = acct_nodes(y, &ny);
+	ck_assert_uint_eq(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		ck_assert_uint_eq(vx[i].routine, vy[i].routine);
+		ck_assert_uint_eq(vx[i].calls, vy[i].calls);
+		ck_assert_uint_eq(vx[i].self, vy[i].self);
+	}
+	ck_assert_uint_eq(acct_n_threads(x), acct_n_threads(y));
+	for (size_t i = 0; acct_thread(x, i, &tx) == 0; i++) {
+		ck_assert_int_eq(acct_thread(y, i, &ty), 0);
+		ck_assert_int_eq(tx.tid, ty.tid);
+		ck_assert_uint_eq(tx.n_arcs, ty.n_arcs);
+		ck_assert_uint_eq(tx.n_nodes, ty.n_nodes);
+		for (size_t j = 0; j < acct_n_routines(x); j++) {
+			ck_assert_uint_eq(tx.r[j].self, ty.r[j].self);
+			ck_assert_uint_eq(tx.r[j].total, ty.r[j].total);
+		}
+		for (size_t j = 0; j < tx.n_arcs; j++)
+			ck_assert_uint_eq(tx.arcs[j].self, ty.arcs[j].self);
+		for (size_t j = 0; j < tx.n_nodes; j++)
+			ck_assert_uint_eq(tx.nodes[j].self, ty.nodes[j].self);
+	}
+}
+
+/*
+ * Lanes: one 4-lane state fed a random stream (calls, returns, recursion,
+ * tail chains, counts, clocks going backwards, a thread's exit, a routine
+ * added late, the end) with a different time on each lane holds, lane by
+ * lane (acct_lane), exactly what four one-lane states fed each lane's times
+ * hold; a copy taken midway (acct_dup) goes on the same.
+ */
+START_TEST(test_lanes)
+{
+	struct acct *m = acct_new_lanes(6, 4), *one[4], *mid = NULL, *mid1[4];
+	acct_time_t clk[3][4] = {{0}};
+	unsigned seed = 12345;
+	const bool shared[4] = {false, true, false, true};
+	const acct_time_t end[4] = {0, 9000000, 0, 9000000};
+
+	ck_assert_int_eq(acct_lanes(m), 4);
+	for (int k = 0; k < 4; k++)
+		one[k] = acct_new(6);
+	for (int i = 0; i < 20000; i++) {
+		int tid = 1 + (int)(rand_r(&seed) % 3), op = (int)(rand_r(&seed) % 100);
+		uint32_t r = (uint32_t)(rand_r(&seed) % (i < 10000 ? 6 : 8));
+		acct_time_t t[4];
+
+		if (i == 10000) {
+			acct_grow(m, 8);
+			for (int k = 0; k < 4; k++)
+				acct_grow(one[k], 8);
+		}
+		for (int k = 0; k < 4; k++) {
+			/* lane 2 steps back now and then, as a net clock never does */
+			if (k == 2 && op < 3 && clk[tid - 1][k] > 50)
+				clk[tid - 1][k] -= 50;
+			else
+				clk[tid - 1][k] += 1 + rand_r(&seed) % (k + 1) * 37;
+			t[k] = clk[tid - 1][k];
+		}
+		if (op < 45) {
+			acct_enter_t(m, tid, r, 1000 - (uint64_t)i, 7, t);
+			for (int k = 0; k < 4; k++)
+				acct_enter(one[k], tid, r, 1000 - (uint64_t)i, 7, t[k]);
+		} else if (op < 88) {
+			uint64_t rm = 0, r1 = 0;
+			int rc = acct_leave_t(m, tid, t, &rm);
+
+			for (int k = 0; k < 4; k++) {
+				ck_assert_int_eq(acct_leave(one[k], tid, t[k], &r1), rc);
+				ck_assert_uint_eq(r1, rm);
+			}
+		} else if (op < 94) {
+			int rc = acct_chain_t(m, tid, r, t);
+
+			for (int k = 0; k < 4; k++)
+				ck_assert_int_eq(acct_chain(one[k], tid, r, t[k]), rc);
+		} else if (op < 99) {
+			acct_count_n(m, tid, r, 3, op & 1);
+			for (int k = 0; k < 4; k++)
+				acct_count_n(one[k], tid, r, 3, op & 1);
+		} else {
+			acct_thread_exit_t(m, tid, t);
+			for (int k = 0; k < 4; k++)
+				acct_thread_exit(one[k], tid, t[k]);
+		}
+		if (i == 15000) {
+			mid = acct_dup(m);
+			for (int k = 0; k < 4; k++)
+				mid1[k] = acct_dup(one[k]);
+		}
+	}
+	acct_finish_t(m, end, shared);
+	acct_finish_t(mid, end, shared);
+	for (int k = 0; k < 4; k++) {
+		struct acct *lk = acct_lane(m, k), *mk = acct_lane(mid, k);
+
+		acct_finish(one[k], end[k], shared[k]);
+		acct_finish(mid1[k], end[k], shared[k]);
+		same_results(lk, one[k]);
+		same_results(mk, mid1[k]);
+		for (uint32_t r = 0; r < 8; r++)
+			ck_assert_uint_eq(acct_lane_self(m, k, r), acct_routines(one[k])[r].self);
+		ck_assert_uint_gt(acct_total_self(lk), 0);
+		acct_free(lk);
+		acct_free(mk);
+		acct_free(one[k]);
+		acct_free(mid1[k]);
+	}
+	acct_free(m);
+	acct_free(mid);
+}
+END_TEST
+
 START_TEST(test_grow)
 {
 	struct acct *a = acct_new(2);
@@ -931,6 +1074,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_contexts);
 	tcase_add_test(tc, test_total_counts);
 	tcase_add_test(tc, test_grow);
+	tcase_add_test(tc, test_lanes);
 	suite_add_tcase(s, tc);
 	return s;
 }

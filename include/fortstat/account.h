@@ -69,9 +69,30 @@ struct acct_thread_info {
 
 struct acct; /* opaque */
 
+/*
+ * Lanes: one state may keep the times of up to ACCT_LANES clocks fed
+ * together (fortstat's books: CPU and wall, gross and net), so that each
+ * event walks the stack, the arcs and the contexts once. Counts are the
+ * same on every lane; the functions taking one time feed it to every lane,
+ * the *_t ones take one time a lane. The results (acct_routines, ...) are
+ * lane 0's; acct_lane(a, k) gives lane k as a state of its own.
+ */
+#define ACCT_LANES 4
+
 /* A new accounting state for routines 0..n_routines-1. Never NULL. */
 struct acct *acct_new(size_t n_routines);
+/* The same with `lanes` clocks (1..ACCT_LANES). */
+struct acct *acct_new_lanes(size_t n_routines, int lanes);
+int acct_lanes(const struct acct *a);
 void acct_free(struct acct *a);
+
+/*
+ * Lane k (0 <= k < acct_lanes(a)) as a one-lane state of its own: a deep
+ * copy, sharing nothing with a, whose times are lane k's. Never NULL.
+ */
+struct acct *acct_lane(const struct acct *a, int k);
+/* Routine's self time so far on lane k (0 when out of range), without a copy. */
+acct_time_t acct_lane_self(const struct acct *a, int k, uint32_t routine);
 
 /*
  * A deep copy of a (every thread's stack and results, arcs, contexts) that
@@ -94,6 +115,8 @@ void acct_grow(struct acct *a, size_t n_routines);
  */
 void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		acct_time_t t);
+void acct_enter_t(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		  const acct_time_t *t);
 
 /*
  * A call that will not be seen to return (count-only mode, no return
@@ -112,6 +135,7 @@ void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n, bool sp
  * the return address given at acct_enter, or -1 when the thread has no frame.
  */
 int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret);
+int acct_leave_t(struct acct *a, int tid, const acct_time_t *t, uint64_t *ret);
 
 /*
  * A tail call: `routine` was jumped to with the return slot of the running
@@ -119,9 +143,11 @@ int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret);
  * Returns 0, or -1 when the thread has no frame (then nothing is recorded).
  */
 int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t);
+int acct_chain_t(struct acct *a, int tid, uint32_t routine, const acct_time_t *t);
 
 /* The thread exits at t: close its open frames as incomplete. */
 void acct_thread_exit(struct acct *a, int tid, acct_time_t t);
+void acct_thread_exit_t(struct acct *a, int tid, const acct_time_t *t);
 
 /*
  * The program ends: close every open frame of every thread as incomplete,
@@ -129,6 +155,8 @@ void acct_thread_exit(struct acct *a, int tid, acct_time_t t);
  * `t_is_shared` is set, as with a wall clock).
  */
 void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared);
+/* The same a lane: lane k closes at t[k] when shared[k] and later. */
+void acct_finish_t(struct acct *a, const acct_time_t *t, const bool *shared);
 
 /*
  * The top frame of thread tid: sets *routine, *slot and *ret; returns 0, or

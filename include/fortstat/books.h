@@ -90,6 +90,12 @@ void books_frames(const struct books *b, int tid,
  * either clock and NULL for net. Valid until the next event.
  */
 const struct acct *books_acct(const struct books *b, enum clock_kind c, bool net);
+/*
+ * A routine's self time so far on clock c, net or gross (the gross one when
+ * there are no net books), without making a state: for decisions taken
+ * while the program runs (throttling). Counts: books_acct(b, c, false).
+ */
+acct_time_t books_self(const struct books *b, enum clock_kind c, bool net, uint32_t routine);
 
 bool books_timed(const struct books *b);
 size_t books_n_routines(const struct books *b);

@@ -368,7 +368,6 @@ int cli_parse(int argc, char **argv, struct options *o)
 					   argv[optind]);
 		if (o->follow)
 			return usage_error("-f cannot be used with -p", NULL);
-		o->probes = false; /* an attached process shares no memory with fortstat */
 		o->argv = argv + optind;
 		o->argc = 0;
 		o->report.clock = o->clock;

@@ -572,6 +572,11 @@ int main(int argc, char **argv)
 			"instead");
 		s.trace.probes = false;
 	}
+	if (s.trace.probes && s.o.pid) {
+		fs_warn("--probes: not with -p yet (a running program's threads are timed by "
+			"traps)");
+		s.trace.probes = false;
+	}
 	calibrate(&s);
 	rc = run_program(&s);
 	progress_erase();

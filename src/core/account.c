@@ -18,7 +18,7 @@
 struct frame {
 	uint64_t slot;
 	uint64_t ret;
-	acct_time_t t_enter;
+	acct_time_t t_enter[ACCT_LANES];
 	size_t arc, tarc;
 	uint64_t entries0, made0; /* the thread's counters when it opened */
 	uint32_t routine;
@@ -26,42 +26,69 @@ struct frame {
 	bool outermost;
 };
 
-/* Arcs: a contiguous array, indexed by (caller, callee). */
+/*
+ * Times on lanes 1.. (lane 0's are in the public structs): a routine's self
+ * and inclusive time, an arc's inclusive and self time.
+ */
+struct ltimes {
+	acct_time_t self, total;
+};
+
+/* Arcs: a contiguous array, indexed by (caller, callee); lt[k]: lane k's times. */
 struct arcset {
 	struct acct_arc *v;
+	struct ltimes *lt[ACCT_LANES];
 	size_t n, cap;
+	int lanes;
 	struct u64map idx; /* pair_key(caller, callee) -> index in v */
+};
+
+/*
+ * What a thread's tree remembers of a node so that the usual call needs no
+ * hash lookup: the child it last entered (0: none yet), and, as a child,
+ * the arcs parent's routine -> its routine in the program's and the
+ * thread's arc sets (SIZE_MAX: not known yet).
+ */
+struct hint {
+	uint32_t child;
+	size_t arc, tarc;
 };
 
 /*
  * A calling-context tree: nodes in an array (node 0 the root), indexed by
  * (parent, routine). `link` (thread trees only) maps each node to its node
- * in the merged tree.
+ * in the merged tree; `hint` (thread trees only) caches lookups.
  */
 struct cct {
 	struct acct_node *v;
 	uint32_t *link;
+	struct hint *hint;
+	acct_time_t *lself[ACCT_LANES]; /* lane k's self time per node (k >= 1) */
+	int lanes;
 	size_t n, cap;
 	struct u64map idx; /* pair_key(parent, routine) -> node */
 };
 
 struct thread {
 	int tid;
-	bool seen;	  /* `last` holds a time */
-	acct_time_t last; /* time of the thread's previous event */
+	bool seen;			/* `last` holds times */
+	acct_time_t last[ACCT_LANES];	/* times of the thread's previous event */
 	struct frame *fr; /* shadow stack, fr[0] the bottom */
 	size_t depth, cap;
 	uint32_t *active;	/* per routine: open activations (lazily allocated) */
 	uint32_t *rnode;	/* per routine: its node while active (with `active`) */
 	uint64_t entries, made; /* entries and calls made on this thread so far */
 	struct acct_routine *r; /* this thread's per-routine results */
+	struct ltimes *lr[ACCT_LANES]; /* and their times on lanes 1.. */
 	struct arcset arcs;
 	struct cct cct;
 };
 
 struct acct {
 	size_t n;
+	int lanes; /* clocks fed together: lane 0's times in r, arcs, nodes; others beside */
 	struct acct_routine *r;
+	struct ltimes *lr[ACCT_LANES];
 
 	struct u64map thr; /* tid + 1 -> struct thread * */
 	size_t thr_n;
@@ -81,11 +108,19 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 
 /* ---- calling-context trees ---- */
 
-static void cct_init(struct cct *c, bool linked)
+static void cct_init(struct cct *c, bool linked, int lanes)
 {
+	c->lanes = lanes;
 	c->cap = 16;
+	for (int k = 1; k < lanes; k++)
+		c->lself[k] = xcalloc(c->cap, sizeof(*c->lself[k]));
 	c->v = xcalloc(c->cap, sizeof(*c->v));
 	c->link = linked ? xcalloc(c->cap, sizeof(*c->link)) : NULL;
+	c->hint = NULL;
+	if (linked) {
+		c->hint = xcalloc(c->cap, sizeof(*c->hint));
+		c->hint[0].arc = c->hint[0].tarc = SIZE_MAX;
+	}
 	c->n = 1;
 	c->v[0].parent = ACCT_NONE;
 	c->v[0].routine = ACCT_NONE;
@@ -95,6 +130,9 @@ static void cct_free(struct cct *c)
 {
 	free(c->v);
 	free(c->link);
+	free(c->hint);
+	for (int k = 1; k < c->lanes; k++)
+		free(c->lself[k]);
 	u64map_free(&c->idx);
 }
 
@@ -117,9 +155,17 @@ static uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool
 		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
 		if (c->link)
 			c->link = xrealloc(c->link, c->cap * sizeof(*c->link));
+		if (c->hint)
+			c->hint = xrealloc(c->hint, c->cap * sizeof(*c->hint));
+		for (int k = 1; k < c->lanes; k++)
+			c->lself[k] = xrealloc(c->lself[k], c->cap * sizeof(*c->lself[k]));
 	}
 	node = (uint32_t)c->n++;
 	c->v[node] = (struct acct_node){.parent = parent, .routine = routine};
+	for (int k = 1; k < c->lanes; k++)
+		c->lself[k][node] = 0;
+	if (c->hint)
+		c->hint[node] = (struct hint){.child = 0, .arc = SIZE_MAX, .tarc = SIZE_MAX};
 	u64map_put(&c->idx, key, node);
 	*created = true;
 	return node;
@@ -152,7 +198,10 @@ static struct thread *thread_get(struct acct *a, int tid)
 	th = xcalloc(1, sizeof(*th));
 	th->tid = tid;
 	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
-	cct_init(&th->cct, true);
+	for (int k = 1; k < a->lanes; k++)
+		th->lr[k] = xcalloc(a->n ? a->n : 1, sizeof(*th->lr[k]));
+	th->arcs.lanes = a->lanes;
+	cct_init(&th->cct, true, a->lanes);
 	u64map_put(&a->thr, (uint64_t)(uint32_t)tid + 1, (uint64_t)(uintptr_t)th);
 	a->list[a->thr_n++] = th;
 	a->hot = th;
@@ -172,9 +221,13 @@ static size_t arc_get(struct arcset *s, uint32_t caller, uint32_t callee)
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 32;
 		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+		for (int k = 1; k < s->lanes; k++)
+			s->lt[k] = xrealloc(s->lt[k], s->cap * sizeof(*s->lt[k]));
 	}
 	idx = s->n++;
 	s->v[idx] = (struct acct_arc){.caller = caller, .callee = callee};
+	for (int k = 1; k < s->lanes; k++)
+		s->lt[k][idx] = (struct ltimes){0, 0};
 	u64map_put(&s->idx, key, idx);
 	return idx;
 }
@@ -182,41 +235,59 @@ static size_t arc_get(struct arcset *s, uint32_t caller, uint32_t callee)
 static void arcset_free(struct arcset *s)
 {
 	free(s->v);
+	for (int k = 1; k < s->lanes; k++)
+		free(s->lt[k]);
 	u64map_free(&s->idx);
 }
 
 /* ---- clocks ---- */
 
 /*
- * The thread's event at t: credit the time since its previous event to the
- * frame on top of its stack (its routine, arcs and context, in the thread's
- * results and the program's), and return the effective time of the event
- * (t, or the previous event's time if the clock went backwards).
+ * The thread's event at times t (one a lane): credit the time since its
+ * previous event to the frame on top of its stack (its routine, arcs and
+ * context, in the thread's results and the program's), and set eff to the
+ * effective times of the event (t, or the previous event's time on a lane
+ * whose clock went backwards).
  */
-static acct_time_t credit(struct acct *a, struct thread *th, acct_time_t t)
+static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct_time_t *eff)
 {
-	const struct frame *f;
-	acct_time_t d;
+	const struct frame *f = th->depth ? &th->fr[th->depth - 1] : NULL;
+	uint32_t mnode = f ? th->cct.link[f->node] : 0;
 
 	if (!th->seen) {
 		th->seen = true;
-		th->last = t;
-		return t;
+		for (int k = 0; k < a->lanes; k++)
+			eff[k] = th->last[k] = t[k];
+		return;
 	}
-	if (t <= th->last)
-		return th->last;
-	if (th->depth) {
-		f = &th->fr[th->depth - 1];
-		d = t - th->last;
-		a->r[f->routine].self += d;
-		th->r[f->routine].self += d;
-		a->arcs.v[f->arc].self += d;
-		th->arcs.v[f->tarc].self += d;
-		th->cct.v[f->node].self += d;
-		a->cct.v[th->cct.link[f->node]].self += d;
+	for (int k = 0; k < a->lanes; k++) {
+		acct_time_t d;
+
+		if (t[k] <= th->last[k]) {
+			eff[k] = th->last[k];
+			continue;
+		}
+		eff[k] = t[k];
+		d = t[k] - th->last[k];
+		th->last[k] = t[k];
+		if (!f)
+			continue;
+		if (k == 0) {
+			a->r[f->routine].self += d;
+			th->r[f->routine].self += d;
+			a->arcs.v[f->arc].self += d;
+			th->arcs.v[f->tarc].self += d;
+			th->cct.v[f->node].self += d;
+			a->cct.v[mnode].self += d;
+		} else {
+			a->lr[k][f->routine].self += d;
+			th->lr[k][f->routine].self += d;
+			a->arcs.lt[k][f->arc].self += d;
+			th->arcs.lt[k][f->tarc].self += d;
+			th->cct.lself[k][f->node] += d;
+			a->cct.lself[k][mnode] += d;
+		}
 	}
-	th->last = t;
-	return t;
 }
 
 static uint32_t top_routine(const struct thread *th)
@@ -236,14 +307,18 @@ static uint32_t top_node(const struct thread *th)
  */
 static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
 {
-	uint32_t node;
+	uint32_t node = th->cct.hint[parent].child;
 	bool created;
 
 	if (th->active && th->active[routine])
 		return th->rnode[routine];
+	if (node && th->cct.v[node].routine == routine)
+		return node;
 	node = cct_child(&th->cct, parent, routine, &created);
 	if (created)
 		th->cct.link[node] = cct_child(&a->cct, th->cct.link[parent], routine, &created);
+	if (node != parent)
+		th->cct.hint[parent].child = node;
 	return node;
 }
 
@@ -270,20 +345,34 @@ static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint3
 	}
 	th->cct.v[node].calls += n;
 	a->cct.v[th->cct.link[node]].calls += n;
-	*arc = arc_get(&a->arcs, caller, routine);
+	if (!tail && node != from && th->cct.v[node].parent == from) {
+		/* the arc into a child node is always its parent's routine -> its own */
+		struct hint *h = &th->cct.hint[node];
+
+		if (h->arc == SIZE_MAX) {
+			h->arc = arc_get(&a->arcs, caller, routine);
+			h->tarc = arc_get(&th->arcs, caller, routine);
+		}
+		*arc = h->arc;
+		*tarc = h->tarc;
+	} else {
+		*arc = arc_get(&a->arcs, caller, routine);
+		*tarc = arc_get(&th->arcs, caller, routine);
+	}
 	a->arcs.v[*arc].calls += n;
-	*tarc = arc_get(&th->arcs, caller, routine);
 	th->arcs.v[*tarc].calls += n;
 }
 
 /* Begin an activation of `routine` in frame f at time t (frame fields already set). */
-static void open_activation(struct acct *a, struct thread *th, struct frame *f, acct_time_t t)
+static void open_activation(struct acct *a, struct thread *th, struct frame *f,
+			    const acct_time_t *t)
 {
 	if (!th->active) {
 		th->active = xcalloc(a->n, sizeof(*th->active));
 		th->rnode = xcalloc(a->n, sizeof(*th->rnode));
 	}
-	f->t_enter = t;
+	for (int k = 0; k < a->lanes; k++)
+		f->t_enter[k] = t[k];
 	f->outermost = th->active[f->routine]++ == 0;
 	if (f->outermost)
 		th->rnode[f->routine] = f->node;
@@ -291,21 +380,31 @@ static void open_activation(struct acct *a, struct thread *th, struct frame *f, 
 
 /* End the activation in frame f at time t: inclusive time if outermost. */
 static void close_activation(struct acct *a, struct thread *th, const struct frame *f,
-			     acct_time_t t, bool incomplete)
+			     const acct_time_t *t, bool incomplete)
 {
 	th->active[f->routine]--;
 	if (f->outermost) {
-		acct_time_t d = t > f->t_enter ? t - f->t_enter : 0;
 		uint64_t e = th->entries - f->entries0, m = th->made - f->made0;
 
-		a->r[f->routine].total += d;
 		a->r[f->routine].total_entries += e;
 		a->r[f->routine].total_calls_made += m;
-		th->r[f->routine].total += d;
 		th->r[f->routine].total_entries += e;
 		th->r[f->routine].total_calls_made += m;
-		a->arcs.v[f->arc].time += d;
-		th->arcs.v[f->tarc].time += d;
+		for (int k = 0; k < a->lanes; k++) {
+			acct_time_t d = t[k] > f->t_enter[k] ? t[k] - f->t_enter[k] : 0;
+
+			if (k == 0) {
+				a->r[f->routine].total += d;
+				th->r[f->routine].total += d;
+				a->arcs.v[f->arc].time += d;
+				th->arcs.v[f->tarc].time += d;
+			} else {
+				a->lr[k][f->routine].total += d;
+				th->lr[k][f->routine].total += d;
+				a->arcs.lt[k][f->arc].total += d;
+				th->arcs.lt[k][f->tarc].total += d;
+			}
+		}
 	}
 	if (incomplete) {
 		a->r[f->routine].incomplete = true;
@@ -313,20 +412,22 @@ static void close_activation(struct acct *a, struct thread *th, const struct fra
 	}
 }
 
-/* Pop the top frame at effective time t (already credited). */
-static void pop(struct acct *a, struct thread *th, acct_time_t t, bool incomplete)
+/* Pop the top frame at effective times t (already credited). */
+static void pop(struct acct *a, struct thread *th, const acct_time_t *t, bool incomplete)
 {
 	struct frame *f = &th->fr[--th->depth];
 
 	close_activation(a, th, f, t, incomplete);
 }
 
-/* Close every frame of th at time t as incomplete, then drop its stack (not its results). */
-static void close_all(struct acct *a, struct thread *th, acct_time_t t)
+/* Close every frame of th at times t as incomplete, then drop its stack (not its results). */
+static void close_all(struct acct *a, struct thread *th, const acct_time_t *t)
 {
-	t = credit(a, th, t);
+	acct_time_t eff[ACCT_LANES];
+
+	credit(a, th, t, eff);
 	while (th->depth)
-		pop(a, th, t, true);
+		pop(a, th, eff, true);
 	free(th->fr);
 	th->fr = NULL;
 	th->cap = 0;
@@ -338,15 +439,29 @@ static void close_all(struct acct *a, struct thread *th, acct_time_t t)
 
 /* ---- the interface ---- */
 
-/* A new accounting state for n_routines routines, all counts zero. Never NULL. */
-struct acct *acct_new(size_t n_routines)
+/* A new accounting state for n_routines routines and `lanes` clocks, all zero. Never NULL. */
+struct acct *acct_new_lanes(size_t n_routines, int lanes)
 {
 	struct acct *a = xcalloc(1, sizeof(*a));
 
 	a->n = n_routines;
+	a->lanes = lanes < 1 ? 1 : lanes > ACCT_LANES ? ACCT_LANES : lanes;
 	a->r = xcalloc(n_routines ? n_routines : 1, sizeof(*a->r));
-	cct_init(&a->cct, false);
+	for (int k = 1; k < a->lanes; k++)
+		a->lr[k] = xcalloc(n_routines ? n_routines : 1, sizeof(*a->lr[k]));
+	a->arcs.lanes = a->lanes;
+	cct_init(&a->cct, false, a->lanes);
 	return a;
+}
+
+struct acct *acct_new(size_t n_routines)
+{
+	return acct_new_lanes(n_routines, 1);
+}
+
+int acct_lanes(const struct acct *a)
+{
+	return a->lanes;
 }
 
 /* Grow a zeroed array of n elements of size sz to m elements. */
@@ -359,15 +474,19 @@ static void *grow_zeroed(void *p, size_t n, size_t m, size_t sz)
 
 void acct_grow(struct acct *a, size_t n_routines)
 {
-	size_t old = a->n, i;
+	size_t old = a->n, i, o1 = old ? old : 1;
 
 	if (n_routines <= old)
 		return;
-	a->r = grow_zeroed(a->r, old ? old : 1, n_routines, sizeof(*a->r));
+	a->r = grow_zeroed(a->r, o1, n_routines, sizeof(*a->r));
+	for (int k = 1; k < a->lanes; k++)
+		a->lr[k] = grow_zeroed(a->lr[k], o1, n_routines, sizeof(*a->lr[k]));
 	for (i = 0; i < a->thr_n; i++) {
 		struct thread *th = a->list[i];
 
-		th->r = grow_zeroed(th->r, old ? old : 1, n_routines, sizeof(*th->r));
+		th->r = grow_zeroed(th->r, o1, n_routines, sizeof(*th->r));
+		for (int k = 1; k < a->lanes; k++)
+			th->lr[k] = grow_zeroed(th->lr[k], o1, n_routines, sizeof(*th->lr[k]));
 		if (th->active) {
 			th->active = grow_zeroed(th->active, old, n_routines, sizeof(*th->active));
 			th->rnode = grow_zeroed(th->rnode, old, n_routines, sizeof(*th->rnode));
@@ -390,6 +509,8 @@ void acct_free(struct acct *a)
 		free(th->active);
 		free(th->rnode);
 		free(th->r);
+		for (int k = 1; k < a->lanes; k++)
+			free(th->lr[k]);
 		arcset_free(&th->arcs);
 		cct_free(&th->cct);
 		free(th);
@@ -399,6 +520,8 @@ void acct_free(struct acct *a)
 	arcset_free(&a->arcs);
 	cct_free(&a->cct);
 	free(a->r);
+	for (int k = 1; k < a->lanes; k++)
+		free(a->lr[k]);
 	free(a);
 }
 
@@ -418,6 +541,8 @@ static void arcset_dup(struct arcset *dst, const struct arcset *src)
 {
 	*dst = *src;
 	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
+	for (int k = 1; k < src->lanes; k++)
+		dst->lt[k] = dup_array(src->lt[k], src->cap, sizeof(*src->lt[k]));
 	u64map_dup(&dst->idx, &src->idx);
 }
 
@@ -426,6 +551,9 @@ static void cct_dup(struct cct *dst, const struct cct *src)
 	*dst = *src;
 	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
 	dst->link = dup_array(src->link, src->cap, sizeof(*src->link));
+	dst->hint = dup_array(src->hint, src->cap, sizeof(*src->hint));
+	for (int k = 1; k < src->lanes; k++)
+		dst->lself[k] = dup_array(src->lself[k], src->cap, sizeof(*src->lself[k]));
 	u64map_dup(&dst->idx, &src->idx);
 }
 
@@ -436,7 +564,10 @@ struct acct *acct_dup(const struct acct *a)
 	size_t nr = a->n ? a->n : 1;
 
 	c->n = a->n;
+	c->lanes = a->lanes;
 	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	for (int k = 1; k < a->lanes; k++)
+		c->lr[k] = dup_array(a->lr[k], nr, sizeof(*a->lr[k]));
 	c->list_cap = a->list_cap;
 	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
 	for (size_t i = 0; i < a->thr_n; i++) {
@@ -448,6 +579,8 @@ struct acct *acct_dup(const struct acct *a)
 		th->active = dup_array(t->active, a->n, sizeof(*t->active));
 		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
 		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		for (int k = 1; k < a->lanes; k++)
+			th->lr[k] = dup_array(t->lr[k], nr, sizeof(*t->lr[k]));
 		arcset_dup(&th->arcs, &t->arcs);
 		cct_dup(&th->cct, &t->cct);
 		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
@@ -458,22 +591,129 @@ struct acct *acct_dup(const struct acct *a)
 	return c;
 }
 
+/* Lane k's times over lane 0's in routine results r (n of them). */
+static void lane_routines(struct acct_routine *r, const struct ltimes *lt, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		r[i].self = lt[i].self;
+		r[i].total = lt[i].total;
+	}
+}
+
+static void lane_arcs(struct arcset *s, int k)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		s->v[i].self = s->lt[k][i].self;
+		s->v[i].time = s->lt[k][i].total;
+	}
+}
+
+static void lane_nodes(struct cct *c, int k)
+{
+	for (size_t i = 0; i < c->n; i++)
+		c->v[i].self = c->lself[k][i];
+}
+
 /*
- * A call of `routine` (< n_routines) by tid at t: switch the clock from the
- * caller on top of the stack to routine, count the call, the arc and the
- * context, push a frame {slot, ret}. Amortised O(1).
+ * Lane k of a as a state of its own (one lane, lane k's times): a deep copy
+ * that shares nothing with a. Never NULL.
  */
-void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
-		acct_time_t t)
+struct acct *acct_lane(const struct acct *a, int k)
+{
+	struct acct *c = xcalloc(1, sizeof(*c));
+	size_t nr = a->n ? a->n : 1;
+
+	if (k < 0 || k >= a->lanes)
+		k = 0;
+	c->n = a->n;
+	c->lanes = 1;
+	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	if (k)
+		lane_routines(c->r, a->lr[k], a->n);
+	c->list_cap = a->list_cap;
+	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
+	for (size_t i = 0; i < a->thr_n; i++) {
+		const struct thread *t = a->list[i];
+		struct thread *th = xcalloc(1, sizeof(*th));
+
+		th->tid = t->tid;
+		th->seen = t->seen;
+		th->last[0] = t->last[k];
+		th->depth = th->cap = t->depth;
+		th->fr = t->depth ? dup_array(t->fr, t->depth, sizeof(*t->fr)) : NULL;
+		for (size_t j = 0; j < t->depth; j++)
+			th->fr[j].t_enter[0] = t->fr[j].t_enter[k];
+		th->active = dup_array(t->active, a->n, sizeof(*t->active));
+		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
+		th->entries = t->entries;
+		th->made = t->made;
+		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		if (k)
+			lane_routines(th->r, t->lr[k], a->n);
+		arcset_dup(&th->arcs, &t->arcs);
+		cct_dup(&th->cct, &t->cct);
+		if (k) {
+			lane_arcs(&th->arcs, k);
+			lane_nodes(&th->cct, k);
+		}
+		for (int j = 1; j < a->lanes; j++) {
+			free(th->arcs.lt[j]);
+			th->arcs.lt[j] = NULL;
+			free(th->cct.lself[j]);
+			th->cct.lself[j] = NULL;
+		}
+		th->arcs.lanes = th->cct.lanes = 1;
+		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
+		c->list[c->thr_n++] = th;
+	}
+	arcset_dup(&c->arcs, &a->arcs);
+	cct_dup(&c->cct, &a->cct);
+	if (k) {
+		lane_arcs(&c->arcs, k);
+		lane_nodes(&c->cct, k);
+	}
+	for (int j = 1; j < a->lanes; j++) {
+		free(c->arcs.lt[j]);
+		c->arcs.lt[j] = NULL;
+		free(c->cct.lself[j]);
+		c->cct.lself[j] = NULL;
+	}
+	c->arcs.lanes = c->cct.lanes = 1;
+	return c;
+}
+
+acct_time_t acct_lane_self(const struct acct *a, int k, uint32_t routine)
+{
+	if (routine >= a->n || k < 0 || k >= a->lanes)
+		return 0;
+	return k ? a->lr[k][routine].self : a->r[routine].self;
+}
+
+/* t, one time for every lane of a. */
+static const acct_time_t *all_lanes(const struct acct *a, acct_time_t t, acct_time_t *buf)
+{
+	for (int k = 0; k < a->lanes; k++)
+		buf[k] = t;
+	return buf;
+}
+
+/*
+ * A call of `routine` (< n_routines) by tid at times t: switch the clock
+ * from the caller on top of the stack to routine, count the call, the arc
+ * and the context, push a frame {slot, ret}. Amortised O(1).
+ */
+void acct_enter_t(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		  const acct_time_t *t)
 {
 	struct thread *th;
 	struct frame *f;
 	uint32_t caller, from;
+	acct_time_t eff[ACCT_LANES];
 
 	if (routine >= a->n)
 		return;
 	th = thread_get(a, tid);
-	t = credit(a, th, t);
+	credit(a, th, t, eff);
 	caller = top_routine(th);
 	from = top_node(th);
 	if (th->depth == th->cap) {
@@ -489,7 +729,15 @@ void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64
 	count_call(a, th, caller, routine, from, f->node, false, 1, &f->arc, &f->tarc);
 	f->made0 = th->made; /* the call made to it is not */
 	th->depth++;
-	open_activation(a, th, f, t);
+	open_activation(a, th, f, eff);
+}
+
+void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		acct_time_t t)
+{
+	acct_time_t buf[ACCT_LANES];
+
+	acct_enter_t(a, tid, routine, slot, ret, all_lanes(a, t, buf));
 }
 
 /*
@@ -517,55 +765,71 @@ void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n, bool sp
 }
 
 /*
- * The top routine of tid returns at t: credit its clock, pop its frame,
- * close its inclusive time. Returns 0 with *ret (may be NULL) set to the
- * saved return address, or -1 (nothing changed) when tid has no frame.
+ * The top routine of tid returns at times t: credit its clock, pop its
+ * frame, close its inclusive time. Returns 0 with *ret (may be NULL) set to
+ * the saved return address, or -1 (nothing changed) when tid has no frame.
  */
-int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret)
+int acct_leave_t(struct acct *a, int tid, const acct_time_t *t, uint64_t *ret)
 {
 	struct thread *th = thread_find(a, tid);
+	acct_time_t eff[ACCT_LANES];
 
 	if (!th || !th->depth)
 		return -1;
-	t = credit(a, th, t);
+	credit(a, th, t, eff);
 	if (ret)
 		*ret = th->fr[th->depth - 1].ret;
-	pop(a, th, t, false);
+	pop(a, th, eff, false);
 	return 0;
 }
 
+int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret)
+{
+	acct_time_t buf[ACCT_LANES];
+
+	return acct_leave_t(a, tid, all_lanes(a, t, buf), ret);
+}
+
 /*
- * Tail call at t: the running frame of tid now belongs to routine (same slot
- * and return address). The old routine's activation closes, the new one's
- * opens; counts the call, the old routine's call made and the arc
+ * Tail call at times t: the running frame of tid now belongs to routine
+ * (same slot and return address). The old routine's activation closes, the
+ * new one's opens; counts the call, the old routine's call made and the arc
  * old -> routine. Its context is a sibling of the old one (same caller's
  * context). Returns 0, or -1 (nothing recorded) when tid has no frame.
  */
-int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
+int acct_chain_t(struct acct *a, int tid, uint32_t routine, const acct_time_t *t)
 {
 	struct thread *th = thread_find(a, tid);
 	struct frame *f;
 	uint32_t old, from, below;
+	acct_time_t eff[ACCT_LANES];
 
 	if (!th || !th->depth || routine >= a->n)
 		return -1;
-	t = credit(a, th, t);
+	credit(a, th, t, eff);
 	f = &th->fr[th->depth - 1];
 	old = f->routine;
 	from = f->node;
-	close_activation(a, th, f, t, false);
+	close_activation(a, th, f, eff, false);
 	below = th->depth > 1 ? th->fr[th->depth - 2].node : 0;
 	f->routine = routine;
 	f->entries0 = th->entries;
 	f->node = context(a, th, below, routine);
 	count_call(a, th, old, routine, from, f->node, true, 1, &f->arc, &f->tarc);
 	f->made0 = th->made;
-	open_activation(a, th, f, t);
+	open_activation(a, th, f, eff);
 	return 0;
 }
 
-/* Thread tid exits at t: close its open frames as incomplete and drop its stack. */
-void acct_thread_exit(struct acct *a, int tid, acct_time_t t)
+int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
+{
+	acct_time_t buf[ACCT_LANES];
+
+	return acct_chain_t(a, tid, routine, all_lanes(a, t, buf));
+}
+
+/* Thread tid exits at times t: close its open frames as incomplete and drop its stack. */
+void acct_thread_exit_t(struct acct *a, int tid, const acct_time_t *t)
 {
 	struct thread *th = thread_find(a, tid);
 
@@ -573,21 +837,40 @@ void acct_thread_exit(struct acct *a, int tid, acct_time_t t)
 		close_all(a, th, t);
 }
 
-/*
- * The program ends: close every open frame of every thread as incomplete at
- * that thread's last event time, or at t when t_is_shared and t is later.
- */
-void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared)
+void acct_thread_exit(struct acct *a, int tid, acct_time_t t)
 {
-	size_t i;
+	acct_time_t buf[ACCT_LANES];
 
-	for (i = 0; i < a->thr_n; i++) {
+	acct_thread_exit_t(a, tid, all_lanes(a, t, buf));
+}
+
+/*
+ * The program ends: close every open frame of every thread as incomplete, on
+ * each lane at that thread's last event time, or at t[k] when shared[k] and
+ * t[k] is later.
+ */
+void acct_finish_t(struct acct *a, const acct_time_t *t, const bool *shared)
+{
+	for (size_t i = 0; i < a->thr_n; i++) {
 		struct thread *th = a->list[i];
+		acct_time_t at[ACCT_LANES];
 
 		if (!th->depth)
 			continue;
-		close_all(a, th, t_is_shared && t > th->last ? t : th->last);
+		for (int k = 0; k < a->lanes; k++)
+			at[k] = shared[k] && t[k] > th->last[k] ? t[k] : th->last[k];
+		close_all(a, th, at);
 	}
+}
+
+void acct_finish(struct acct *a, acct_time_t t, bool t_is_shared)
+{
+	acct_time_t buf[ACCT_LANES];
+	bool sh[ACCT_LANES];
+
+	for (int k = 0; k < ACCT_LANES; k++)
+		sh[k] = t_is_shared;
+	acct_finish_t(a, all_lanes(a, t, buf), sh);
 }
 
 /* Top frame of tid into *routine, *slot, *ret (each may be NULL); 0, or -1 if empty. */

@@ -13,13 +13,24 @@ struct bthread {
 	acct_time_t vlast[FS_N_CLOCKS];
 };
 
+/*
+ * One accounting state of 1 lane (count-only), 2 (gross CPU, gross wall) or
+ * 4 (and net CPU, net wall): each event walks the stacks, arcs and contexts
+ * once. books_acct hands out lane k as a state of its own, made when asked
+ * and kept until the books change (gen counts the changes).
+ */
+#define LANE(c, net) (((net) ? 2 : 0) + ((c) == CLOCK_KIND_WALL ? 1 : 0))
+
 struct books {
-	bool timed;
-	struct acct *gross[FS_N_CLOCKS]; /* count-only: gross[CLOCK_KIND_CPU] alone */
-	struct acct *net[FS_N_CLOCKS];	 /* NULL: not kept */
-	struct u64map thr;		 /* tid -> index into th */
+	bool timed, net;
+	struct acct *a;
+	struct acct *view[ACCT_LANES]; /* lane k's state, made at view_gen[k] */
+	uint64_t view_gen[ACCT_LANES], gen;
+	struct u64map thr; /* tid -> index into th */
 	struct bthread *th;
 	size_t n_th, cap_th;
+	int hot_tid; /* the thread last looked up, */
+	size_t hot;  /* at th[hot] (when n_th > hot) */
 };
 
 struct books *books_new(size_t n_routines, bool timed, bool net)
@@ -27,28 +38,30 @@ struct books *books_new(size_t n_routines, bool timed, bool net)
 	struct books *b = xcalloc(1, sizeof(*b));
 
 	b->timed = timed;
-	b->gross[CLOCK_KIND_CPU] = acct_new(n_routines);
-	if (!timed)
-		return b;
-	b->gross[CLOCK_KIND_WALL] = acct_new(n_routines);
-	for (int k = 0; net && k < FS_N_CLOCKS; k++)
-		b->net[k] = acct_new(n_routines);
+	b->net = timed && net;
+	b->a = acct_new_lanes(n_routines, !timed ? 1 : b->net ? 4 : 2);
 	return b;
 }
 
 struct books *books_new_like(const struct books *b, size_t n_routines)
 {
-	return books_new(n_routines, b->timed, b->net[0] != NULL);
+	return books_new(n_routines, b->timed, b->net);
+}
+
+static void drop_views(struct books *b)
+{
+	for (int k = 0; k < ACCT_LANES; k++) {
+		acct_free(b->view[k]);
+		b->view[k] = NULL;
+	}
 }
 
 void books_free(struct books *b)
 {
 	if (!b)
 		return;
-	for (int k = 0; k < FS_N_CLOCKS; k++) {
-		acct_free(b->gross[k]);
-		acct_free(b->net[k]);
-	}
+	acct_free(b->a);
+	drop_views(b);
 	u64map_free(&b->thr);
 	free(b->th);
 	free(b);
@@ -56,26 +69,29 @@ void books_free(struct books *b)
 
 void books_grow(struct books *b, size_t n_routines)
 {
-	for (int k = 0; k < FS_N_CLOCKS; k++) {
-		if (b->gross[k])
-			acct_grow(b->gross[k], n_routines);
-		if (b->net[k])
-			acct_grow(b->net[k], n_routines);
-	}
+	b->gen++;
+	acct_grow(b->a, n_routines);
 }
 
 static struct bthread *thread_of(struct books *b, int tid)
 {
 	uint64_t i;
 
-	if (u64map_get(&b->thr, (uint64_t)(uint32_t)tid + 1, &i))
+	if (b->hot < b->n_th && b->hot_tid == tid)
+		return &b->th[b->hot];
+	if (u64map_get(&b->thr, (uint64_t)(uint32_t)tid + 1, &i)) {
+		b->hot = (size_t)i;
+		b->hot_tid = tid;
 		return &b->th[i];
+	}
 	if (b->n_th == b->cap_th) {
 		b->cap_th = b->cap_th ? 2 * b->cap_th : 16;
 		b->th = xrealloc(b->th, b->cap_th * sizeof(*b->th));
 	}
 	b->th[b->n_th] = (struct bthread){0};
 	u64map_put(&b->thr, (uint64_t)(uint32_t)tid + 1, b->n_th);
+	b->hot = b->n_th;
+	b->hot_tid = tid;
 	return &b->th[b->n_th++];
 }
 
@@ -93,18 +109,28 @@ static const acct_time_t *net_times(struct books *b, int tid, const struct stamp
 	return th->vlast;
 }
 
+/* The times of stamp s for each lane of b (net ones through net_times). */
+static const acct_time_t *lanes_of(struct books *b, int tid, const struct stamp *s,
+				   acct_time_t *t)
+{
+	t[0] = s->t[CLOCK_KIND_CPU];
+	t[1] = s->t[CLOCK_KIND_WALL];
+	if (b->net) {
+		const acct_time_t *v = net_times(b, tid, s);
+
+		t[2] = v[CLOCK_KIND_CPU];
+		t[3] = v[CLOCK_KIND_WALL];
+	}
+	return t;
+}
+
 void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		 const struct stamp *s)
 {
-	for (int k = 0; k < FS_N_CLOCKS; k++)
-		if (b->gross[k])
-			acct_enter(b->gross[k], tid, routine, slot, ret, s->t[k]);
-	if (b->net[0]) {
-		const acct_time_t *v = net_times(b, tid, s);
+	acct_time_t t[ACCT_LANES];
 
-		for (int k = 0; k < FS_N_CLOCKS; k++)
-			acct_enter(b->net[k], tid, routine, slot, ret, v[k]);
-	}
+	b->gen++;
+	acct_enter_t(b->a, tid, routine, slot, ret, lanes_of(b, tid, s, t));
 }
 
 void books_count(struct books *b, int tid, uint32_t routine)
@@ -114,60 +140,39 @@ void books_count(struct books *b, int tid, uint32_t routine)
 
 void books_count_n(struct books *b, int tid, uint32_t routine, uint64_t n, bool spontaneous)
 {
-	for (int k = 0; k < FS_N_CLOCKS; k++) {
-		if (b->gross[k])
-			acct_count_n(b->gross[k], tid, routine, n, spontaneous);
-		if (b->net[k])
-			acct_count_n(b->net[k], tid, routine, n, spontaneous);
-	}
+	b->gen++;
+	acct_count_n(b->a, tid, routine, n, spontaneous);
 }
 
 int books_chain(struct books *b, int tid, uint32_t routine, const struct stamp *s)
 {
-	int rc = acct_chain(b->gross[CLOCK_KIND_CPU], tid, routine, s->t[CLOCK_KIND_CPU]);
+	acct_time_t t[ACCT_LANES];
 
-	if (b->gross[CLOCK_KIND_WALL])
-		acct_chain(b->gross[CLOCK_KIND_WALL], tid, routine, s->t[CLOCK_KIND_WALL]);
-	if (b->net[0]) {
-		const acct_time_t *v = net_times(b, tid, s);
-
-		for (int k = 0; k < FS_N_CLOCKS; k++)
-			acct_chain(b->net[k], tid, routine, v[k]);
-	}
-	return rc;
+	b->gen++;
+	return acct_chain_t(b->a, tid, routine, lanes_of(b, tid, s, t));
 }
 
 int books_leave(struct books *b, int tid, const struct stamp *s, uint64_t *ret)
 {
-	if (b->gross[CLOCK_KIND_WALL])
-		acct_leave(b->gross[CLOCK_KIND_WALL], tid, s->t[CLOCK_KIND_WALL], NULL);
-	if (b->net[0]) {
-		const acct_time_t *v = net_times(b, tid, s);
+	acct_time_t t[ACCT_LANES];
 
-		for (int k = 0; k < FS_N_CLOCKS; k++)
-			acct_leave(b->net[k], tid, v[k], NULL);
-	}
-	return acct_leave(b->gross[CLOCK_KIND_CPU], tid, s->t[CLOCK_KIND_CPU], ret);
+	b->gen++;
+	return acct_leave_t(b->a, tid, lanes_of(b, tid, s, t), ret);
 }
 
 void books_thread_exit(struct books *b, int tid, const struct stamp *s)
 {
-	for (int k = 0; k < FS_N_CLOCKS; k++)
-		if (b->gross[k])
-			acct_thread_exit(b->gross[k], tid, s->t[k]);
-	if (b->net[0]) {
-		const acct_time_t *v = net_times(b, tid, s);
+	acct_time_t t[ACCT_LANES];
 
-		for (int k = 0; k < FS_N_CLOCKS; k++)
-			acct_thread_exit(b->net[k], tid, v[k]);
-	}
+	b->gen++;
+	acct_thread_exit_t(b->a, tid, lanes_of(b, tid, s, t));
 }
 
 void books_stop_cost(struct books *b, int tid, const double ovh[FS_N_CLOCKS])
 {
 	struct bthread *th;
 
-	if (!b->net[0])
+	if (!b->net)
 		return;
 	th = thread_of(b, tid);
 	for (int k = 0; k < FS_N_CLOCKS; k++)
@@ -176,13 +181,12 @@ void books_stop_cost(struct books *b, int tid, const double ovh[FS_N_CLOCKS])
 
 void books_finish(struct books *b, acct_time_t wall_end)
 {
-	acct_finish(b->gross[CLOCK_KIND_CPU], wall_end, false);
-	if (b->gross[CLOCK_KIND_WALL])
-		acct_finish(b->gross[CLOCK_KIND_WALL], wall_end, true);
-	/* net times: each thread closed at the last it was seen */
-	for (int k = 0; k < FS_N_CLOCKS; k++)
-		if (b->net[k])
-			acct_finish(b->net[k], 0, false);
+	/* CPU and net times: each thread closed at the last it was seen; wall: at wall_end */
+	static const bool shared[ACCT_LANES] = {false, true, false, false};
+	const acct_time_t t[ACCT_LANES] = {wall_end, wall_end, 0, 0};
+
+	b->gen++;
+	acct_finish_t(b->a, t, shared);
 }
 
 struct books *books_dup(const struct books *b)
@@ -190,10 +194,10 @@ struct books *books_dup(const struct books *b)
 	struct books *c = xcalloc(1, sizeof(*c));
 
 	c->timed = b->timed;
-	for (int k = 0; k < FS_N_CLOCKS; k++) {
-		c->gross[k] = b->gross[k] ? acct_dup(b->gross[k]) : NULL;
-		c->net[k] = b->net[k] ? acct_dup(b->net[k]) : NULL;
-	}
+	c->net = b->net;
+	c->hot = b->hot;
+	c->hot_tid = b->hot_tid;
+	c->a = acct_dup(b->a);
 	u64map_dup(&c->thr, &b->thr);
 	c->n_th = c->cap_th = b->n_th;
 	if (b->n_th) {
@@ -213,20 +217,44 @@ struct books *books_snapshot(const struct books *b, acct_time_t wall_end)
 
 int books_top(const struct books *b, int tid, uint32_t *routine, uint64_t *slot, uint64_t *ret)
 {
-	return acct_top(b->gross[CLOCK_KIND_CPU], tid, routine, slot, ret);
+	return acct_top(b->a, tid, routine, slot, ret);
 }
 
 void books_frames(const struct books *b, int tid,
 		  void (*fn)(uint32_t routine, uint64_t slot, uint64_t ret, void *arg), void *arg)
 {
-	acct_frames(b->gross[CLOCK_KIND_CPU], tid, fn, arg);
+	acct_frames(b->a, tid, fn, arg);
 }
 
+/*
+ * Lane 0 is the state itself; another lane is copied out when asked and
+ * kept until the books change (the cache is not part of the books' value).
+ */
 const struct acct *books_acct(const struct books *b, enum clock_kind c, bool net)
 {
+	struct books *m = (struct books *)(uintptr_t)b;
+	int k;
+
 	if (!b->timed)
-		return net ? NULL : b->gross[CLOCK_KIND_CPU];
-	return net ? b->net[c] : b->gross[c];
+		return net ? NULL : b->a;
+	if (net && !b->net)
+		return NULL;
+	k = LANE(c, net);
+	if (!k)
+		return b->a;
+	if (!m->view[k] || m->view_gen[k] != b->gen) {
+		acct_free(m->view[k]);
+		m->view[k] = acct_lane(b->a, k);
+		m->view_gen[k] = b->gen;
+	}
+	return m->view[k];
+}
+
+acct_time_t books_self(const struct books *b, enum clock_kind c, bool net, uint32_t routine)
+{
+	if (!b->timed || (net && !b->net))
+		net = false;
+	return acct_lane_self(b->a, b->timed ? LANE(c, net) : 0, routine);
 }
 
 bool books_timed(const struct books *b)
@@ -236,10 +264,10 @@ bool books_timed(const struct books *b)
 
 size_t books_n_routines(const struct books *b)
 {
-	return acct_n_routines(b->gross[CLOCK_KIND_CPU]);
+	return acct_n_routines(b->a);
 }
 
 uint64_t books_total_calls(const struct books *b)
 {
-	return acct_total_calls(b->gross[CLOCK_KIND_CPU]);
+	return acct_total_calls(b->a);
 }

@@ -5,7 +5,9 @@
  * been traced (patches removed, hooked return addresses put back).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -113,8 +115,39 @@ static void say_eperm(pid_t pid, const char *comm)
 			 comm);
 }
 
+/*
+ * The machine of process pid's executable (its ELF header, through
+ * /proc/PID/exe): "" when x86-64 or unreadable (the reading that follows
+ * says why), else what it is.
+ */
+static const char *foreign_machine(int pid)
+{
+	unsigned char h[EI_NIDENT + 4];
+	char link[48];
+	int fd;
+	ssize_t n;
+	uint16_t m;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "";
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n < (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return "";
+	m = (uint16_t)(h[EI_DATA] == ELFDATA2MSB ? h[EI_NIDENT + 2] << 8 | h[EI_NIDENT + 3]
+						   : h[EI_NIDENT + 3] << 8 | h[EI_NIDENT + 2]);
+	if (h[EI_CLASS] == ELFCLASS32)
+		return m == EM_386 ? "a 32-bit process (i386)" : "a 32-bit process";
+	if (m != EM_X86_64)
+		return "a process of another machine";
+	return "";
+}
+
 int trace_attach_check(int pid, char **path)
 {
+	const char *foreign;
 	char comm[64], state[64], link[48], exe[PATH_MAX];
 	pid_t tracer;
 	ssize_t len;
@@ -149,6 +182,11 @@ int trace_attach_check(int pid, char **path)
 
 		snprintf(what, sizeof(what), "-p %d (%s)", pid, comm);
 		precheck_say_traced(what, tracer);
+		return EXIT_FS_CANNOT;
+	}
+	foreign = foreign_machine(pid);
+	if (foreign[0]) {
+		fs_error("-p %d (%s): %s: fortstat times x86-64 programs only", pid, comm, foreign);
 		return EXIT_FS_CANNOT;
 	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);

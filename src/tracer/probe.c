@@ -67,7 +67,7 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 	uint64_t gs = 1;
 
 	tr->ps->probes = false;
-	if (!tr->o->probes || tr->o->follow || !tr->page || !tr->ps->page_addr ||
+	if (!tr->o->probes || !tr->page || !tr->ps->page_addr ||
 	    tr->ev_size < PROBE_MEM_SIZE)
 		return;
 	if (tr->tsc_ns <= 0) {
@@ -134,9 +134,13 @@ void probe_release(struct tracer *tr)
 {
 	if (!tr->ps->probes || tr->ps->no_rewrite)
 		return;
-	for (int k = 1; k < PROBE_AREAS; k++)
-		if (tr->area_used[k])
-			*hdr(area_mem(tr, k), PROBE_FLAGS) = 0;
+	/* the current process's threads (with -f, another's make their own check) */
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *o = thr_at(tr, i);
+
+		if (o && o->proc == tr->cur && o->area > 0 && o->area < PROBE_AREAS)
+			*hdr(area_mem(tr, o->area), PROBE_FLAGS) = 0;
+	}
 }
 
 /*
@@ -182,28 +186,49 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * switch records) scaled to what its CPU clock advanced. Without the
  * records, the CPU clock is spread over the elapsed time.
  */
-static void stamp_at(const struct tracer *tr, const struct tthread *th, uint64_t t, uint64_t t1,
-		     double on_all, struct stamp *s)
-{
-	acct_time_t w0 = th->p_at.t[CLOCK_KIND_WALL], w1 = th->now.t[CLOCK_KIND_WALL];
-	acct_time_t c0 = th->p_at.t[CLOCK_KIND_CPU], c1 = th->now.t[CLOCK_KIND_CPU];
-	double f = 1, on = 1;
+struct stamper {
+	const struct cswitch *cs; /* the thread's records, or NULL */
+	uint64_t tsc0, tsc1;	  /* its last stop's TSC and this one's */
+	double inv_dt;		  /* 1 / (tsc1 - tsc0), or 0: no time of its own */
+	acct_time_t w0, w1, c0, c1;
+	double on_all, inv_on_all; /* ns it ran between the stops (by the records) */
+};
 
-	if (!tr->probe_no_tsc && t1 > th->p_tsc) /* rdtsc forbidden: no time of its own */
-		f = t <= th->p_tsc ? 0
-		    : t >= t1	   ? 1
-				   : (double)(t - th->p_tsc) / (double)(t1 - th->p_tsc);
+static void stamper_init(struct stamper *sp, const struct tracer *tr, const struct tthread *th,
+			 uint64_t t1, double on_all)
+{
+	sp->cs = th->cs.fd >= 0 && !th->cs.lost ? &th->cs : NULL;
+	sp->tsc0 = th->p_tsc;
+	sp->tsc1 = t1;
+	/* rdtsc forbidden: no time of its own */
+	sp->inv_dt = !tr->probe_no_tsc && t1 > th->p_tsc ? 1 / (double)(t1 - th->p_tsc) : 0;
+	sp->w0 = th->p_at.t[CLOCK_KIND_WALL];
+	sp->w1 = th->now.t[CLOCK_KIND_WALL];
+	sp->c0 = th->p_at.t[CLOCK_KIND_CPU];
+	sp->c1 = th->now.t[CLOCK_KIND_CPU];
+	if (!(sp->w1 > sp->w0))
+		sp->cs = NULL;
+	sp->on_all = sp->cs ? on_all : 1;
+	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
+}
+
+static void stamp_at(const struct stamper *sp, uint64_t t, struct stamp *s)
+{
+	acct_time_t w0 = sp->w0, w1 = sp->w1, c0 = sp->c0, c1 = sp->c1;
+	double f = 1, on;
+
+	if (sp->inv_dt > 0)
+		f = t <= sp->tsc0 ? 0 : t >= sp->tsc1 ? 1 : (double)(t - sp->tsc0) * sp->inv_dt;
 	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
-	if (th->cs.fd >= 0 && !th->cs.lost && w1 > w0) {
+	if (sp->cs)
 		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
-		     (double)cswitch_off(&th->cs, w0, s->t[CLOCK_KIND_WALL]);
-	} else {
+		     (double)cswitch_off(sp->cs, w0, s->t[CLOCK_KIND_WALL]);
+	else
 		on = f;
-		on_all = 1;
-	}
 	s->t[CLOCK_KIND_CPU] =
-	    c1 > c0 && on_all > 0 && on > 0
-		? c0 + (acct_time_t)((on >= on_all ? 1 : on / on_all) * (double)(c1 - c0))
+	    c1 > c0 && sp->on_all > 0 && on > 0
+		? c0 + (acct_time_t)((on >= sp->on_all ? 1 : on * sp->inv_on_all) *
+				     (double)(c1 - c0))
 		: c0;
 }
 
@@ -238,20 +263,18 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
  */
 static void throttle(struct tracer *tr)
 {
-	const struct acct *net = books_acct(tr->ps->books, CLOCK_KIND_CPU, true);
-	const struct acct_routine *r;
+	const struct books *b = tr->ps->books;
+	const struct acct_routine *r = acct_routines(books_acct(b, CLOCK_KIND_CPU, false));
 	static const uint8_t one = 1;
 
-	if (!net)
-		net = books_acct(tr->ps->books, CLOCK_KIND_CPU, false);
-	r = acct_routines(net);
 	for (size_t j = 0; j < tr->ps->n_patches; j++) {
 		struct patch *p = &tr->ps->patches[j];
 		struct routine *rt;
 
 		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE ||
 		    r[p->routine].calls < tr->o->throttle_calls ||
-		    (double)r[p->routine].self >= tr->o->throttle_ns * (double)r[p->routine].calls)
+		    (double)books_self(b, CLOCK_KIND_CPU, true, p->routine) >=
+			tr->o->throttle_ns * (double)r[p->routine].calls)
 			continue;
 		if (mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
@@ -261,17 +284,18 @@ static void throttle(struct tracer *tr)
 		rt->throttled_at = r[p->routine].calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
-			(double)r[p->routine].self / (double)r[p->routine].calls / 1e3);
+			(double)books_self(b, CLOCK_KIND_CPU, true, p->routine) /
+			    (double)r[p->routine].calls / 1e3);
 	}
 }
 
 /* One event, checked: an entry of a live probe stub, or a return. */
-static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t t1,
-		 double on_all, const struct stamp *now)
+static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
+		 const struct stamper *sp, const struct stamp *now)
 {
 	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
 
-	stamp_at(tr, th, e->tsc, t1, on_all, &th->now);
+	stamp_at(sp, e->tsc, &th->now);
 	/* what the probe cost the thread: the calibration's, made with probes too */
 	books_stop_cost(tr->ps->books, th->tid, tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
@@ -292,6 +316,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	struct stamp now = th->now;
 	double on_all = 1;
 	struct probe_event *ring;
+	struct stamper sp;
 	size_t n = 0;
 	uint8_t *a;
 
@@ -313,6 +338,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	/* The program may have written anything: at most one ring's worth. */
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
+	stamper_init(&sp, tr, th, t1, on_all);
 	for (; tail != head; tail++, n++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 		struct probe_event copy = *e;
@@ -320,7 +346,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
 		e->word = 0;
-		take(tr, th, &copy, t1, on_all, &now);
+		take(tr, th, &copy, &sp, &now);
 	}
 	*hdr(a, PROBE_TAIL) = tail;
 	tr->n_probe_events += n;

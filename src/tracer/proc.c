@@ -130,6 +130,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.go = go_dup(tr->ps->go);
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
 	u64map_dup(&ns.callret, &tr->ps->callret);
+	u64map_dup(&ns.pfull, &tr->ps->pfull);
 	memset(&ns.retsite, 0, sizeof(ns.retsite));
 	memset(&ns.orphans, 0, sizeof(ns.orphans));
 	ns.mods = xmalloc((ns.n_mods ? ns.n_mods : 1) * sizeof(*ns.mods));
@@ -145,7 +146,8 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.own_st = false;
 	ns.ended = false;
 	ps_switch(tr, ps_add(tr, &ns));
-	thr_new(tr, pid);
+	/* its own area: the parent's, shared memory, stays the parent's */
+	probe_thread_new(tr, thr_new(tr, pid), true);
 	if (tr->o->pin == PIN_AUTO)
 		unpin_all(tr, pid);
 	fs_info(1, "forked child %d: followed", (int)pid);
@@ -215,6 +217,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	ns.wall0 = wall_now();
 	ps_switch(tr, ps_add(tr, &ns));
 	th->proc = tr->cur;
+	probe_thread_gone(tr, th); /* the old image's area: the new one gets its own */
 	if (!st->n && (!tr->o->n_libs || st->is_static)) {
 		fs_info(1, "process %d exec'ed %s: no symbols, followed untimed", (int)pid, path);
 		return;
@@ -226,6 +229,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		ptrace(PTRACE_DETACH, pid, 0, 0);
 		return;
 	}
+	probe_thread_new(tr, th, true);
 	fs_info(1, "process %d exec'ed %s: followed", (int)pid, path);
 }
 
@@ -272,6 +276,7 @@ static void pend_settle(struct tracer *tr, struct pending *p)
 			ps_switch(tr, pth->proc);
 		th = thr_new(tr, p->pid);
 		th->vfork_child = true;
+		probe_thread_new(tr, th, false); /* it runs on our stack: its calls trap */
 		ptrace(PTRACE_CONT, p->pid, 0, 0);
 	}
 	pend_drop(tr, p);

@@ -123,15 +123,28 @@ void frames_undo(struct tracer *tr, int fd, pid_t tid)
  * another stack (swapcontext): close them, but keep their return addresses,
  * so that a return through a slot of another stack still finds its way.
  */
-static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
+static bool unwind_below_top(struct tracer *tr, struct tthread *th, uint64_t sp,
+			     uint64_t *top_slot)
 {
 	uint32_t routine;
 	uint64_t slot, ret;
 
-	while (books_top(tr->ps->books, th->tid, &routine, &slot, &ret) == 0 && slot < sp) {
+	while (books_top(tr->ps->books, th->tid, &routine, &slot, &ret) == 0) {
+		if (slot >= sp) {
+			*top_slot = slot;
+			return true;
+		}
 		ev_leave(tr, th, &ret);
 		u64map_put(&tr->ps->orphans, slot, ret);
 	}
+	return false;
+}
+
+static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
+{
+	uint64_t top;
+
+	unwind_below_top(tr, th, sp, &top);
 }
 
 /*
@@ -143,19 +156,16 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
 void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
 		    uint64_t ret, bool chained)
 {
-	uint32_t top;
-	uint64_t top_slot, top_ret, old;
+	uint64_t top_slot, old;
 
-	unwind_below(tr, th, slot);
 	if (chained) {
-		if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 &&
-		    top_slot == slot)
+		if (unwind_below_top(tr, th, slot, &top_slot) && top_slot == slot)
 			ev_chain(tr, th, routine);
 		else
 			ev_count(tr, th, routine);
 		return;
 	}
-	unwind_below(tr, th, slot + 1);
+	unwind_below(tr, th, slot + 1); /* the frames below, then one left in its slot */
 	if (tr->ps->orphans.n && u64map_get(&tr->ps->orphans, slot, &old) && old)
 		u64map_put(&tr->ps->orphans, slot, 0);
 	ev_enter(tr, th, routine, slot, ret);
@@ -164,11 +174,9 @@ void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uin
 /* A return that the trampoline recorded: through the slot of the top frame. */
 void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot)
 {
-	uint32_t top;
-	uint64_t top_slot, top_ret;
+	uint64_t top_slot;
 
-	unwind_below(tr, th, slot);
-	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+	if (unwind_below_top(tr, th, slot, &top_slot) && top_slot == slot)
 		ev_leave(tr, th, NULL);
 }
 

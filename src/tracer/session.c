@@ -163,7 +163,7 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
 	}
 	if ((no_shared && *no_shared != '0') || tr->o->pid)
 		return; /* an attached process inherits nothing of ours */
-	tr->ev_size = tr->o->probes && !tr->o->follow ? PROBE_MEM_SIZE : EV_SIZE;
+	tr->ev_size = tr->o->probes ? PROBE_MEM_SIZE : EV_SIZE;
 	fd = memfd_create("fortstat-events", 0);
 	if (fd >= 0 && ftruncate(fd, (off_t)tr->ev_size) == 0)
 		m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

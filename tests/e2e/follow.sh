@@ -88,5 +88,10 @@ EOT
 	cp b2.csv r.csv
 	expect "$p -f (child)" work 1 leaf 100
 	absent "$p -f (child)" main spawn
+	# Every process is timed by the mechanism asked for (probes: the child in
+	# an area of its own, or its leaf calls would land in its parent's books).
+	"$FORTSTAT" -f --format=json -o m.json "$p" >/dev/null 2>t.err </dev/null
+	[ "$(grep -c "\"mechanism\": \"$MECH\"" m.json)" = 2 ] ||
+		fail "$p -f: mechanisms $(grep '"mechanism"' m.json | tr -d '\n'), expected $MECH twice"
 done
 finish
