@@ -139,7 +139,8 @@ void probe_release(struct tracer *tr)
 		struct tthread *o = thr_at(tr, i);
 
 		if (o && o->proc == tr->cur && o->area > 0 && o->area < PROBE_AREAS)
-			*hdr(area_mem(tr, o->area), PROBE_FLAGS) = 0;
+			*hdr(area_mem(tr, o->area), PROBE_FLAGS) =
+			    o->unhooked ? PROBE_F_TRAP : 0; /* probe_unhooked */
 	}
 }
 
