@@ -771,8 +771,8 @@ START_TEST(stub_refusals)
 {
 	const uint64_t entry = 0x401000, stub_addr = 0x400000, retrap = 0x3ff000;
 	struct insn_stub st;
-	/* test %edi,%edi; jle +2; ... : a branch among the first 5 bytes */
-	static const uint8_t early_branch[] = { 0x85, 0xff, 0x7e, 0x02, 0x31, 0xc0, 0xc3, 0x90 };
+	/* call *%rax; xor %eax,%eax; ret: a call that would return into the stub */
+	static const uint8_t early_branch[] = { 0xff, 0xd0, 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90 };
 	/* xor %eax,%eax; ret: shorter than a jmp */
 	static const uint8_t tiny[] = { 0x31, 0xc0, 0xc3 };
 	/* push %rbp; xor %eax,%eax; inc %eax; ... ; jne entry+1 (into the covered bytes) */
@@ -1315,6 +1315,58 @@ START_TEST(stub_short_entry)
 }
 END_TEST
 
+/*
+ * A jcc and a ret among the covered bytes, not last (test %edi,%edi; jne;
+ * xor %eax,%eax; ret): the jcc re-encoded to its own target, the ret run
+ * in the stub. And a routine that is a load and a ret (5 bytes).
+ */
+START_TEST(stub_moves_branch_and_ret)
+{
+	static const uint8_t early[] = {
+		0x85, 0xff,			/* 0x0 test %edi,%edi */
+		0x75, 0x03,			/* 0x2 jne 0x7 */
+		0x31, 0xc0,			/* 0x4 xor %eax,%eax */
+		0xc3,				/* 0x6 ret */
+		0xb8, 0x05, 0x00, 0x00, 0x00,	/* 0x7 mov $5,%eax */
+		0xc3,				/* 0xc ret */
+	};
+	static const uint8_t status[] = {
+		0x0f, 0xb6, 0x47, 0x0a, /* movzbl 0xa(%rdi),%eax */
+		0xc3,			/* ret */
+	};
+	static const uint8_t bytes[16] = { [10] = 0x2a };
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(uint64_t), (*get)(const uint8_t *);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, early, sizeof(early));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(early), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 6);
+	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, "\x0f\x85", 2)); /* jne rel32 */
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t (*)(uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(0) & 0xffffffff, 0);
+	ck_assert_uint_eq(fn(1) & 0xffffffff, 5);
+
+	memcpy(pg + 0x100, status, sizeof(status));
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(status), base + 0x100, base + 0x900, 0, 0,
+					2, NULL, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+	memcpy(pg + 0x900, st.code, st.code_len);
+	memcpy(pg + 0x100, st.jmp, st.len);
+	pg[0x900 + st.trap_off] = 0x90;
+	get = (uint64_t (*)(const uint8_t *))(uintptr_t)(pg + 0x100);
+	ck_assert_uint_eq(get(bytes) & 0xffffffff, 0x2a);
+	munmap(pg, 8192);
+}
+END_TEST
+
 START_TEST(stub_count)
 {
 	uint8_t *pg;
@@ -1409,6 +1461,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_count);
 	tcase_add_test(tc, stub_moves_jcc);
 	tcase_add_test(tc, stub_emulates_call);
+	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
 	suite_add_tcase(s, tc);
 

@@ -466,15 +466,22 @@ static int movable_branch(const cs_insn *in)
 	return jcc_cond(x);
 }
 
-/* The whole instructions in[0..] that cover the jmp's 5 bytes, none a branch. */
+/*
+ * The whole instructions in[0..] that cover the jmp's 5 bytes. Branches
+ * among them: a relative jcc or jmp anywhere (re-encoded with a 32-bit
+ * displacement: test %edx,%edx; jne ...; xor %eax,%eax at an entry), a
+ * `ret` anywhere (it runs in the stub as it would have in the routine);
+ * an indirect jmp or a relative call only last (a call in the middle would
+ * return into the stub, where no unwinder finds the routine).
+ */
 static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 {
 	for (size_t k = 0; stub->len < 5 && k < n; k++) {
 		bool last = stub->len + in[k].size >= 5;
+		int mb = movable_branch(&in[k]);
 
-		/* An indirect jmp, a relative jcc or jmp may end the covered bytes. */
-		if (is_control(&in[k]) &&
-		    !(last && (is_indirect_jmp(&in[k]) || movable_branch(&in[k]) >= 0)))
+		if (is_control(&in[k]) && !(mb >= 0 && mb <= 16) && in[k].id != X86_INS_RET &&
+		    !(last && (is_indirect_jmp(&in[k]) || mb == 17)))
 			return stub_refuse(stub, among_first);
 		stub->len += in[k].size;
 	}
