@@ -26,6 +26,7 @@ struct options {
 	const char *svg;	  /* --svg: flame graph file, or NULL */
 	bool no_correct;	  /* --no-correct: gross times */
 	bool probes;		  /* --probes (--traps: false, the default) */
+	bool mech_asked;	  /* --probes, --traps or FORTSTAT_MECHANISM said which */
 	uint64_t throttle_calls;  /* --throttle=CALLS,USEC (0: --no-throttle) */
 	double throttle_usec;
 	bool count_only;	  /* -c */

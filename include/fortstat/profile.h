@@ -124,6 +124,8 @@ struct profile_section {
 	double total_s[FS_N_CLOCKS];
 	bool count_only; /* calls were counted, not timed: no time is meaningful */
 	bool running;	 /* a snapshot: it still ran (exit_status means nothing yet) */
+	bool probes;	 /* its calls were recorded in-process (--probes), not by stops */
+	uint64_t probe_events; /* ... how many entries and returns (calls with -c) */
 	/*
 	 * The clocks this section has times of: both for a traced run; a clock
 	 * not known (a report that had one clock only) has zero times.
@@ -148,8 +150,6 @@ struct profile {
 	double f1_ns[FS_N_CLOCKS];
 	double f2_ns[FS_N_CLOCKS];
 	uint64_t stops_measured; /* segments whose measured cost gave f1 = f2; 0: calibration */
-	bool probes;		 /* calls recorded in-process (--probes), not by stops */
-	uint64_t probe_events;	 /* ... how many entries and returns (calls with -c) */
 	struct profile_section *sections; /* the program first; with -f the others follow */
 	size_t n_sections;
 	bool ranked;	/* fortstat ran as one rank of an MPI job (rank.h): */
@@ -165,6 +165,8 @@ struct profile_facts {
 	double total_s[FS_N_CLOCKS];
 	bool count_only;
 	bool running;	  /* a snapshot of a process still running */
+	bool probes;	  /* as in profile_section */
+	uint64_t probe_events;
 	const char *note; /* may be NULL */
 	bool attached, detached; /* as in profile_section */
 	const char *active;	 /* may be NULL */

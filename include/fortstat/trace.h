@@ -90,6 +90,8 @@ struct trace_section {
 	bool counted_only;
 	bool execed;	     /* it ended by exec'ing a new image (a section follows) */
 	bool running;	     /* a snapshot's: it has not ended yet */
+	bool probes;	     /* as in trace_result, for this process */
+	uint64_t probe_events;
 	char note[160];
 };
 

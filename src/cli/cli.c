@@ -111,7 +111,7 @@ void cli_usage(FILE *out)
 	      "      --traps          time with a SIGTRAP at every entry and return (default)\n"
 	      "      --probes         time in-process: the program records its entries and\n"
 	      "                       returns in memory shared with fortstat; stops only\n"
-	      "                       for rare events (experimental; not with -f)\n"
+	      "                       for rare events (experimental; not with -p)\n"
 	      "      --throttle=CALLS,USEC  with --probes, a routine called CALLS times\n"
 	      "                       whose mean self time is under USEC microseconds is\n"
 	      "                       counted from then on, not timed (default 100000,10)\n"
@@ -200,6 +200,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
 	mech = getenv("FORTSTAT_MECHANISM");
 	if (mech && *mech) {
+		o->mech_asked = true;
 		if (!strcmp(mech, "probes"))
 			o->probes = true;
 		else if (strcmp(mech, "traps"))
@@ -302,9 +303,11 @@ int cli_parse(int argc, char **argv, struct options *o)
 		}
 		case OPT_PROBES:
 			o->probes = true;
+			o->mech_asked = true;
 			break;
 		case OPT_TRAPS:
 			o->probes = false;
+			o->mech_asked = true;
 			break;
 		case OPT_THROTTLE: {
 			char *end;

@@ -301,8 +301,6 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 	f1[alt] = cal->alt_f1_ns;
 	f2[alt] = cal->alt_f2_ns;
 	p = profile_new(o->argv, f1, f2, stops_measured, !o->no_correct);
-	p->probes = res->probes;
-	p->probe_events = res->probe_events;
 	p->ranked = s->rank.known;
 	p->rank = s->rank.rank;
 	p->size = s->rank.size;
@@ -313,6 +311,8 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 				   .term_signal = res->term_signal,
 				   .count_only = res->counted_only,
 				   .running = res->running,
+				   .probes = res->probes,
+				   .probe_events = res->probe_events,
 				   .note = res->note[0] ? res->note : NULL,
 				   .attached = res->attached,
 				   .detached = res->detached,
@@ -333,6 +333,8 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 					   .term_signal = sec->term_signal,
 					   .count_only = sec->counted_only,
 					   .running = sec->running,
+					   .probes = sec->probes,
+					   .probe_events = sec->probe_events,
 					   .note = sec->note[0] ? sec->note : NULL};
 		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
 		free(label);
@@ -566,15 +568,21 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
-	if (s.trace.probes && trace_is_go(&s.st)) {
-		/* The probes' trampoline would be a return address on a Go stack. */
-		fs_warn("--probes: not for a Go program (its runtime reads return addresses): traps "
-			"instead");
-		s.trace.probes = false;
-	}
-	if (s.trace.probes && s.o.pid) {
-		fs_warn("--probes: not with -p yet (a running program's threads are timed by "
-			"traps)");
+	if (s.trace.probes && (trace_is_go(&s.st) || s.o.pid)) {
+		/*
+		 * The probes' trampoline would be a return address on a Go stack;
+		 * an attached process is not set up for them yet. Said as a
+		 * warning when the probes were asked for, under -v otherwise.
+		 */
+		const char *why = s.o.pid ? "not with -p yet (a running program's threads are timed "
+					    "by traps)"
+					  : "not for a Go program (its runtime reads return "
+					    "addresses): traps instead";
+
+		if (s.o.mech_asked)
+			fs_warn("--probes: %s", why);
+		else
+			fs_info(1, "--probes: %s", why);
 		s.trace.probes = false;
 	}
 	calibrate(&s);

@@ -252,8 +252,8 @@ static void json_head(FILE *out, const struct report *rp)
 	fputs(",\n  \"f2_ns\": ", out);
 	json_ns(out, p->f2_ns[rp->c]);
 	fprintf(out, ",\n  \"stops_measured\": %" PRIu64, p->stops_measured);
-	fprintf(out, ",\n  \"mechanism\": \"%s\"", p->probes ? "probes" : "traps");
-	fprintf(out, ",\n  \"probe_events\": %" PRIu64, p->probe_events);
+	fprintf(out, ",\n  \"mechanism\": \"%s\"", sec->probes ? "probes" : "traps");
+	fprintf(out, ",\n  \"probe_events\": %" PRIu64, sec->probe_events);
 	fputs(",\n  \"total_time_s\": ", out);
 	json_secs(out, rp->total_s, true);
 	fputs(",\n  \"gross_total_time_s\": ", out);

@@ -355,6 +355,8 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 		sec->clock_known[c] = bd.known[c];
 	}
 	sec->count_only = f->count_only;
+	sec->probes = f->probes;
+	sec->probe_events = f->probe_events;
 	sec->note = dup_or_null(f->note);
 	sec->attached = f->attached;
 	sec->detached = f->detached;

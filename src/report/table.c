@@ -299,7 +299,9 @@ static void table_attached(FILE *out, const struct report *rp)
 
 	fprintf(out, "fortstat: attached to %d (%s), %.1f s", sec->pid,
 		sec->label ? sec->label : "?", sec->total_s[CLOCK_KIND_WALL]);
-	if (sec->term_signal)
+	if (sec->running)
+		fputs(", running", out); /* a snapshot's */
+	else if (sec->term_signal)
 		fprintf(out, ", killed by signal %d", sec->term_signal);
 	else if (!sec->detached)
 		fprintf(out, ", exit status %d", sec->exit_status);

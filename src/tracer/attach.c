@@ -17,6 +17,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +30,10 @@
 #include "fortstat/util.h"
 #include "tracer.h"
 
-/* The signal that asked to detach (SIGINT, SIGTERM, SIGHUP, SIGALRM: --duration), 0: none. */
+/*
+ * The signal that asked to detach (SIGINT, SIGTERM, SIGHUP; SIGRTMIN: the
+ * --duration timer, SIGALRM being the ticker's), 0: none.
+ */
 static volatile sig_atomic_t detach_sig;
 static volatile pid_t detach_wake; /* the thread to interrupt so that waitpid returns */
 
@@ -555,6 +559,7 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 	for (size_t i = 0; !err && i < tr->thr.cap; i++)
 		if (thr_at(tr, i))
 			active_routines(tr, thr_at(tr, i)->tid, &res->active);
+	tr->attach_active = res->active; /* for the snapshots' headers */
 	tr->avoid_pc = NULL;
 	tr->n_avoid = 0;
 	free(a.v);
@@ -702,7 +707,11 @@ static void attach_loop(struct tracer *tr, pid_t *tid, int *status)
 {
 	*tid = 0;
 	while (!tr->done && !detach_sig) {
-		pid_t w = waitpid(-1, status, __WALL);
+		pid_t w;
+
+		if (ticker_pending)
+			ticker_poll(tr); /* a snapshot, the status line */
+		w = waitpid(-1, status, __WALL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -724,23 +733,27 @@ static const char *sig_name(int sig)
 /* Attached, patched, timed until the end or a detach: into tr and res. */
 static void attach_run(struct tracer *tr, const char *path, struct trace_result *res)
 {
-	struct itimerval it = {0};
+	struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN};
+	struct itimerspec it = {0};
+	timer_t timer;
+	bool timed = false;
 	pid_t tid;
 	int status = 0;
 
 	tr->ps->wall0 = wall_now();
-	if (tr->o->duration_s > 0) {
+	if (tr->o->duration_s > 0 && timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0) {
 		it.it_value.tv_sec = (time_t)tr->o->duration_s;
-		it.it_value.tv_usec =
-		    (suseconds_t)((tr->o->duration_s - (double)it.it_value.tv_sec) * 1e6);
-		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
-			it.it_value.tv_usec = 1;
-		setitimer(ITIMER_REAL, &it, NULL);
+		it.it_value.tv_nsec = (long)((tr->o->duration_s - (double)it.it_value.tv_sec) * 1e9);
+		if (!it.it_value.tv_sec && !it.it_value.tv_nsec)
+			it.it_value.tv_nsec = 1;
+		timed = timer_settime(timer, 0, &it, NULL) == 0;
 	}
 	release_all(tr);
+	ticker_start(tr, path);
 	attach_loop(tr, &tid, &status);
-	memset(&it, 0, sizeof(it));
-	setitimer(ITIMER_REAL, &it, NULL);
+	ticker_stop(tr);
+	if (timed)
+		timer_delete(timer);
 	if (!tr->done) {
 		hold_all(tr, tid, status);
 		if (!tr->done && tr->thr.n) {
@@ -752,7 +765,7 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 	if (res->detached) {
 		int sig = detach_sig;
 
-		if (sig == SIGALRM)
+		if (sig == SIGRTMIN)
 			snprintf(res->note, sizeof(res->note),
 				 "detached after --duration=%g: the program runs on untraced",
 				 tr->o->duration_s);
@@ -770,7 +783,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	struct tracer tr = {.o = o, .names = names, .exclude = exclude};
 	const struct pstate init = {.st = st, .books = books, .memfd = -1};
 	struct sigaction sa = {.sa_handler = on_detach_signal}, old[4];
-	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGALRM};
+	const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGRTMIN};
 	char path[PATH_MAX], link[48];
 	ssize_t len;
 	int err;

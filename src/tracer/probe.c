@@ -251,7 +251,7 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
 		/* counted away from the stack: -c has none; a throttled routine's caller is unknown
 		 */
 		books_count_n(tr->ps->books, th->tid, p->routine, c, true);
-		tr->n_probe_events += c;
+		tr->ps->n_probe_events += c;
 	}
 }
 
@@ -350,7 +350,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		take(tr, th, &copy, &sp, &now);
 	}
 	*hdr(a, PROBE_TAIL) = tail;
-	tr->n_probe_events += n;
+	tr->ps->n_probe_events += n;
 	th->p_tsc = t1;
 	th->p_at = th->now;
 	if (th->cs.fd >= 0)

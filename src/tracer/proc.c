@@ -141,6 +141,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 		ns.mods[i].name = xstrdup(tr->ps->mods[i].name);
 	}
 	ns.cpu_total_ns = 0;
+	ns.n_probe_events = 0;
 	ns.wall0 = wall_now();
 	ns.path = NULL;
 	ns.own_st = false;

@@ -128,6 +128,8 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	sec->total_s[CLOCK_KIND_WALL] = wall_s;
 	sec->counted_only = ps->no_rewrite;
 	sec->execed = ps->execed;
+	sec->probes = ps->probes;
+	sec->probe_events = ps->n_probe_events;
 	if (ps->execed)
 		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
 	if (WIFSIGNALED(ps->status)) {
@@ -284,7 +286,7 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
 			tr->n_refused, tr->n_refused == 1 ? "" : "s");
 	res->probes = tr->procs[0]->probes;
-	res->probe_events = tr->n_probe_events;
+	res->probe_events = tr->procs[0]->n_probe_events;
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res->seg_n = tr->seg[1]->n;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

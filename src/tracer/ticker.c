@@ -215,6 +215,8 @@ static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct tra
 	sec->counted_only = ps->no_rewrite;
 	sec->execed = ps->execed;
 	sec->running = !ps->ended;
+	sec->probes = ps->probes;
+	sec->probe_events = ps->n_probe_events;
 	if (!ps->ended)
 		snprintf(sec->note, sizeof(sec->note),
 			 "snapshot after %.3f s: still running (its running clocks INCOMPLETE)",
@@ -248,8 +250,12 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	snprintf(res.note, sizeof(res.note), "%s", main_sec.note);
 	res.n_patched = tr->procs[0]->n_patches;
 	res.probes = tr->procs[0]->probes;
-	res.probe_events = tr->n_probe_events;
+	res.probe_events = tr->procs[0]->n_probe_events;
 	res.n_refused = tr->n_refused;
+	if (tr->o->pid) { /* -p: said so, and what ran at attach */
+		res.attached = true;
+		res.active = tr->attach_active ? xstrdup(tr->attach_active) : NULL;
+	}
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res.seg_n = tr->seg[1]->n;
 		res.seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

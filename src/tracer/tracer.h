@@ -147,6 +147,7 @@ struct pstate {
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */
 	bool probes;	       /* in-process probes (probe.c): its stubs record, no stop */
+	uint64_t n_probe_events; /* events (calls, -c) read from its threads' areas */
 	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
 	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
 	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
@@ -198,11 +199,11 @@ struct tracer {
 	size_t n_avoid;
 	size_t ev_size;		     /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
 	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
-	uint64_t n_probe_events;	/* events read from the rings */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 	bool cs_said;			/* no context-switch records: said once */
 	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
+	const char *attach_active;	/* -p: the routines active at attach (the result's) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */

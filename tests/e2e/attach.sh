@@ -151,7 +151,8 @@ near "SIGINT: tick (${sec} s)" "$got" "$(ticks int.out "$sec" "$end")"
 reap int
 same_as_untraced int
 
-# SIGTERM to fortstat detaches too; the header's seconds say how long.
+# SIGUSR1 to an attached fortstat writes a snapshot (running, the ticks so
+# far) into -o; SIGTERM detaches, and the final report replaces it.
 start term "$prog" 300
 "$FORTSTAT" -c -v -p "$pid" -o rep.txt 2>fs.err &
 fs=$!
@@ -163,11 +164,24 @@ while ! grep -q 'attached to' fs.err; do
 	sleep 0.05
 done
 sleep 0.7
+kill -USR1 "$fs"
+i=0
+while ! grep -q 'snapshot after' rep.txt 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { fail "SIGUSR1: no snapshot: $(cat fs.err)"; break; }
+	sleep 0.05
+done
+grep -q "^fortstat: attached to $pid (.*), [0-9.]* s, running, count only\$" rep.txt ||
+	fail "SIGUSR1: snapshot header: $(head -n 1 rep.txt)"
+got=$(awk '$1 == "tick" { print $2 }' rep.txt)
+[ "${got:-0}" -ge 30 ] && [ "${got:-0}" -le 400 ] ||
+	fail "SIGUSR1: tick called ${got:-never} times in the snapshot (0.7 s at 100 a second)"
 kill -TERM "$fs"
 wait "$fs"
 rc=$?
 [ "$rc" = 0 ] || fail "SIGTERM: fortstat exited $rc, expected 0"
 grep -q '^fortstat: detached on SIGTERM' rep.txt || fail "SIGTERM: no note: $(head -n 3 rep.txt)"
+grep -q 'snapshot after' rep.txt && fail "SIGTERM: the snapshot was not replaced by the report"
 reap term
 same_as_untraced term
 
@@ -317,6 +331,11 @@ if [ -x "$BIN/sleep32" ]; then
 	"$BIN/sleep32" &
 	pid=$!
 	pids="$pids $pid"
+	i=0
+	while [ "$(readlink "/proc/$pid/exe")" = "$(readlink /proc/$$/exe)" ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05 # until the child shell has exec'ed it
+	done
 	bad "32-bit" 126 "^fortstat: error: -p $pid (sleep32): a 32-bit process (i386): fortstat times x86-64 programs only\$" -p "$pid"
 	[ "$(tracer_of "$pid")" = 0 ] || fail "32-bit: left traced"
 	kill "$pid"

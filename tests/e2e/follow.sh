@@ -93,5 +93,10 @@ EOT
 	"$FORTSTAT" -f --format=json -o m.json "$p" >/dev/null 2>t.err </dev/null
 	[ "$(grep -c "\"mechanism\": \"$MECH\"" m.json)" = 2 ] ||
 		fail "$p -f: mechanisms $(grep '"mechanism"' m.json | tr -d '\n'), expected $MECH twice"
+	# ... and counts its own events: 24 calls in the program, 101 in the child.
+	if [ "$MECH" = probes ]; then
+		[ "$(grep '"probe_events"' m.json | tr -d ' \n')" = '"probe_events":48,"probe_events":202,' ] ||
+			fail "$p -f: probe events $(grep '"probe_events"' m.json | tr -d ' \n'), expected 48 and 202"
+	fi
 done
 finish
