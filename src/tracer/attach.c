@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -149,7 +150,21 @@ static const char *foreign_machine(int pid)
 	return "";
 }
 
-int trace_attach_check(int pid, char **path)
+/* The device and inode of process pid's executable; false when it cannot be read. */
+static bool exe_identity(int pid, uint64_t *dev, uint64_t *ino)
+{
+	char link[48];
+	struct stat sb;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	if (stat(link, &sb) < 0)
+		return false;
+	*dev = (uint64_t)sb.st_dev;
+	*ino = (uint64_t)sb.st_ino;
+	return true;
+}
+
+int trace_attach_check(int pid, char **path, uint64_t *dev, uint64_t *ino)
 {
 	const char *foreign;
 	char comm[64], state[64], link[48], exe[PATH_MAX];
@@ -204,6 +219,8 @@ int trace_attach_check(int pid, char **path)
 		return EXIT_FS_CANNOT;
 	}
 	exe[len] = '\0';
+	*dev = *ino = 0;
+	exe_identity(pid, dev, ino);
 	*path = xstrdup(exe);
 	return 0;
 }
@@ -821,6 +838,18 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 		err = tr.ps->memfd < 0 ? tr.ps->memfd : 0;
 		if (err)
 			fs_error("-p %d: cannot open its memory: %s", o->pid, strerror(-err));
+	}
+	if (!err && o->exe_ino) {
+		/* The symbols read are of the file it ran then: it may have exec'ed since. */
+		uint64_t dev = 0, ino = 0;
+
+		if (!exe_identity(o->pid, &dev, &ino) || dev != o->exe_dev || ino != o->exe_ino) {
+			fs_error("-p %d: it exec'ed another program while fortstat attached: nothing "
+				 "patched; try again",
+				 o->pid);
+			err = -ESTALE;
+			res->exit_status = EXIT_FS_CANNOT;
+		}
 	}
 	if (!err) {
 		fs_info(1, "attached to %d (%s): %zu threads", o->pid, path, tr.thr.n);
