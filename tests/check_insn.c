@@ -731,7 +731,8 @@ START_TEST(stub_layout)
 	struct insn_stub st;
 	uint8_t fn[sizeof(frame42) + 4];
 
-	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), entry, stub_addr, retrap, 0, 0, &st), 0);
+	ck_assert_int_eq(
+	    insn_plan_stub(frame42, sizeof(frame42), entry, stub_addr, retrap, 0, 0, NULL, &st), 0);
 	ck_assert_uint_eq(st.addr, entry);
 	ck_assert_uint_eq(st.len, 9); /* push, mov, mov $42: whole instructions */
 	ck_assert_uint_eq(st.jmp[0], 0xe9);
@@ -753,14 +754,14 @@ START_TEST(stub_layout)
 
 	/* a library's stub, far from the program's return trap */
 	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7f0000401000ULL,
-					0x7f0000400000ULL, retrap, 0, 0, &st),
+					0x7f0000400000ULL, retrap, 0, 0, NULL, &st),
 			 0);
 	ck_assert_mem_eq(st.code + 12, &retrap, 8);
 
 	/* endbr64 stays at the entry: the jmp goes after it */
 	memcpy(fn, (const uint8_t[]){ 0xf3, 0x0f, 0x1e, 0xfa }, 4);
 	memcpy(fn + 4, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, 0, 0, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, 0, 0, NULL, &st), 0);
 	ck_assert_uint_eq(st.addr, entry + 4);
 	ck_assert_uint_eq(st.len, 9);
 }
@@ -770,8 +771,8 @@ START_TEST(stub_refusals)
 {
 	const uint64_t entry = 0x401000, stub_addr = 0x400000, retrap = 0x3ff000;
 	struct insn_stub st;
-	/* test %edi,%edi; jle +2; ... : a branch among the first 5 bytes */
-	static const uint8_t early_branch[] = { 0x85, 0xff, 0x7e, 0x02, 0x31, 0xc0, 0xc3, 0x90 };
+	/* call *%rax; xor %eax,%eax; ret: a call that would return into the stub */
+	static const uint8_t early_branch[] = { 0xff, 0xd0, 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90 };
 	/* xor %eax,%eax; ret: shorter than a jmp */
 	static const uint8_t tiny[] = { 0x31, 0xc0, 0xc3 };
 	/* push %rbp; xor %eax,%eax; inc %eax; ... ; jne entry+1 (into the covered bytes) */
@@ -782,19 +783,19 @@ START_TEST(stub_refusals)
 	static const uint8_t far[] = { 0x48, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x70, 0xc3 };
 
 	ck_assert_int_eq(insn_plan_stub(early_branch, sizeof(early_branch), entry, stub_addr,
-					retrap, 0, 0, &st), 1);
+					retrap, 0, 0, NULL, &st), 1);
 	ck_assert_str_eq(st.reason, "a branch among the first 5 bytes");
-	ck_assert_int_eq(insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, 0, 0, &st), 1);
+	ck_assert_int_eq(insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, 0, 0, NULL, &st), 1);
 	ck_assert_ptr_nonnull(st.reason);
-	ck_assert_int_eq(insn_plan_stub(loop_in, sizeof(loop_in), entry, stub_addr, retrap, 0, 0, &st),
-			 1);
+	ck_assert_int_eq(
+	    insn_plan_stub(loop_in, sizeof(loop_in), entry, stub_addr, retrap, 0, 0, NULL, &st), 1);
 	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes");
 	ck_assert_int_eq(insn_plan_stub(far, sizeof(far), 0x7fff00000000ull, 0x1000, 0x1000, 0,
-					0, &st),
+					0, NULL, &st),
 			 1);
 	/* the stub itself out of reach of the jmp */
 	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7fff00000000ull, 0x1000,
-					0x7fff00000000ull, 0, 0, &st),
+					0x7fff00000000ull, 0, 0, NULL, &st),
 			 1);
 }
 END_TEST
@@ -835,7 +836,8 @@ START_TEST(stub_run)
 	/* 1: the routine patched with its jmp; the stub's int3 made a nop (the
 	 * tracer would resume right after it): the return lands on the trap. */
 	memcpy(pg, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, 0, 0, &st),
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, 0, 0,
+					NULL, &st),
 			 0);
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg + st.addr - base, st.jmp, st.len);
@@ -858,7 +860,7 @@ START_TEST(stub_run)
 	wr32(pg + 0x103, 0x400 - 0x107);
 	memcpy(pg + 0x400, &magic, sizeof(magic));
 	ck_assert_int_eq(insn_plan_stub(pg + 0x100, 8, base + 0x100, base + 0x880, base + 0xf00, 0,
-					0, &st),
+					0, NULL, &st),
 			 0);
 	memcpy(pg + 0x880, st.code, st.code_len);
 	memcpy(pg + 0x100, st.jmp, st.len);
@@ -932,7 +934,7 @@ static void put_stub(uint8_t *pg, uint64_t base, const uint8_t *fn, size_t n, ui
 {
 	memcpy(pg, fn, n);
 	ck_assert_int_eq(
-	    insn_plan_stub(pg, n, base, base + 0x800, base + 0xf00, base + 0x1000, ev, st), 0);
+	    insn_plan_stub(pg, n, base, base + 0x800, base + 0xf00, base + 0x1000, ev, NULL, st), 0);
 	memcpy(pg + 0x800, st->code, st->code_len);
 	memcpy(pg, st->jmp, st->len);
 }
@@ -1173,7 +1175,7 @@ START_TEST(stub_moves_jcc)
 	if (!pg)
 		return;
 	memcpy(pg, pick, sizeof(pick));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(pick), base, base + 0x800, 0, 0, 1, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(pick), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
 	ck_assert_uint_eq(st.len, 5);
 	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, "\x0f\x84", 2));
 	memcpy(pg + 0x800, st.code, st.code_len);
@@ -1182,6 +1184,185 @@ START_TEST(stub_moves_jcc)
 	fn = (uint64_t (*)(uint64_t))(uintptr_t)pg;
 	ck_assert_uint_eq(fn(0) & 0xffffffff, 2);
 	ck_assert_uint_eq(fn(7) & 0xffffffff, 1);
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * An entry whose covered bytes end with a relative call (push %rbx; call
+ * f): the stub emulates the call, and the callee sees the routine's own
+ * return address, which the stub says (call_ret).
+ */
+START_TEST(stub_emulates_call)
+{
+	static const uint8_t caller[] = {
+		0x53,			      /* push %rbx */
+		0xe8, 0x3a, 0x00, 0x00, 0x00, /* call +0x3a (to 0x40) */
+		0x5b,			      /* pop %rbx */
+		0xc3,			      /* ret */
+	};
+	static const uint8_t callee[] = {
+		0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
+		0xc3,			/* ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(void);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, caller, sizeof(caller));
+	memcpy(pg + 0x40, callee, sizeof(callee));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(caller), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 6);
+	ck_assert_uint_eq(st.call_ret, base + 6);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(), base + 6);
+	/* a routine without a call in its first bytes emulates none */
+	memcpy(pg + 0x100, frame42, sizeof(frame42));
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(frame42), base + 0x100, base + 0x800, 0, 0,
+					1, NULL, &st),
+			 0);
+	ck_assert_uint_eq(st.call_ret, 0);
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * A loop back to the third instruction (+4): only 4 bytes before it, no
+ * 5-byte jmp. fn(n, a) = a + 2n. Its padding after the ret (6 bytes).
+ */
+static const uint8_t loop4[] = {
+	0x53,			      /* 0x00 push %rbx */
+	0x48, 0x89, 0xfb,	      /* 0x01 mov %rdi,%rbx */
+	0x48, 0x83, 0xc6, 0x02,	      /* 0x04 add $2,%rsi  <- the loop */
+	0x48, 0xff, 0xcb,	      /* 0x08 dec %rbx */
+	0x75, 0xf7,		      /* 0x0b jne 0x04 */
+	0x48, 0x89, 0xf0,	      /* 0x0d mov %rsi,%rax */
+	0x5b,			      /* 0x10 pop %rbx */
+	0xc3,			      /* 0x11 ret */
+	0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, /* 0x12 nopw 0(%rax,%rax): padding */
+};
+
+/* Patch pg[at..] with a short entry's jmp rel8 and its padding's jmp rel32, the stub at 0x800. */
+static void put_short(uint8_t *pg, uint64_t base, size_t at, const struct insn_stub *st)
+{
+	ck_assert_uint_ne(st->pad_addr, 0);
+	memcpy(pg + 0x800, st->code, st->code_len);
+	memcpy(pg + (st->pad_addr - base), st->pad, 5);
+	memcpy(pg + at, st->jmp, st->len);
+	pg[0x800 + st->trap_off] = 0x90; /* no tracer here: go on past the stop */
+}
+
+START_TEST(stub_short_entry)
+{
+	static const uint8_t prev[] = { 0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3 }; /* mov $7,%eax; ret */
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap;
+	uint64_t base, (*fn)(uint64_t, uint64_t), (*pf)(void);
+	uint8_t *pg = code_page(&base, &ep), code[sizeof(loop4)];
+
+	if (!pg)
+		return;
+	/* 1: the padding after its own ret */
+	memcpy(pg, loop4, sizeof(loop4));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(loop4), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 4);
+	ck_assert_uint_eq(st.pad_addr, base + 0x12);
+	ck_assert_uint_eq(st.jmp[0], 0xeb);
+	ck_assert_uint_eq(st.pad[0], 0xe9);
+	put_short(pg, base, 0, &st);
+	fn = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(3, 10), 16);
+	ck_assert_uint_eq(fn(1, 0), 2);
+
+	/* 2: none of its own, but the gap after the routine before it (int3s) */
+	memset(pg, 0xcc, 0x800);
+	memcpy(pg + 0x100, prev, sizeof(prev));
+	memcpy(pg + 0x110, loop4, 0x12);
+	gap = (struct insn_gap){ .addr = base + 0x100, .bytes = pg + 0x100, .code_len = sizeof(prev),
+				 .len = 0x10 };
+	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, NULL,
+					&st), 1);
+	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, no padding within reach");
+	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
+					&st), 0);
+	ck_assert_uint_eq(st.pad_addr, base + 0x10b);
+	put_short(pg, base, 0x110, &st);
+	fn = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x110);
+	pf = (uint64_t (*)(void))(uintptr_t)(pg + 0x100);
+	ck_assert_uint_eq(fn(2, 1), 5);
+	ck_assert_uint_eq(pf() & 0xffffffff, 7);
+
+	/* 3: padding that a branch reaches, or after a call, is no padding */
+	memcpy(code, loop4, sizeof(loop4));
+	memcpy(code + 0x0d, (const uint8_t[]){ 0xeb, 0x03, 0x90 }, 3); /* jmp 0x12; nop */
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, no padding within reach");
+	memcpy(pg + 0x100, (const uint8_t[]){ 0xe8, 0, 0, 0, 0, 0xcc }, 6); /* call; int3 */
+	gap.code_len = 5;
+	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
+					&st), 1);
+	/* a loop to +1: one byte is no room for a jmp rel8 */
+	ck_assert_int_eq(insn_plan_stub(loop4 + 3, sizeof(loop4) - 3, ENTRY, SLOT, 0, 0, 1, NULL, &st),
+			 1);
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * A jcc and a ret among the covered bytes, not last (test %edi,%edi; jne;
+ * xor %eax,%eax; ret): the jcc re-encoded to its own target, the ret run
+ * in the stub. And a routine that is a load and a ret (5 bytes).
+ */
+START_TEST(stub_moves_branch_and_ret)
+{
+	static const uint8_t early[] = {
+		0x85, 0xff,			/* 0x0 test %edi,%edi */
+		0x75, 0x03,			/* 0x2 jne 0x7 */
+		0x31, 0xc0,			/* 0x4 xor %eax,%eax */
+		0xc3,				/* 0x6 ret */
+		0xb8, 0x05, 0x00, 0x00, 0x00,	/* 0x7 mov $5,%eax */
+		0xc3,				/* 0xc ret */
+	};
+	static const uint8_t status[] = {
+		0x0f, 0xb6, 0x47, 0x0a, /* movzbl 0xa(%rdi),%eax */
+		0xc3,			/* ret */
+	};
+	static const uint8_t bytes[16] = { [10] = 0x2a };
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, (*fn)(uint64_t), (*get)(const uint8_t *);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, early, sizeof(early));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(early), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 6);
+	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, "\x0f\x85", 2)); /* jne rel32 */
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t (*)(uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(0) & 0xffffffff, 0);
+	ck_assert_uint_eq(fn(1) & 0xffffffff, 5);
+
+	memcpy(pg + 0x100, status, sizeof(status));
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(status), base + 0x100, base + 0x900, 0, 0,
+					2, NULL, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+	memcpy(pg + 0x900, st.code, st.code_len);
+	memcpy(pg + 0x100, st.jmp, st.len);
+	pg[0x900 + st.trap_off] = 0x90;
+	get = (uint64_t (*)(const uint8_t *))(uintptr_t)(pg + 0x100);
+	ck_assert_uint_eq(get(bytes) & 0xffffffff, 0x2a);
 	munmap(pg, 8192);
 }
 END_TEST
@@ -1198,7 +1379,7 @@ START_TEST(stub_count)
 		return;
 	memcpy(pg, frame42, sizeof(frame42));
 	/* Counting (no return trap): the plain path follows the stop at once. */
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, 0, base + 0x1000, 5,
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, 0, base + 0x1000, 5, NULL,
 					&st),
 			 0);
 	ck_assert_uint_eq(st.plain_off, st.trap_off + 1);
@@ -1279,6 +1460,9 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_plain_keeps_arguments);
 	tcase_add_test(tc, stub_count);
 	tcase_add_test(tc, stub_moves_jcc);
+	tcase_add_test(tc, stub_emulates_call);
+	tcase_add_test(tc, stub_moves_branch_and_ret);
+	tcase_add_test(tc, stub_short_entry);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

@@ -33,6 +33,19 @@ static const uint8_t leave_stale[] = {
     0xc3,					 /* ret */
 };
 
+/* loop(a, b) = b + 2a: a loop back to +4, no room for a 5-byte jmp; padding after its ret */
+static const uint8_t loop4[] = {
+    0x53,			  /* push %rbx */
+    0x48, 0x89, 0xfb,		  /* mov %rdi,%rbx */
+    0x48, 0x83, 0xc6, 0x02,	  /* add $2,%rsi  <- the loop */
+    0x48, 0xff, 0xcb,		  /* dec %rbx */
+    0x75, 0xf7,			  /* jne +4 */
+    0x48, 0x89, 0xf0,		  /* mov %rsi,%rax */
+    0x5b,			  /* pop %rbx */
+    0xc3,			  /* ret */
+    0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, /* nopw 0(%rax,%rax): padding */
+};
+
 struct rig {
 	uint8_t *code; /* routine at 0, trampoline at 0x400, stub at 0x800 */
 	uint8_t *area; /* this thread's area */
@@ -79,10 +92,12 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, bool count_only)
 			  INSN_PROBE_TRAMP_SIZE);
 	ck_assert_uint_eq(r->code[0x400 + full], 0xcc);
 	ck_assert_int_eq(insn_plan_probe(r->code, n, base, base + 0x800, base + 0x400, base + 0x300,
-					 7, count_only, &r->st),
+					 7, count_only, NULL, &r->st),
 			 0);
 	ck_assert_uint_le(r->st.code_len, INSN_STUB_SIZE);
 	memcpy(r->code + 0x800, r->st.code, r->st.code_len);
+	if (r->st.pad_addr) /* a short entry: its padding's jmp rel32 first */
+		memcpy(r->code + (r->st.pad_addr - base), r->st.pad, 5);
 	memcpy(r->code + (r->st.addr - base), r->st.jmp, r->st.len);
 	memcpy(r->area + PROBE_SELF, &r->area, 8);
 	{
@@ -107,6 +122,24 @@ static uint64_t call3(const struct rig *r, uint64_t a, uint64_t b, uint64_t c)
 
 	return fn(a, b, c);
 }
+
+/* A short entry (jmp rel8 to its padding, jmp rel32 there) reaches the fast path. */
+START_TEST(short_entry)
+{
+	struct rig r;
+
+	if (!rig_up(&r, loop4, sizeof(loop4), false))
+		return;
+	ck_assert_uint_eq(r.st.len, 4);
+	ck_assert_uint_eq(r.st.pad_addr, (uint64_t)(uintptr_t)r.code + 0x12);
+	ck_assert_uint_eq(call3(&r, 3, 10, 0), 16);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 2);
+	ck_assert_uint_eq(event(&r, 0)->word, PROBE_W_ENTRY | 7);
+	ck_assert_uint_eq(event(&r, 1)->word, PROBE_W_RETURN);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	rig_down(&r);
+}
+END_TEST
 
 START_TEST(entry_and_return)
 {
@@ -225,7 +258,7 @@ START_TEST(no_placeholders)
 	size_t n = insn_probe_trampoline(0x1000, tramp, &full);
 
 	ck_assert_int_eq(insn_plan_probe(add13, sizeof(add13), 0x400000, 0x500000, 0x600000,
-					 0x700000, 3, false, &st),
+					 0x700000, 3, false, NULL, &st),
 			 0);
 	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
 		ck_assert_ptr_null(memmem(st.code, st.code_len, marks[m], 4));
@@ -243,6 +276,7 @@ static Suite *probe_suite(void)
 	TCase *tc = tcase_create("run");
 
 	tcase_add_test(tc, entry_and_return);
+	tcase_add_test(tc, short_entry);
 	tcase_add_test(tc, stale_entries_dropped);
 	tcase_add_test(tc, ring_wraps);
 	tcase_add_test(tc, count_only);

@@ -78,7 +78,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 
 struct insn_stub {
 	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
-	unsigned len;	   /* bytes of whole instructions it covers (>= 5) */
+	unsigned len;	   /* bytes of whole instructions it covers (>= 5; >= 2 with pad_addr) */
 	uint8_t jmp[16];   /* bytes to write at addr (jmp, then int3 filler) */
 	uint8_t code[INSN_STUB_SIZE]; /* the stub, for stub_addr */
 	unsigned code_len;
@@ -86,7 +86,37 @@ struct insn_stub {
 	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
 	unsigned full_off;  /* a probe: offset of the int3 of its full ring (0: none) */
 	unsigned throttle_off; /* a timed probe: its throttle flag (a byte; 1: count only) */
+	/*
+	 * A relative call that ends the covered bytes is emulated by the stub
+	 * (its return address pushed, a jmp to the callee): the return
+	 * address, addr + len, is a return site although the bytes before it
+	 * are the jmp now (0: no call emulated).
+	 */
+	uint64_t call_ret;
+	/*
+	 * A short entry (a branch lands in the first 5 bytes, len < 5): the
+	 * jmp at addr is a 2-byte `jmp rel8` to pad_addr, padding that no
+	 * code runs (between routines, or after an unconditional jump within
+	 * the routine), where pad[] (a 5-byte `jmp rel32` to the stub) goes.
+	 * 0: none, the jmp at addr reaches the stub itself.
+	 */
+	uint64_t pad_addr;
+	uint8_t pad[5];
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
+};
+
+/*
+ * The routine before an entry, and the bytes after it up to the entry:
+ * bytes[0..code_len) its code (code_len: its size), bytes[code_len..len)
+ * belong to no routine (the caller's symbol table said so). When it ends
+ * with an unconditional jump and the rest is padding (nop, int3) that
+ * none of its branches reaches, the padding may take a short entry's
+ * jmp rel32 (insn_stub.pad_addr).
+ */
+struct insn_gap {
+	uint64_t addr;	      /* where bytes[0] is: the routine's start */
+	const uint8_t *bytes; /* up to the entry: len = entry - addr */
+	size_t code_len, len;
 };
 
 /*
@@ -95,11 +125,22 @@ struct insn_stub {
  * bytes the jmp covers). `stub_addr` is where the stub will live, `retrap`
  * the return trap (0: counting only, no hook path: the stub goes on to its
  * plain continuation after the stop); with an event page at `page` (0: none) the stub reports
- * itself there as event `ev`. Returns 0 (planned), 1 (not possible:
- * stub->reason; use insn_plan) or -1 when capstone fails to start.
+ * itself there as event `ev`. When a branch of the routine lands in its
+ * first 5 bytes, the whole instructions before the first such target (2
+ * bytes at least) take a `jmp rel8` to padding within reach: the
+ * routine's own after an unconditional jump, or `gap` (NULL: none).
+ * Returns 0 (planned), 1 (not possible: stub->reason; use insn_plan) or -1
+ * when capstone fails to start.
  */
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
-		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub);
+		   uint64_t retrap, uint64_t page, uint32_t ev, const struct insn_gap *gap,
+		   struct insn_stub *stub);
+
+/*
+ * Point the entry's jmp (or a short entry's jmp rel32 in its padding) at
+ * `to`. Returns 0, or 1 when it is out of range.
+ */
+int insn_stub_retarget(struct insn_stub *stub, uint64_t to);
 
 /*
  * The return trap's code (at most 40 bytes into `code`): a bare int3, or
@@ -159,7 +200,7 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
  */
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		    uint64_t tramp, uint64_t retrap, uint32_t patch, bool count_only,
-		    struct insn_stub *stub);
+		    const struct insn_gap *gap, struct insn_stub *stub);
 
 /*
  * The return trampoline of in-process probes (at most INSN_PROBE_TRAMP_SIZE

@@ -81,6 +81,7 @@ struct trace_opts {
 	void *live_arg; /* their last argument */
 	int pid;			/* -p: attach to this running process (0: launch) */
 	double duration_s;		/* --duration: detach after this long (0: never) */
+	uint64_t exe_dev, exe_ino;	/* -p: its executable when its symbols were read */
 };
 struct names;
 
@@ -170,15 +171,18 @@ bool trace_is_go(const struct symtab *st);
  * a process already traced (naming the tracer), one whose executable cannot
  * be read (another user's, Yama's ptrace_scope: says which and how to
  * allow it) (EXIT_FS_CANNOT). Returns 0 with its executable's path in
- * *path (malloc'ed), or that exit status.
+ * *path (malloc'ed) and its identity (device, inode) in *dev and *ino, or
+ * that exit status.
  */
-int trace_attach_check(int pid, char **path);
+int trace_attach_check(int pid, char **path, uint64_t *dev, uint64_t *ino);
 
 /*
  * Attach to the running process o->pid and every one of its threads
  * (PTRACE_SEIZE), stop them all, patch the RT_SELECTED routines of `st`
  * (read from its executable) while no thread's instruction pointer lies in
- * bytes being patched, and the -l libraries already loaded, then time the
+ * bytes being patched (refused when its executable is no longer the file of
+ * o->exe_dev, o->exe_ino: it exec'ed meanwhile), and the -l libraries
+ * already loaded, then time the
  * calls that start from then on as trace_run does. Detach on SIGINT,
  * SIGTERM or SIGHUP to fortstat or after o->duration_s seconds: every patch
  * is removed and every hooked return address put back while all threads are

@@ -89,7 +89,7 @@ static int load_program(struct session *s)
 		/* -p: the running process's executable, as the kernel holds it */
 		char exe[48];
 
-		rc = trace_attach_check(o->pid, &s->path);
+		rc = trace_attach_check(o->pid, &s->path, &s->trace.exe_dev, &s->trace.exe_ino);
 		if (rc)
 			return rc;
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);

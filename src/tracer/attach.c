@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -149,7 +150,21 @@ static const char *foreign_machine(int pid)
 	return "";
 }
 
-int trace_attach_check(int pid, char **path)
+/* The device and inode of process pid's executable; false when it cannot be read. */
+static bool exe_identity(int pid, uint64_t *dev, uint64_t *ino)
+{
+	char link[48];
+	struct stat sb;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	if (stat(link, &sb) < 0)
+		return false;
+	*dev = (uint64_t)sb.st_dev;
+	*ino = (uint64_t)sb.st_ino;
+	return true;
+}
+
+int trace_attach_check(int pid, char **path, uint64_t *dev, uint64_t *ino)
 {
 	const char *foreign;
 	char comm[64], state[64], link[48], exe[PATH_MAX];
@@ -204,6 +219,8 @@ int trace_attach_check(int pid, char **path)
 		return EXIT_FS_CANNOT;
 	}
 	exe[len] = '\0';
+	*dev = *ino = 0;
+	exe_identity(pid, dev, ino);
 	*path = xstrdup(exe);
 	return 0;
 }
@@ -441,9 +458,10 @@ static void active_routines(struct tracer *tr, pid_t tid, char **list)
 
 			r = symtab_find(st, words[i] - tr->ps->bias);
 			if (!r || words[i] == r->addr + tr->ps->bias ||
-			    mem_read(tr->ps->memfd, words[i] - sizeof(before), before,
-				     sizeof(before)) < 0 ||
-			    !insn_is_return_site(before, sizeof(before)))
+			    (!patch_call_site(tr->ps, words[i]) &&
+			     (mem_read(tr->ps->memfd, words[i] - sizeof(before), before,
+				       sizeof(before)) < 0 ||
+			      !insn_is_return_site(before, sizeof(before)))))
 				continue;
 			active_add(list, r->display ? r->display : r->names[0]);
 		}
@@ -567,7 +585,7 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 
 /* ---- detaching ---- */
 
-enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP };
+enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP, AT_PAD };
 
 /* Is pc in fortstat's code in the current process, and where? (*pp: the stub.) */
 static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const struct patch **pp)
@@ -579,6 +597,11 @@ static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const st
 	for (size_t j = 0; j < ps->n_patches; j++) {
 		const struct patch *p = &ps->patches[j];
 
+		/* between a short entry's two jmps: its padding holds its own bytes again */
+		if (p->stub && p->pad_addr && !p->dead && pc == p->pad_addr) {
+			*pp = p;
+			return AT_PAD;
+		}
 		if (!p->slot || pc < p->slot || pc >= p->slot + INSN_STUB_SIZE)
 			continue;
 		*pp = p;
@@ -635,6 +658,9 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 		case AT_RETURN_TRAP:
 			if (!return_now(tr, th))
 				return true;
+			continue;
+		case AT_PAD: /* where its jmp rel32 went: the stub */
+			arch_set_pc(th->tid, p->slot);
 			continue;
 		case AT_CODE:
 			break;
@@ -812,6 +838,18 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 		err = tr.ps->memfd < 0 ? tr.ps->memfd : 0;
 		if (err)
 			fs_error("-p %d: cannot open its memory: %s", o->pid, strerror(-err));
+	}
+	if (!err && o->exe_ino) {
+		/* The symbols read are of the file it ran then: it may have exec'ed since. */
+		uint64_t dev = 0, ino = 0;
+
+		if (!exe_identity(o->pid, &dev, &ino) || dev != o->exe_dev || ino != o->exe_ino) {
+			fs_error("-p %d: it exec'ed another program while fortstat attached: nothing "
+				 "patched; try again",
+				 o->pid);
+			err = -ESTALE;
+			res->exit_status = EXIT_FS_CANNOT;
+		}
 	}
 	if (!err) {
 		fs_info(1, "attached to %d (%s): %zu threads", o->pid, path, tr.thr.n);

@@ -127,12 +127,45 @@ struct patch *patch_new(struct tracer *tr)
  * returns false when the routine must get the plain int3 instead.
  * FORTSTAT_NO_STUBS=1 turns it off (bench/overhead compares both).
  */
+/*
+ * The routine before r in the program's own table and the bytes after it
+ * up to r's entry, which belong to no routine: where a short entry may put
+ * its jmp rel32 (insn_gap). Only with a full symbol table (.symtab: local
+ * routines too) and a neighbour within 4 KiB. Returns the bytes (free
+ * them) or NULL.
+ */
+static uint8_t *gap_before(struct tracer *tr, const struct routine *r, uint64_t entry,
+			   struct insn_gap *gap)
+{
+	const struct symtab *st = tr->ps->st;
+	size_t i = (size_t)(r - st->r);
+	const struct routine *q;
+	uint8_t *b;
+
+	if (!st->has_symtab || i == 0 || i >= st->n_own)
+		return NULL;
+	q = &st->r[i - 1];
+	if (!q->size || q->addr + q->size + 5 > r->addr || r->addr - q->addr > 4096)
+		return NULL;
+	gap->addr = q->addr + (entry - r->addr);
+	gap->len = (size_t)(r->addr - q->addr);
+	gap->code_len = (size_t)q->size;
+	b = xmalloc(gap->len);
+	if (mem_read(tr->ps->memfd, gap->addr, b, gap->len) < 0) {
+		free(b);
+		return NULL;
+	}
+	gap->bytes = b;
+	return b;
+}
+
 static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 		     struct patch *p, uint8_t *slot_buf)
 {
 	static int off = -1;
 	struct insn_stub stub;
-	uint8_t *code;
+	struct insn_gap gap = {0};
+	uint8_t *code, *gap_bytes;
 	size_t len = (size_t)r->size;
 
 	if (off < 0)
@@ -145,38 +178,58 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	    len < 5 || len > 65536)
 		return false;
 	code = xmalloc(len);
+	gap_bytes = gap_before(tr, r, entry, &gap);
 	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
 	    (tr->ps->probes
 		     ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp, tr->ps->retrap,
-				       (uint32_t)(p - tr->ps->patches), tr->o->count_only, &stub)
+				       (uint32_t)(p - tr->ps->patches), tr->o->count_only,
+				       gap_bytes ? &gap : NULL, &stub)
 		     : insn_plan_stub(code, len, entry, p->slot,
 				      tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
-				      (uint32_t)(p - tr->ps->patches) + 1, &stub)) != 0) {
+				      (uint32_t)(p - tr->ps->patches) + 1, gap_bytes ? &gap : NULL,
+				      &stub)) != 0) {
 		if (stub.reason)
 			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
 				stub.reason);
 		free(code);
+		free(gap_bytes);
 		return false;
 	}
+	free(gap_bytes);
 	for (size_t i = 0; i < tr->n_avoid; i++) {
-		/* -p: a thread stopped inside the bytes the jmp covers would resume mid-jmp */
-		if (tr->avoid_pc[i] > stub.addr && tr->avoid_pc[i] < stub.addr + stub.len) {
+		/*
+		 * -p: a thread stopped inside the bytes the jmp covers would
+		 * resume mid-jmp; one in the padding would run the jmp there.
+		 */
+		uint64_t pc = tr->avoid_pc[i];
+
+		if ((pc > stub.addr && pc < stub.addr + stub.len) ||
+		    (stub.pad_addr && pc >= stub.pad_addr && pc < stub.pad_addr + 5)) {
 			fs_info(2, "%s: int3 patch (a thread is inside its first bytes)",
 				r->display ? r->display : r->names[0]);
 			free(code);
 			return false;
 		}
 	}
+	if (stub.pad_addr && mem_read(tr->ps->memfd, stub.pad_addr, p->pad_orig, 5) < 0) {
+		free(code);
+		return false;
+	}
 	p->stub = true;
 	p->jmp_addr = stub.addr;
 	p->orig_len = stub.len;
 	memcpy(p->orig_bytes, code + (stub.addr - entry), stub.len);
 	memcpy(p->jmp, stub.jmp, stub.len);
+	p->pad_addr = stub.pad_addr;
+	memcpy(p->pad_jmp, stub.pad, 5);
 	p->plain_off = stub.plain_off;
 	p->trap = p->slot + stub.trap_off;
 	if (stub.full_off)
 		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
 	p->throttle = stub.throttle_off ? p->slot + stub.throttle_off : 0;
+	p->call_ret = stub.call_ret;
+	if (stub.call_ret)
+		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = false;
 	p->orig = 0xcc;
@@ -281,8 +334,15 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
 		if (!hook && try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE)) {
-			fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved)", name,
-				p->jmp_addr, p->orig_len);
+			if (p->pad_addr)
+				fs_info(2,
+					"patch %s at 0x%" PRIx64 ": jmp to a stub through padding at "
+					"0x%" PRIx64 " (%u bytes moved)",
+					name, p->jmp_addr, p->pad_addr, p->orig_len);
+			else
+				fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved%s)",
+					name, p->jmp_addr, p->orig_len,
+					p->call_ret ? ", a call emulated" : "");
 			tr->ps->n_patches++;
 			k++;
 			continue;
@@ -341,10 +401,12 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		static const uint8_t int3 = 0xcc;
 		const struct patch *p = &tr->ps->patches[j];
 
-		if (p->stub)
-			err = mem_write(tr->ps->memfd, p->jmp_addr, p->jmp, p->orig_len);
-		else
-			err = mem_write(tr->ps->memfd, p->trap, &int3, 1);
+		/* a short entry's padding first: its jmp rel8 must find the jmp rel32 there */
+		if (p->stub && p->pad_addr)
+			err = mem_write(tr->ps->memfd, p->pad_addr, p->pad_jmp, 5);
+		if (!err)
+			err = p->stub ? mem_write(tr->ps->memfd, p->jmp_addr, p->jmp, p->orig_len)
+				      : mem_write(tr->ps->memfd, p->trap, &int3, 1);
 		if (err) {
 			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->ps->patches[j].trap,
 				 strerror(-err));
@@ -372,6 +434,19 @@ int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct p
 	return arch_emulate(tid, regs, !rip_only, &p->plan);
 }
 
+/*
+ * Is ret the return address of a call that a live stub emulates? The code
+ * before it is the stub's jmp now, no call: return_site_ok and -p's scan of
+ * the stacks ask here first.
+ */
+bool patch_call_site(const struct pstate *ps, uint64_t ret)
+{
+	uint64_t v;
+
+	return u64map_get(&ps->callret, ret, &v) && v && v <= ps->n_patches &&
+	       !ps->patches[v - 1].dead && ps->patches[v - 1].call_ret == ret;
+}
+
 /* Undo every live patch of the current process in the memory behind fd (a forked copy). */
 void patch_undo_all(struct tracer *tr, int fd)
 {
@@ -384,5 +459,7 @@ void patch_undo_all(struct tracer *tr, int fd)
 			mem_write(fd, p->jmp_addr, p->orig_bytes, p->orig_len);
 		else
 			mem_write(fd, p->trap, &p->orig, 1);
+		if (p->stub && p->pad_addr) /* after the jmp rel8 that leads there */
+			mem_write(fd, p->pad_addr, p->pad_orig, 5);
 	}
 }

@@ -140,8 +140,28 @@ void probe_release(struct tracer *tr)
 		struct tthread *o = thr_at(tr, i);
 
 		if (o && o->proc == tr->cur && o->area > 0 && o->area < PROBE_AREAS)
-			*hdr(area_mem(tr, o->area), PROBE_FLAGS) = 0;
+			*hdr(area_mem(tr, o->area), PROBE_FLAGS) =
+			    o->unhooked ? PROBE_F_TRAP : 0; /* probe_unhooked */
 	}
+}
+
+/*
+ * While thread th's return addresses are back for an unwinder (unhooked),
+ * its probes take the classic stub's int3 as traps do: the next entry into
+ * the program's own code stops, and hooks the frames that survived again
+ * (retaddr.c); in process, no stop would come and they would return unseen.
+ */
+void probe_unhooked(struct tracer *tr, struct tthread *th, bool on)
+{
+	uint8_t *a;
+
+	if (!tr->ps->probes || th->area <= 0 || th->area >= PROBE_AREAS || tr->o->count_only)
+		return;
+	a = area_mem(tr, th->area);
+	if (on)
+		*hdr(a, PROBE_FLAGS) |= PROBE_F_TRAP;
+	else if (tr->ps->shstk_checked && !tr->ps->no_rewrite)
+		*hdr(a, PROBE_FLAGS) &= ~(uint64_t)PROBE_F_TRAP;
 }
 
 void probe_thread_gone(struct tracer *tr, struct tthread *th)

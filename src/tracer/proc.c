@@ -129,6 +129,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	u64map_dup(&ns.traps, &tr->ps->traps);
 	ns.go = go_dup(tr->ps->go);
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
+	u64map_dup(&ns.callret, &tr->ps->callret);
 	u64map_dup(&ns.pfull, &tr->ps->pfull);
 	memset(&ns.retsite, 0, sizeof(ns.retsite));
 	memset(&ns.orphans, 0, sizeof(ns.orphans));

@@ -81,6 +81,8 @@ static int return_site_ok(struct tracer *tr, uint64_t ret)
 
 	if (u64map_get(&tr->ps->retsite, ret, &v))
 		return (int)v;
+	if (patch_call_site(tr->ps, ret))
+		return 1; /* a call that its routine's stub emulates */
 	v = 0;
 	if (ret >= sizeof(before) && mem_read(tr->ps->memfd, ret - sizeof(before), before,
 					      sizeof(before)) == 0)
@@ -230,6 +232,7 @@ static void unhook_thread(struct tracer *tr, struct tthread *th)
 	free(l.slot);
 	free(l.ret);
 	th->unhooked = true;
+	probe_unhooked(tr, th, true);
 }
 
 void frames_restore(struct tracer *tr, struct tthread *th)
@@ -259,6 +262,7 @@ static void rehook_thread(struct tracer *tr, struct tthread *th)
 
 	books_frames(tr->ps->books, th->tid, swap_frame, &h);
 	th->unhooked = false;
+	probe_unhooked(tr, th, false);
 }
 
 struct callout_ctx {

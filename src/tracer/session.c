@@ -99,6 +99,7 @@ void tracer_free(struct tracer *tr)
 		free(ps->mods);
 		u64map_free(&ps->traps);
 		u64map_free(&ps->retsite);
+		u64map_free(&ps->callret);
 		u64map_free(&ps->orphans);
 		u64map_free(&ps->rsite_map);
 		u64map_free(&ps->pfull);

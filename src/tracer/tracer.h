@@ -59,6 +59,8 @@ struct patch {
 	uint64_t jmp_addr;  /* stub: where the jmp was written */
 	unsigned orig_len;  /* stub: bytes the jmp covers */
 	uint8_t orig_bytes[16], jmp[16];
+	uint64_t pad_addr;  /* stub: a short entry's padding, which holds its jmp rel32 (0: none) */
+	uint8_t pad_orig[5], pad_jmp[5];
 	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
 	uint8_t orig;	 /* the byte the int3 replaced */
 	bool rdebug;	 /* the dynamic linker's _dl_debug_state: libraries changed */
@@ -69,6 +71,7 @@ struct patch {
 	struct insn_plan plan;
 	uint64_t slot; /* runtime address of its XOL slot */
 	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
+	uint64_t call_ret; /* stub: the return address of the call it emulates (0: none) */
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
 };
 struct tthread {
@@ -149,6 +152,7 @@ struct pstate {
 	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
 	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
+	struct u64map callret; /* a stub's emulated call: its return address -> patch + 1 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
 				* by stack pointer whose slot may still return
 				* (another stack: swapcontext); 0 = none */
@@ -287,6 +291,7 @@ void ps_switch(struct tracer *tr, size_t i);
 
 /* Undo every live patch of the current process in the forked copy behind fd. */
 void patch_undo_all(struct tracer *tr, int fd);
+bool patch_call_site(const struct pstate *ps, uint64_t ret);
 
 struct patch *patch_new(struct tracer *tr);
 
@@ -537,6 +542,7 @@ void probe_full(struct tracer *tr, struct tthread *th);
 void probe_dump(struct tracer *tr, struct tthread *th);
 
 /* The shadow-stack check was made (check_shstk): the areas' probes may run in process. */
+void probe_unhooked(struct tracer *tr, struct tthread *th, bool on);
 void probe_release(struct tracer *tr);
 
 /* Thread th is gone: its area is free again. */

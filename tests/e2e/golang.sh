@@ -77,6 +77,9 @@ for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 	[ -n "$(self main.fib)" ] || fail "$p: no time for main.fib"
 
 	# -p: attach to it running, for a second, and let it go: it ends as untraced.
+	# (att.out of the -O0 round must not let the -O2 round attach to the shell
+	# that has not exec'ed the program yet.)
+	rm -f att.out att.err
 	"$p" attach >att.out 2>att.err &
 	pid=$!
 	i=0

@@ -49,4 +49,30 @@ if [ "$MECH" = probes ] && [ -x "$BIN/luadrv-O2" ]; then
 	awk -v t="$total" -v u="$u" 'BEGIN { exit !(u > 0 && t >= 0.5 * u && t <= 1.5 * u) }' ||
 		fail "$p: TOTAL ${total:-?} s under probes, ${u:-?} s of CPU untraced (50 % allowed)"
 fi
+
+# -p: attached for half a second, then let go. Its short entries (a jmp
+# rel8 to padding: reallymarkobject) and stubs that emulate a call
+# (get2digits) are undone in both places: the program ends as untraced,
+# with its own output and status.
+p=$BIN/luadrv-O2
+if [ -x "$p" ]; then
+	"$p" "$script" 4000 >ref.out 2>&1 </dev/null &
+	ref=$!
+	"$p" "$script" 4000 >att.out 2>&1 </dev/null &
+	pid=$!
+	sleep 0.3
+	"$FORTSTAT" -vv -p "$pid" --duration=0.5 -o att.txt 2>att.err
+	rc=$?
+	wait "$pid"
+	prc=$?
+	wait "$ref"
+	urc=$?
+	[ "$rc" = 0 ] || fail "-p: fortstat exited $rc: $(grep -v 'patch' att.err | tail -n 3)"
+	[ "$prc" = "$urc" ] || fail "-p: the program's exit status $prc, $urc untraced"
+	cmp -s ref.out att.out || fail "-p: the program's output: $(cat att.out)"
+	grep -q '^fortstat: patch reallymarkobject at .*: jmp to a stub through padding at ' att.err ||
+		fail "-p: reallymarkobject has no short entry"
+	grep -q '^fortstat: patch get2digits at .*, a call emulated)$' att.err ||
+		fail "-p: get2digits' stub emulates no call"
+fi
 finish

@@ -4,6 +4,7 @@
 
 #include <capstone/capstone.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -326,6 +327,10 @@ static int is_control(const cs_insn *in)
 	       in->id == X86_INS_UD2 || in->id == X86_INS_HLT;
 }
 
+/* Reasons compared by address: refusals that a short entry may overcome. */
+static const char lands_inside[] = "a branch lands inside the first 5 bytes";
+static const char among_first[] = "a branch among the first 5 bytes";
+
 static int stub_refuse(struct insn_stub *stub, const char *why)
 {
 	stub->reason = why;
@@ -441,30 +446,43 @@ static const uint8_t r11_save[] = { 0x4c, 0x89, 0x5c, 0x24, 0xf8 }; /* mov %r11,
 /*
  * A jcc or jmp with a relative target (test %rsi,%rsi; je ... at an entry):
  * the stub can end with it, re-encoded with a 32-bit displacement to the
- * same target. Returns its condition (0..15), 16 for a jmp, -1 otherwise.
+ * same target; a relative call, emulated (its return address pushed, then a
+ * jmp). Returns its condition (0..15), 16 for a jmp, 17 for a call, -1
+ * otherwise.
  */
 static int movable_branch(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 
-	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || !has_group(in, X86_GRP_JUMP) ||
-	    x->op_count != 1 || x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || x->op_count != 1 ||
+	    x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
+		return -1;
+	if (in->id == X86_INS_CALL)
+		return 17;
+	if (!has_group(in, X86_GRP_JUMP))
 		return -1;
 	if (in->id == X86_INS_JMP)
 		return 16;
 	return jcc_cond(x);
 }
 
-/* The whole instructions in[0..] that cover the jmp's 5 bytes, none a branch. */
+/*
+ * The whole instructions in[0..] that cover the jmp's 5 bytes. Branches
+ * among them: a relative jcc or jmp anywhere (re-encoded with a 32-bit
+ * displacement: test %edx,%edx; jne ...; xor %eax,%eax at an entry), a
+ * `ret` anywhere (it runs in the stub as it would have in the routine);
+ * an indirect jmp or a relative call only last (a call in the middle would
+ * return into the stub, where no unwinder finds the routine).
+ */
 static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 {
 	for (size_t k = 0; stub->len < 5 && k < n; k++) {
 		bool last = stub->len + in[k].size >= 5;
+		int mb = movable_branch(&in[k]);
 
-		/* An indirect jmp, a relative jcc or jmp may end the covered bytes. */
-		if (is_control(&in[k]) &&
-		    !(last && (is_indirect_jmp(&in[k]) || movable_branch(&in[k]) >= 0)))
-			return stub_refuse(stub, "a branch among the first 5 bytes");
+		if (is_control(&in[k]) && !(mb >= 0 && mb <= 16) && in[k].id != X86_INS_RET &&
+		    !(last && (is_indirect_jmp(&in[k]) || mb == 17)))
+			return stub_refuse(stub, among_first);
 		stub->len += in[k].size;
 	}
 	return stub->len < 5 ? stub_refuse(stub, "routine shorter than a jmp") : 0;
@@ -498,7 +516,7 @@ static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
 			continue;
 		t = (uint64_t)x->operands[0].imm;
 		if (t > stub->addr && t < stub->addr + stub->len)
-			why = "a branch lands inside the first 5 bytes";
+			why = lands_inside;
 	}
 	cs_free(it, 1);
 	return why ? stub_refuse(stub, why) : 0;
@@ -566,6 +584,34 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
 			return stub_refuse(stub, "instructions too long for the stub");
+		if (cond == 17) {
+			/*
+			 * A call: its own return address pushed (the routine's code
+			 * after it, so that the callee and any unwinder see the
+			 * routine), then a jmp to the callee. RAX and the flags kept.
+			 *   push %rax; movabs $ret,%rax; xchg %rax,(%rsp); jmp target
+			 */
+			static const uint8_t xchg[] = { 0x48, 0x87, 0x04, 0x24 };
+			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
+			uint64_t ret = in[k].address + in[k].size;
+
+			if (pos + 20 + 5 > INSN_STUB_SIZE)
+				return stub_refuse(stub, "instructions too long for the stub");
+			d = (int64_t)(target - (stub_addr + pos + 20));
+			if (!fits32(d))
+				return stub_refuse(stub, "call target out of range of the stub");
+			stub->code[pos] = 0x50;
+			stub->code[pos + 1] = 0x48;
+			stub->code[pos + 2] = 0xb8;
+			memcpy(stub->code + pos + 3, &ret, 8);
+			memcpy(stub->code + pos + 11, xchg, sizeof(xchg));
+			stub->code[pos + 15] = 0xe9;
+			put_le32(stub->code + pos + 16, (int32_t)d);
+			pos += 20;
+			moved += in[k].size;
+			stub->call_ret = ret;
+			continue;
+		}
 		if (cond >= 0) {
 			/* jcc rel32 (0f 8x) or jmp rel32 (e9) to the branch's own target */
 			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
@@ -599,17 +645,223 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 	stub->code_len = (unsigned)(pos + 5);
 
 	/* The jmp to the stub, the rest of the covered bytes int3. */
-	d = (int64_t)(stub_addr - (stub->addr + 5));
-	if (!fits32(d) || stub->len > sizeof(stub->jmp))
+	if (insn_stub_retarget(stub, stub_addr))
 		return stub_refuse(stub, "stub out of range");
+	return 0;
+}
+
+int insn_stub_retarget(struct insn_stub *stub, uint64_t to)
+{
+	int64_t d;
+
+	if (stub->len > sizeof(stub->jmp))
+		return 1;
 	memset(stub->jmp, 0xcc, sizeof(stub->jmp));
+	if (stub->pad_addr) {
+		/* jmp rel8 to the padding, jmp rel32 there to the stub */
+		int64_t d8 = (int64_t)(stub->pad_addr - (stub->addr + 2));
+
+		d = (int64_t)(to - (stub->pad_addr + 5));
+		if (d8 < INT8_MIN || d8 > INT8_MAX || !fits32(d))
+			return 1;
+		stub->jmp[0] = 0xeb;
+		stub->jmp[1] = (uint8_t)(int8_t)d8;
+		stub->pad[0] = 0xe9;
+		put_le32(stub->pad + 1, (int32_t)d);
+		return 0;
+	}
+	d = (int64_t)(to - (stub->addr + 5));
+	if (!fits32(d))
+		return 1;
 	stub->jmp[0] = 0xe9;
 	put_le32(stub->jmp + 1, (int32_t)d);
 	return 0;
 }
 
+/*
+ * Short entries: a branch of the routine lands in its first 5 bytes (a
+ * loop back to its third instruction), so no 5-byte jmp fits there. The
+ * whole instructions before the first such target, 2 bytes at least, take
+ * a `jmp rel8` to 5 bytes of padding within reach, which take the `jmp
+ * rel32` to the stub (as Dyninst and uftrace do). Padding is bytes that no
+ * code runs: nops and int3s after an unconditional jump or a return that
+ * no branch of the routine reaches (compilers align labels with them: a
+ * branch or a jump table goes to the label after the padding), in the
+ * routine or between the routine before it and its entry (insn_gap).
+ */
+
+#define SHORT_TARGETS 256 /* branch targets near the entry that a walk keeps */
+#define SHORT_RUNS 16	  /* padding runs of the routine that a walk keeps */
+
+struct short_scan {
+	uint64_t addr;	   /* where the jmp rel8 goes (after an endbr64) */
+	uint64_t first;	   /* the first branch target in (addr, addr + 5), 0: none */
+	uint64_t t[SHORT_TARGETS]; /* branch targets near addr */
+	size_t nt;
+	bool overflow;	   /* more targets than t holds: no padding is sure */
+	uint64_t run[SHORT_RUNS][2]; /* padding runs [start, end), 5 bytes at least */
+	size_t nr;
+	bool ended;	   /* the last instruction walked does not fall through */
+};
+
+/* Does execution never go on to the next instruction after in? */
+static bool ends_flow(const cs_insn *in)
+{
+	return in->id == X86_INS_JMP || in->id == X86_INS_RET || in->id == X86_INS_UD2;
+}
+
+static bool is_pad(const cs_insn *in)
+{
+	return in->id == X86_INS_NOP || in->id == X86_INS_INT3;
+}
+
+static void short_run(struct short_scan *sc, uint64_t start, uint64_t end, bool runs)
+{
+	if (runs && end - start >= 5 && sc->nr < SHORT_RUNS) {
+		sc->run[sc->nr][0] = start;
+		sc->run[sc->nr][1] = end;
+		sc->nr++;
+	}
+}
+
+/*
+ * Walk code[0..len) at a: note the branch targets near sc->addr, the first
+ * one inside the entry's 5 bytes, and (runs) the padding runs. Returns
+ * false when it is not fully decodable.
+ */
+static bool short_walk(csh h, cs_insn *it, const uint8_t *code, size_t len, uint64_t a,
+		       struct short_scan *sc, bool runs)
+{
+	uint64_t rs = 0, end = a + len;
+
+	sc->ended = false;
+	while (len) {
+		const cs_x86 *x;
+		uint64_t t;
+
+		if (!cs_disasm_iter(h, &code, &len, &a, it))
+			return false;
+		if (is_pad(it) && (sc->ended || rs)) {
+			if (!rs)
+				rs = it->address;
+			continue;
+		}
+		if (rs)
+			short_run(sc, rs, it->address, runs);
+		rs = 0;
+		sc->ended = ends_flow(it);
+		x = &it->detail->x86;
+		if (!has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
+		    x->operands[0].type != X86_OP_IMM)
+			continue;
+		t = (uint64_t)x->operands[0].imm;
+		if (t > sc->addr && t < sc->addr + 5 && (!sc->first || t < sc->first))
+			sc->first = t;
+		if (t + 256 > sc->addr && t < sc->addr + 256) {
+			if (sc->nt == SHORT_TARGETS)
+				sc->overflow = true;
+			else
+				sc->t[sc->nt++] = t;
+		}
+	}
+	if (rs)
+		short_run(sc, rs, end, runs);
+	sc->ended = sc->ended || rs;
+	return true;
+}
+
+/* Can [start, end) take the 5 bytes of padding? The place in *pad (0: no). */
+static void short_pick(const struct short_scan *sc, uint64_t start, uint64_t end, bool at_end,
+		       uint64_t *pad)
+{
+	uint64_t lo = sc->addr + 2 - 128, hi = sc->addr + 2 + 127, p;
+
+	*pad = 0;
+	if (end - start < 5 || sc->overflow)
+		return;
+	p = at_end ? end - 5 : (start > lo ? start : lo);
+	if (p < start || p + 5 > end || p < lo || p > hi)
+		return;
+	for (size_t i = 0; i < sc->nt; i++)
+		if (sc->t[i] >= start && sc->t[i] < end)
+			return; /* something runs there */
+	*pad = p;
+}
+
+/* The gap before the entry: the routine's end, then padding only. Its place in *pad. */
+static void short_gap(csh h, cs_insn *it, const struct insn_gap *gap, uint64_t entry,
+		      struct short_scan *sc, uint64_t *pad)
+{
+	const uint8_t *code;
+	size_t left;
+	uint64_t a;
+
+	*pad = 0;
+	if (!gap || !gap->bytes || gap->code_len == 0 || gap->code_len + 5 > gap->len ||
+	    gap->addr + gap->len != entry ||
+	    !short_walk(h, it, gap->bytes, gap->code_len, gap->addr, sc, false) || !sc->ended)
+		return;
+	code = gap->bytes + gap->code_len;
+	left = gap->len - gap->code_len;
+	a = gap->addr + gap->code_len;
+	while (left)
+		if (!cs_disasm_iter(h, &code, &left, &a, it) || !is_pad(it))
+			return;
+	short_pick(sc, gap->addr + gap->code_len, entry, true, pad);
+}
+
+/*
+ * The short entry of the routine code[0..left) at stub->addr, whose first
+ * instructions are in[0..n). Returns 0 (stub->len and pad_addr set), 1
+ * (refused: stub->reason) or -1.
+ */
+static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size_t left,
+		      uint64_t entry, const struct insn_gap *gap, struct insn_stub *stub)
+{
+	struct short_scan *sc = calloc(1, sizeof(*sc));
+	cs_insn *it = cs_malloc(h);
+	const char *why = NULL;
+	uint64_t pad = 0;
+	unsigned len = 0;
+
+	if (!sc || !it) {
+		free(sc);
+		if (it)
+			cs_free(it, 1);
+		return -1;
+	}
+	sc->addr = stub->addr;
+	if (!short_walk(h, it, code, left, stub->addr, sc, true))
+		why = "routine not fully decodable";
+	else if (!sc->first)
+		why = stub->reason; /* nothing lands inside: the first reason stands */
+	for (size_t k = 0; !why && k < n && stub->addr + len < sc->first; k++) {
+		if (is_control(&in[k]))
+			why = among_first;
+		len += in[k].size;
+	}
+	if (!why && (len < 2 || stub->addr + len != sc->first))
+		why = lands_inside;
+	if (!why) {
+		short_gap(h, it, gap, entry, sc, &pad);
+		for (size_t i = 0; !pad && i < sc->nr; i++)
+			short_pick(sc, sc->run[i][0], sc->run[i][1], false, &pad);
+		if (!pad)
+			why = "a branch lands inside the first 5 bytes, no padding within reach";
+	}
+	cs_free(it, 1);
+	free(sc);
+	if (why)
+		return stub_refuse(stub, why);
+	stub->len = len;
+	stub->pad_addr = pad;
+	stub->reason = NULL;
+	return 0;
+}
+
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
-		   uint64_t retrap, uint64_t page, uint32_t ev, struct insn_stub *stub)
+		   uint64_t retrap, uint64_t page, uint32_t ev, const struct insn_gap *gap,
+		   struct insn_stub *stub)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	size_t off = 0, n, pos = 0;
@@ -632,6 +884,9 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	rc = stub_cover(in, n, stub);
 	if (!rc)
 		rc = stub_no_branch_inside(h, fn + off, fn_len - off, stub);
+	/* A branch lands inside the 5 bytes: a short jmp to padding, if any */
+	if (rc == 1 && (stub->reason == lands_inside || stub->reason == among_first))
+		rc = stub_short(h, in, n, fn + off, fn_len - off, entry, gap, stub);
 	if (!rc) {
 		stub_head(stub, &pos, retrap, page, ev);
 		/* counting: nothing to hook, the plain path follows the stop */

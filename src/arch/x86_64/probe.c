@@ -161,7 +161,7 @@ static const uint8_t count_code[] = {
 
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		    uint64_t tramp, uint64_t retrap, uint32_t patch, bool count_only,
-		    struct insn_stub *stub)
+		    const struct insn_gap *gap, struct insn_stub *stub)
 {
 	const bool timed = !count_only;
 	/*
@@ -173,12 +173,11 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 	struct insn_stub classic;
 	uint64_t word = PROBE_W_ENTRY | patch;
 	size_t cnt, end;
-	int64_t d;
 	int rc;
 
 	/* The classic stub behind the fast paths: their slow path and continuation. */
 	rc = insn_plan_stub(fn, fn_len, entry, stub_addr + cls, timed ? retrap : 0, 0, patch + 1,
-			    &classic);
+			    gap, &classic);
 	*stub = classic;
 	if (rc)
 		return rc;
@@ -225,7 +224,9 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 	stub->trap_off = (unsigned)cls + classic.trap_off;
 	stub->plain_off = (unsigned)cls + classic.plain_off;
 	/* The routine's jmp goes to the fast path. */
-	d = (int64_t)(stub_addr - (stub->addr + 5));
-	put_le32(stub->jmp + 1, (int32_t)d);
+	if (insn_stub_retarget(stub, stub_addr)) {
+		stub->reason = "stub out of range";
+		return 1;
+	}
 	return 0;
 }
