@@ -22,8 +22,21 @@ START_TEST(test_defaults)
 {
 	struct options o;
 	char *argv[] = { "fortstat", "./prog", "-n", "x", NULL };
+	char *traps[] = { "fortstat", "--traps", "./prog", NULL };
+	char *both[] = { "fortstat", "--traps", "--probes", "./prog", NULL };
 
+	/* the mechanism: in-process probes unless told (make check sets the traps) */
+	unsetenv("FORTSTAT_MECHANISM");
+	ck_assert_int_eq(parse(&o, traps), -1);
+	ck_assert(!o.probes && o.mech_asked);
+	ck_assert_int_eq(parse(&o, both), -1);
+	ck_assert(o.probes && o.mech_asked);
+	setenv("FORTSTAT_MECHANISM", "traps", 1);
 	ck_assert_int_eq(parse(&o, argv), -1);
+	ck_assert(!o.probes && o.mech_asked);
+	unsetenv("FORTSTAT_MECHANISM");
+	ck_assert_int_eq(parse(&o, argv), -1);
+	ck_assert(o.probes && !o.mech_asked);
 	ck_assert_int_eq(o.argc, 3);
 	ck_assert_str_eq(o.argv[0], "./prog");
 	/* PROGRAM's own options stay its own */

@@ -9,7 +9,7 @@ set -u
 BIN=$FIXTURES/bin
 # The mechanism the tests run with (tests/e2e/probes/ runs them with probes):
 # assertions about the stops themselves hold for traps only.
-MECH=${FORTSTAT_MECHANISM:-traps}
+MECH=${FORTSTAT_MECHANISM:-probes}
 T=$(mktemp -d "${TMPDIR:-/tmp}/fortstat-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1

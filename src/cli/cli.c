@@ -108,10 +108,11 @@ void cli_usage(FILE *out)
 	      "                       OpenMP or TBB), always, or never\n"
 	      "      --no-correct     print gross times: do not remove the calibrated\n"
 	      "                       per-stop overhead\n"
-	      "      --traps          time with a SIGTRAP at every entry and return (default)\n"
 	      "      --probes         time in-process: the program records its entries and\n"
 	      "                       returns in memory shared with fortstat; stops only\n"
-	      "                       for rare events (experimental; not with -p)\n"
+	      "                       for rare events (the default; not with -p)\n"
+	      "      --traps          time with a SIGTRAP at every entry and return,\n"
+	      "                       FORTSTAT's classic way\n"
 	      "      --throttle=CALLS,USEC  with --probes, a routine called CALLS times\n"
 	      "                       whose mean self time is under USEC microseconds is\n"
 	      "                       counted from then on, not timed (default 100000,10)\n"
@@ -194,6 +195,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->clock = CLOCK_KIND_CPU;
 	o->pin = PIN_AUTO;
 	o->progress = -1;
+	o->probes = true; /* in-process probes; --traps for the classic way */
 	/* TAU's throttle: 100,000 calls under 10 us each */
 	o->throttle_calls = 100000;
 	o->throttle_usec = 10;
@@ -201,9 +203,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 	mech = getenv("FORTSTAT_MECHANISM");
 	if (mech && *mech) {
 		o->mech_asked = true;
-		if (!strcmp(mech, "probes"))
-			o->probes = true;
-		else if (strcmp(mech, "traps"))
+		if (!strcmp(mech, "traps"))
+			o->probes = false;
+		else if (strcmp(mech, "probes"))
 			return usage_error("FORTSTAT_MECHANISM is traps or probes, not", mech);
 	}
 	optind = 1;
