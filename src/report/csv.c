@@ -9,10 +9,11 @@
 #include "fortstat/account.h"
 #include "fortstat/report.h"
 #include "fortstat/util.h"
+#include "csv.h"
 #include "view.h"
 
 /* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
-static void csv_field(FILE *out, const char *s)
+void csv_field(FILE *out, const char *s)
 {
 	if (!s)
 		return;

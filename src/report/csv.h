@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * csv.h - private to src/report/: CSV quoting, shared by the CSV view
+ * (csv.c) and fortstat --merge's (merge_write.c).
+ */
+#ifndef FORTSTAT_REPORT_CSV_H
+#define FORTSTAT_REPORT_CSV_H
+
+#include <stdio.h>
+
+/* One CSV field (NULL: empty), quoted when it holds a comma, quote or line break. */
+void csv_field(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * merge_write.c - fortstat --merge's views: the folded reports as a table,
+ * CSV, JSON, folded stacks, callgrind and SVG.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "fortstat/cli.h"
+#include "fortstat/rank.h"
+#include "fortstat/util.h"
+#include "csv.h"
+#include "merge_int.h"
+#include "xml.h"
+
+/* ---- writing ---- */
+
+static double mean_of(const struct merge *m, const struct mstat *s)
+{
+	return s->sum / (double)m->n_in;
+}
+
+/* Min and max with the inputs that lack the routine counted as 0. */
+static double min_of(const struct merge *m, const struct mstat *s)
+{
+	return s->seen < m->n_in && s->min > 0 ? 0 : s->min;
+}
+
+static double max_of(const struct merge *m, const struct mstat *s)
+{
+	return s->seen < m->n_in && s->max < 0 ? 0 : s->max;
+}
+
+/* The label of input i: its rank, else its position among the inputs. */
+static long input_label(const struct merge *m, uint32_t i)
+{
+	return m->in[i].rank >= 0 ? m->in[i].rank : (long)i;
+}
+
+static bool all_ranked(const struct merge *m)
+{
+	for (size_t i = 0; i < m->n_in; i++)
+		if (m->in[i].rank < 0)
+			return false;
+	return true;
+}
+
+static int cmp_rows(const void *p, const void *q, void *arg)
+{
+	const struct merge *m = ((void **)arg)[0];
+	const struct report_opts *o = ((void **)arg)[1];
+	const struct mroutine *x = &m->r[*(const uint32_t *)p], *y = &m->r[*(const uint32_t *)q];
+	double a = 0, b = 0;
+
+	if (o->sort == SORT_TIME && !m->count_only)
+		a = x->self.sum, b = y->self.sum;
+	else if (o->sort != SORT_NAME)
+		a = x->calls.sum, b = y->calls.sum;
+	if (a != b)
+		return a > b ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The routines to show (called in some input), sorted as opts says; *n of them. */
+static uint32_t *sorted_rows(const struct merge *m, const struct report_opts *opts, size_t *n)
+{
+	uint32_t *v = xcalloc(m->n_r + 1, sizeof(*v));
+	const void *arg[2] = {m, opts};
+
+	*n = 0;
+	for (size_t i = 0; i < m->n_r; i++)
+		if (m->r[i].calls.seen)
+			v[(*n)++] = (uint32_t)i;
+	qsort_r(v, *n, sizeof(*v), cmp_rows, (void *)arg);
+	return v;
+}
+
+static int name_width(const struct merge *m, const uint32_t *rows, size_t n)
+{
+	size_t w = 8;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(m->r[rows[i]].name);
+
+		if (l > w)
+			w = l;
+	}
+	return w > 60 ? 60 : (int)w;
+}
+
+static void fmt_imbalance(char *buf, size_t len, const struct merge *m, const struct mstat *s)
+{
+	double mean = mean_of(m, s);
+
+	if (mean > 0)
+		snprintf(buf, len, "%.2f", max_of(m, s) / mean);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void write_table(const struct merge *m, FILE *out, const struct report_opts *opts)
+{
+	size_t n, i;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+	int w = name_width(m, rows, n);
+	const char *at = all_ranked(m) ? "RANK" : "INPUT";
+	char imb[32];
+
+	fprintf(out, "fortstat --merge: %zu input%s of %s", m->n_in, m->n_in == 1 ? "" : "s",
+		m->program);
+	if (m->count_only)
+		fputs(", count only\n\n", out);
+	else
+		fprintf(out, ", %s clock; times are self times\n\n", m->clock ? m->clock : "?");
+	fprintf(out, "  %-*s %12s %14s %12s", w, "ROUTINE", "CALLS MIN", "CALLS MEAN", "CALLS MAX");
+	if (m->count_only)
+		fprintf(out, " %8s %9s %14s\n", at, "MAX/MEAN", "CALLS SUM");
+	else {
+		fprintf(out, " %12s %12s %12s %8s %9s %12s", "MIN (SEC)", "MEAN (SEC)", "MAX (SEC)",
+			at, "MAX/MEAN", "SUM (SEC)");
+		if (opts->inclusive)
+			fprintf(out, " %12s %12s", "INCL MEAN", "INCL MAX");
+		fputc('\n', out);
+	}
+	for (i = 0; i < n; i++) {
+		const struct mroutine *r = &m->r[rows[i]];
+		const struct mstat *s = m->count_only ? &r->calls : &r->self;
+
+		fmt_imbalance(imb, sizeof(imb), m, s);
+		fprintf(out, "%c %-*s %12.0f %14.2f %12.0f", r->mainline ? '*' : ' ', w, r->name,
+			min_of(m, &r->calls), mean_of(m, &r->calls), max_of(m, &r->calls));
+		if (m->count_only) {
+			fprintf(out, " %8ld %9s %14.0f\n", input_label(m, s->imax), imb, s->sum);
+			continue;
+		}
+		fprintf(out, " %12.6f %12.6f %12.6f %8ld %9s %12.6f", min_of(m, s), mean_of(m, s),
+			max_of(m, s), input_label(m, s->imax), imb, s->sum);
+		if (opts->inclusive)
+			fprintf(out, " %12.6f %12.6f", mean_of(m, &r->total), max_of(m, &r->total));
+		fputc('\n', out);
+	}
+	fprintf(out,
+		"\n  %s: the %s of the max; MAX/MEAN: imbalance; a routine missing from "
+		"an input counts 0 there\n",
+		at, all_ranked(m) ? "rank" : "input (0: the first file)");
+	free(rows);
+}
+
+static void csv_stat(FILE *out, const struct merge *m, const struct mstat *s, bool timed)
+{
+	if (!timed) {
+		fputs(",,,,,,", out);
+		return;
+	}
+	fprintf(out, ",%.9f,%.9f,%.9f,%.9f,%ld,", min_of(m, s), mean_of(m, s), max_of(m, s), s->sum,
+		input_label(m, s->imax));
+	if (mean_of(m, s) > 0)
+		fprintf(out, "%.6f", max_of(m, s) / mean_of(m, s));
+}
+
+static void write_csv(const struct merge *m, FILE *out, const struct report_opts *opts)
+{
+	size_t n;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+
+	fputs("routine,mainline,calls_min,calls_mean,calls_max,calls_sum,calls_max_at,"
+	      "self_min_s,self_mean_s,self_max_s,self_sum_s,self_max_at,self_imbalance,"
+	      "total_min_s,total_mean_s,total_max_s,total_sum_s,total_max_at,total_imbalance\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		const struct mroutine *r = &m->r[rows[i]];
+
+		csv_field(out, r->name);
+		fprintf(out, ",%d,%.0f,%.6f,%.0f,%.0f,%ld", r->mainline, min_of(m, &r->calls),
+			mean_of(m, &r->calls), max_of(m, &r->calls), r->calls.sum,
+			input_label(m, r->calls.imax));
+		csv_stat(out, m, &r->self, !m->count_only);
+		csv_stat(out, m, &r->total, !m->count_only);
+		fputc('\n', out);
+	}
+	free(rows);
+}
+
+/* A JSON string: escapes quotes, backslashes and control characters (input was valid UTF-8). */
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* {"min": ..., "mean": ..., "max": ..., "sum": ..., "max_input": i, "imbalance": x} */
+static void json_stat(FILE *out, const struct merge *m, const struct mstat *s, bool whole,
+		      bool timed)
+{
+	double mean = mean_of(m, s);
+
+	if (!timed) {
+		fputs("null", out);
+		return;
+	}
+	if (whole)
+		fprintf(out, "{\"min\": %.0f, \"mean\": %.6f, \"max\": %.0f, \"sum\": %.0f",
+			min_of(m, s), mean, max_of(m, s), s->sum);
+	else
+		fprintf(out, "{\"min\": %.9f, \"mean\": %.9f, \"max\": %.9f, \"sum\": %.9f",
+			min_of(m, s), mean, max_of(m, s), s->sum);
+	fprintf(out, ", \"max_input\": %" PRIu32, s->imax);
+	if (m->in[s->imax].rank >= 0)
+		fprintf(out, ", \"max_rank\": %d", m->in[s->imax].rank);
+	fputs(", \"imbalance\": ", out);
+	if (mean > 0)
+		fprintf(out, "%.6f}", max_of(m, s) / mean);
+	else
+		fputs("null}", out);
+}
+
+static void write_json(const struct merge *m, FILE *out, const struct report_opts *opts)
+{
+	bool timed = !m->count_only;
+	size_t n, i;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+
+	fputs("{\n  \"merged\": true,\n  \"program\": ", out);
+	json_str(out, m->program);
+	fprintf(out, ",\n  \"inputs\": %zu,\n  \"files\": [", m->n_in);
+	for (i = 0; i < m->n_in; i++) {
+		fputs(i ? ",\n    {\"file\": " : "\n    {\"file\": ", out);
+		json_str(out, m->in[i].file);
+		if (m->in[i].rank >= 0)
+			fprintf(out, ", \"rank\": %d}", m->in[i].rank);
+		else
+			fputs(", \"rank\": null}", out);
+	}
+	fputs(m->n_in ? "\n  ],\n  \"clock\": " : "],\n  \"clock\": ", out);
+	json_str(out, m->clock);
+	fprintf(out, ",\n  \"count_only\": %s,\n  \"routines\": [",
+		m->count_only ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		const struct mroutine *r = &m->r[rows[i]];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(out, r->name);
+		fprintf(out, ", \"mainline\": %s, \"inputs_with\": %" PRIu32 ", \"calls\": ",
+			r->mainline ? "true" : "false", r->calls.seen);
+		json_stat(out, m, &r->calls, true, true);
+		fputs(", \"self_s\": ", out);
+		json_stat(out, m, &r->self, false, timed);
+		fputs(", \"total_s\": ", out);
+		json_stat(out, m, &r->total, false, timed);
+		fputs(", \"file\": ", out);
+		json_str(out, r->file);
+		if (r->line > 0)
+			fprintf(out, ", \"line\": %d}", r->line);
+		else
+			fputs(", \"line\": null}", out);
+	}
+	fputs(n ? "\n  ],\n  \"arcs\": [" : "],\n  \"arcs\": [", out);
+	for (i = 0; i < m->n_arcs; i++) {
+		const struct marc *a = &m->arcs[i];
+
+		fprintf(out, "%s\n    {\"caller\": ", i ? "," : "");
+		json_str(out, a->caller == NONE ? NULL : m->r[a->caller].name);
+		fputs(", \"callee\": ", out);
+		json_str(out, m->r[a->callee].name);
+		fprintf(out, ", \"calls\": %" PRIu64, a->calls);
+		if (timed)
+			fprintf(out, ", \"time_s\": %.9f, \"self_s\": %.9f}", a->time_s, a->self_s);
+		else
+			fputs(", \"time_s\": null, \"self_s\": null}", out);
+	}
+	fputs(m->n_arcs ? "\n  ]\n}\n" : "]\n}\n", out);
+	free(rows);
+}
+
+/* A name as a frame of a folded stack: ';' and line breaks would split it. */
+static void folded_name(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+/* A context's value in folded stacks and flame graphs: self microseconds, or calls. */
+static uint64_t node_value(const struct merge *m, const struct mnode *x)
+{
+	if (m->count_only)
+		return x->calls;
+	return x->self_s > 0 ? (uint64_t)(x->self_s * 1e6 + 0.5) : 0;
+}
+
+struct line {
+	char *text;
+	size_t len;
+};
+
+static int cmp_lines(const void *p, const void *q)
+{
+	return strcmp(((const struct line *)p)->text, ((const struct line *)q)->text);
+}
+
+static void write_folded(const struct merge *m, FILE *out)
+{
+	struct line *v = xcalloc(m->n_nodes, sizeof(*v));
+	uint32_t *path = xcalloc(m->n_nodes + 1, sizeof(*path));
+	size_t n = 0;
+
+	for (size_t i = 1; i < m->n_nodes; i++) {
+		uint64_t val = node_value(m, &m->nodes[i]);
+		size_t depth = 0;
+		FILE *f;
+
+		if (!val)
+			continue;
+		for (uint32_t k = (uint32_t)i; k && k != NONE && depth <= m->n_nodes;
+		     k = m->nodes[k].parent)
+			path[depth++] = k;
+		f = open_memstream(&v[n].text, &v[n].len);
+		if (!f)
+			continue;
+		while (depth--) {
+			folded_name(f, m->r[m->nodes[path[depth]].routine].name);
+			if (depth)
+				fputc(';', f);
+		}
+		fprintf(f, " %" PRIu64 "\n", val);
+		if (fclose(f) == 0)
+			n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_lines);
+	for (size_t i = 0; i < n; i++) {
+		fwrite(v[i].text, 1, v[i].len, out);
+		free(v[i].text);
+	}
+	free(v);
+	free(path);
+}
+
+static void write_callgrind(const struct merge *m, FILE *out, const struct report_opts *opts)
+{
+	size_t n;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+	uint64_t us = 0, calls = 0;
+	bool timed = !m->count_only;
+
+	for (size_t i = 0; i < n; i++) {
+		us += timed && m->r[rows[i]].self.sum > 0
+			  ? (uint64_t)(m->r[rows[i]].self.sum * 1e6 + 0.5)
+			  : 0;
+		calls += (uint64_t)m->r[rows[i]].calls.sum;
+	}
+	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION " --merge\n",
+	      out);
+	fprintf(out, "cmd: %s (%zu inputs merged)\npositions: line\n", m->program, m->n_in);
+	fputs("event: us : self time (microseconds)\nevent: calls : calls\nevents: us calls\n",
+	      out);
+	fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n", us, calls);
+	for (size_t i = 0; i < n; i++) {
+		const struct mroutine *r = &m->r[rows[i]];
+
+		fprintf(out, "\nfl=%s\nfn=%s\n%d %" PRIu64 " %.0f\n", r->file ? r->file : "???",
+			r->name, r->line > 0 ? r->line : 0,
+			timed && r->self.sum > 0 ? (uint64_t)(r->self.sum * 1e6 + 0.5) : 0,
+			r->calls.sum);
+		for (size_t k = 0; k < m->n_arcs; k++) {
+			const struct marc *a = &m->arcs[k];
+			const struct mroutine *c = &m->r[a->callee];
+
+			if (a->caller != rows[i])
+				continue;
+			fprintf(out,
+				"cfi=%s\ncfn=%s\ncalls=%" PRIu64 " %d\n%d %" PRIu64 " %" PRIu64
+				"\n",
+				c->file ? c->file : "???", c->name, a->calls,
+				c->line > 0 ? c->line : 0, r->line > 0 ? r->line : 0,
+				timed && a->time_s > 0 ? (uint64_t)(a->time_s * 1e6 + 0.5) : 0,
+				a->calls);
+		}
+	}
+	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 "\n", us, calls);
+	free(rows);
+}
+
+int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts)
+{
+	if (!m->n_in)
+		return -EINVAL;
+	switch (opts->format) {
+	case FMT_CSV:
+		write_csv(m, out, opts);
+		break;
+	case FMT_JSON:
+		write_json(m, out, opts);
+		break;
+	case FMT_FOLDED:
+		if (m->no_stacks) {
+			fs_error("folded stacks: an input has no \"stacks\" (a report of an older "
+				 "fortstat)");
+			return -ENODATA;
+		}
+		write_folded(m, out);
+		break;
+	case FMT_CALLGRIND:
+		write_callgrind(m, out, opts);
+		break;
+	case FMT_TABLE:
+	default:
+		write_table(m, out, opts);
+		break;
+	}
+	errno = 0;
+	if (fflush(out) != 0 || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* ---- the flame graph ---- */
+
+static int cmp_siblings(const void *p, const void *q, void *arg)
+{
+	const struct merge *cmp_m = arg;
+	const struct mnode *x = &cmp_m->nodes[*(const uint32_t *)p];
+	const struct mnode *y = &cmp_m->nodes[*(const uint32_t *)q];
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(cmp_m->r[x->routine].name, cmp_m->r[y->routine].name);
+}
+
+/*
+ * A flame graph of the summed contexts: each frame as wide as its inclusive
+ * value (self microseconds, or calls when counting), children in name order.
+ */
+int merge_write_svg(const struct merge *m, FILE *out)
+{
+	size_t n = m->n_nodes, i;
+	double *incl = xcalloc(n, sizeof(*incl)), *x = xcalloc(n, sizeof(*x));
+	double *next_x = xcalloc(n, sizeof(*next_x));
+	int *depth = xcalloc(n, sizeof(*depth)), max_depth = 0;
+	uint32_t *order = xcalloc(n, sizeof(*order));
+	const double width = 1200, fh = 17;
+	double scale;
+
+	if (!m->n_in)
+		return -EINVAL;
+	if (m->no_stacks) {
+		fs_error("flame graph: an input has no \"stacks\" (a report of an older fortstat)");
+		free(incl), free(x), free(next_x), free(depth), free(order);
+		return -ENODATA;
+	}
+	/* a parent's index is below its children's */
+	for (i = n; i-- > 1;) {
+		incl[i] += (double)node_value(m, &m->nodes[i]);
+		incl[m->nodes[i].parent] += incl[i];
+	}
+	for (i = 1; i < n; i++) {
+		depth[i] = depth[m->nodes[i].parent] + 1;
+		if (depth[i] > max_depth)
+			max_depth = depth[i];
+		order[i - 1] = (uint32_t)i;
+	}
+	qsort_r(order, n - 1, sizeof(*order), cmp_siblings, (void *)m);
+	/*
+	 * Siblings in name order. Sorted by parent index, a parent's group comes
+	 * after its own parent's (a smaller index): it is placed before its children.
+	 */
+	for (i = 0; i + 1 < n; i++) {
+		uint32_t k = order[i], p = m->nodes[k].parent;
+
+		x[k] = x[p] + next_x[p];
+		next_x[p] += incl[k];
+	}
+	scale = incl[0] > 0 ? (width - 20) / incl[0] : 0;
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text x=\"10\" y=\"20\" font-family=\"monospace\" font-size=\"14\">",
+		width, (max_depth + 3) * fh);
+	xml_str(out, m->program);
+	fprintf(out, ": %zu inputs merged (%s)</text>\n", m->n_in,
+		m->count_only ? "calls" : "self microseconds, summed");
+	for (i = 1; i < n; i++) {
+		double w = incl[i] * scale, y = (max_depth - depth[i] + 2) * fh;
+		const char *name = m->r[m->nodes[i].routine].name;
+		unsigned h = (unsigned)hash_name(name);
+
+		if (w < 0.5)
+			continue;
+		fprintf(out, "<g><title>");
+		xml_str(out, name);
+		fprintf(out,
+			" (%.0f %s)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.0f\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
+			incl[i], m->count_only ? "calls" : "us", 10 + x[i] * scale, y, w, fh - 1,
+			205 + h % 50, 80 + (h >> 8) % 150, (h >> 16) % 55);
+		/* the name when it fits, about 7 px a character */
+		if ((double)strlen(name) * 7 < w - 6) {
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%.1f\" font-family=\"monospace\" "
+				"font-size=\"11\">",
+				13 + x[i] * scale, y + fh - 5);
+			xml_str(out, name);
+			fputs("</text>", out);
+		}
+		fputs("</g>\n", out);
+	}
+	fputs("</svg>\n", out);
+	free(incl), free(x), free(next_x), free(depth), free(order);
+	errno = 0;
+	if (fflush(out) != 0 || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
