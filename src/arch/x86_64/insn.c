@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capstone_int.h"
+
 /*
  * One capstone handle for the whole process, opened on first use (x86-64,
  * AT&T syntax, detail on). The tracer is single-threaded, so no locking.
@@ -14,7 +16,7 @@
 static csh cs_handle;
 static int cs_ready;
 
-static int cs_get(csh *out)
+int x86_cs_get(csh *out)
 {
 	if (!cs_ready) {
 		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs_handle) != CS_ERR_OK)
@@ -72,7 +74,7 @@ static void refuse(struct insn_plan *plan, const char *why)
 	plan->slot_len = 0;
 }
 
-static int has_group(const cs_insn *in, uint8_t grp)
+int x86_has_group(const cs_insn *in, uint8_t grp)
 {
 	const cs_detail *d = in->detail;
 
@@ -153,7 +155,7 @@ static void plan_branch(const cs_insn *in, struct insn_plan *plan)
 		break;
 	}
 	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM ||
-	    !has_group(in, X86_GRP_BRANCH_RELATIVE)) {
+	    !x86_has_group(in, X86_GRP_BRANCH_RELATIVE)) {
 		refuse(plan, "indirect branch as first instruction");
 		return;
 	}
@@ -178,7 +180,7 @@ static void plan_branch(const cs_insn *in, struct insn_plan *plan)
 		break;
 	}
 	cond = jcc_cond(x);
-	if (cond < 0 || !has_group(in, X86_GRP_JUMP)) {
+	if (cond < 0 || !x86_has_group(in, X86_GRP_JUMP)) {
 		plan->target = 0;
 		refuse(plan, "relative branch that cannot be emulated");
 		return;
@@ -251,7 +253,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 		return -1;
 	memset(plan, 0, sizeof(*plan));
 	plan->addr = entry;
-	if (cs_get(&h) < 0)
+	if (x86_cs_get(&h) < 0)
 		return -1;
 
 	if (len >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64))) {
@@ -278,13 +280,13 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 		refuse(plan, "already an int3");
 		goto out;
 	}
-	if (has_group(in, X86_GRP_INT) && in->id != X86_INS_SYSCALL &&
+	if (x86_has_group(in, X86_GRP_INT) && in->id != X86_INS_SYSCALL &&
 	    in->id != X86_INS_SYSENTER) {
 		refuse(plan, "interrupt instruction as first instruction");
 		goto out;
 	}
-	if ((has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
-	     has_group(in, X86_GRP_BRANCH_RELATIVE)) &&
+	if ((x86_has_group(in, X86_GRP_CALL) || x86_has_group(in, X86_GRP_JUMP) ||
+	     x86_has_group(in, X86_GRP_BRANCH_RELATIVE)) &&
 	    !is_indirect_jmp(in)) {
 		plan_branch(in, plan);
 		goto out;
@@ -320,9 +322,9 @@ out:
 /* Is this instruction one that transfers control (or traps)? */
 static int is_control(const cs_insn *in)
 {
-	return has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_JUMP) ||
-	       has_group(in, X86_GRP_RET) || has_group(in, X86_GRP_IRET) ||
-	       has_group(in, X86_GRP_INT) || has_group(in, X86_GRP_BRANCH_RELATIVE) ||
+	return x86_has_group(in, X86_GRP_CALL) || x86_has_group(in, X86_GRP_JUMP) ||
+	       x86_has_group(in, X86_GRP_RET) || x86_has_group(in, X86_GRP_IRET) ||
+	       x86_has_group(in, X86_GRP_INT) || x86_has_group(in, X86_GRP_BRANCH_RELATIVE) ||
 	       in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER ||
 	       in->id == X86_INS_UD2 || in->id == X86_INS_HLT;
 }
@@ -454,12 +456,12 @@ static int movable_branch(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 
-	if (!has_group(in, X86_GRP_BRANCH_RELATIVE) || x->op_count != 1 ||
+	if (!x86_has_group(in, X86_GRP_BRANCH_RELATIVE) || x->op_count != 1 ||
 	    x->operands[0].type != X86_OP_IMM || has_prefix(x, 0x66))
 		return -1;
 	if (in->id == X86_INS_CALL)
 		return 17;
-	if (!has_group(in, X86_GRP_JUMP))
+	if (!x86_has_group(in, X86_GRP_JUMP))
 		return -1;
 	if (in->id == X86_INS_JMP)
 		return 16;
@@ -511,7 +513,7 @@ static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
 			break;
 		}
 		x = &it->detail->x86;
-		if (!has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
+		if (!x86_has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
 		    x->operands[0].type != X86_OP_IMM)
 			continue;
 		t = (uint64_t)x->operands[0].imm;
@@ -751,7 +753,7 @@ static bool short_walk(csh h, cs_insn *it, const uint8_t *code, size_t len, uint
 		rs = 0;
 		sc->ended = ends_flow(it);
 		x = &it->detail->x86;
-		if (!has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
+		if (!x86_has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
 		    x->operands[0].type != X86_OP_IMM)
 			continue;
 		t = (uint64_t)x->operands[0].imm;
@@ -872,7 +874,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	if (!fn || !stub)
 		return -1;
 	memset(stub, 0, sizeof(*stub));
-	if (cs_get(&h) < 0)
+	if (x86_cs_get(&h) < 0)
 		return -1;
 	if (fn_len >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
 		off = sizeof(endbr64);
@@ -957,149 +959,4 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	memcpy(code + pos, jmp_back, sizeof(jmp_back));
 	pos += sizeof(jmp_back);
 	memcpy(code + pos, &ret, 8);
-}
-
-/*
- * Evaluate a jcc condition against EFLAGS (cond 0..15, the opcode's low
- * nibble) or, for cond 16 (jrcxz), against RCX. Returns 1 if the branch is
- * taken, 0 if not (and 0 for an unknown cond).
- */
-int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
-{
-	int cf = (eflags >> 0) & 1, pf = (eflags >> 2) & 1, zf = (eflags >> 6) & 1;
-	int sf = (eflags >> 7) & 1, of = (eflags >> 11) & 1;
-	int r;
-
-	if (cond == 16)
-		return rcx == 0;
-	if (cond < 0 || cond > 15)
-		return 0;
-	switch (cond >> 1) {
-	case 0: r = of; break;			/* jo / jno */
-	case 1: r = cf; break;			/* jb / jae */
-	case 2: r = zf; break;			/* je / jne */
-	case 3: r = cf || zf; break;		/* jbe / ja */
-	case 4: r = sf; break;			/* js / jns */
-	case 5: r = pf; break;			/* jp / jnp */
-	case 6: r = sf != of; break;		/* jl / jge */
-	default: r = zf || sf != of; break;	/* jle / jg */
-	}
-	return (cond & 1) ? !r : r;
-}
-
-static int is_legacy_prefix(uint8_t b)
-{
-	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e: /* segment, notrack */
-	case 0x64: case 0x65:			    /* fs, gs */
-	case 0x66: case 0x67:			    /* operand, address size */
-	case 0xf2:				    /* bnd */
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/*
- * Length of a near call (e8 rel32 or ff /2) starting at p[0..avail), or 0
- * if the bytes there are not one.
- */
-static size_t call_len(const uint8_t *p, size_t avail)
-{
-	size_t i = 0, need;
-	uint8_t modrm, mod, rm;
-
-	while (i < avail && i < 4 && is_legacy_prefix(p[i]))
-		i++;
-	if (i < avail && (p[i] & 0xf0) == 0x40) /* REX */
-		i++;
-	if (i >= avail)
-		return 0;
-	if (p[i] == 0xe8)
-		return i + 5;
-	if (p[i] != 0xff || i + 1 >= avail)
-		return 0;
-	modrm = p[i + 1];
-	if (((modrm >> 3) & 7) != 2)
-		return 0;
-	mod = modrm >> 6;
-	rm = modrm & 7;
-	need = i + 2;
-	if (mod == 3)
-		return need;
-	if (rm == 4) { /* SIB */
-		if (need >= avail)
-			return 0;
-		if (mod == 0 && (p[need] & 7) == 5)
-			need += 4; /* no base: disp32 */
-		need++;
-	} else if (mod == 0 && rm == 5) {
-		need += 4; /* RIP-relative disp32 */
-	}
-	if (mod == 1)
-		need += 1;
-	else if (mod == 2)
-		need += 4;
-	return need;
-}
-
-/*
- * Does a near call end exactly where the n bytes of `before` end (that is,
- * at a candidate return address)? Recognises e8 rel32 and every ff /2
- * form (register, memory, SIB, RIP-relative; REX, segment, notrack, bnd
- * and size prefixes). Returns 1 or 0. A heuristic: data can look like a
- * call, but a compiler-generated call is never missed.
- */
-int insn_is_return_site(const uint8_t *before, size_t n)
-{
-	if (!before)
-		return 0;
-	/* A call is 2 to 15 bytes long; try every start. */
-	for (size_t k = 2; k <= n && k <= 15; k++)
-		if (call_len(before + n - k, k) == k)
-			return 1;
-	return 0;
-}
-
-int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets, size_t max,
-		    size_t *n_rets, const char **reason)
-{
-	csh h;
-	cs_insn *it;
-	const uint8_t *code = fn;
-	size_t left = len;
-	uint64_t a = addr, end = addr + len;
-	const char *why = NULL;
-
-	*n_rets = 0;
-	*reason = NULL;
-	if (cs_get(&h) < 0 || !(it = cs_malloc(h)))
-		return -1;
-	while (left && !why) {
-		const cs_x86 *x;
-
-		if (!cs_disasm_iter(h, &code, &left, &a, it)) {
-			why = "not fully decodable";
-			break;
-		}
-		x = &it->detail->x86;
-		if (has_group(it, X86_GRP_RET)) {
-			if (it->id != X86_INS_RET || x->op_count != 0)
-				why = "returns with `ret imm`";
-			else if (*n_rets == max)
-				why = "too many return instructions";
-			else
-				rets[(*n_rets)++] = it->address;
-			continue;
-		}
-		if (has_group(it, X86_GRP_IRET))
-			why = "returns from an interrupt";
-		else if (it->id == X86_INS_JMP && x->op_count == 1 &&
-			 x->operands[0].type == X86_OP_IMM &&
-			 ((uint64_t)x->operands[0].imm < addr || (uint64_t)x->operands[0].imm >= end))
-			why = "leaves by a jump (a tail call)";
-	}
-	cs_free(it, 1);
-	*reason = why;
-	return why ? 1 : 0;
 }
