@@ -18,6 +18,7 @@
 #include "fortstat/cli.h"
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
+#include "fortstat/output.h"
 #include "fortstat/rank.h"
 #include "fortstat/util.h"
 #include "merge_int.h"
@@ -722,39 +723,14 @@ int merge_add_file(struct merge *m, const char *path)
 
 /* ---- fortstat --merge ---- */
 
-/* buf, whole, to path (through a temporary file renamed) or to standard output. */
+/* buf, whole, to path (a file replaced whole: output_replace) or to standard output. */
 static int put_whole(const char *path, const char *buf, size_t len)
 {
-	char *tmp;
-	FILE *f;
-	int fd, err = 0;
+	bool renamed;
 
 	if (!path)
 		return rank_write_whole(stdout, buf, len);
-	tmp = xasprintf("%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		free(tmp);
-		return err;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-	} else {
-		err = rank_write_whole(f, buf, len);
-		if (fchmod(fd, 0644) < 0 && !err)
-			err = -errno;
-		if (fclose(f) != 0 && !err)
-			err = -errno;
-	}
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err;
+	return output_replace(path, buf, len, &renamed);
 }
 
 int merge_command(char *const *files, size_t n, const struct report_opts *opts, const char *output,

@@ -429,6 +429,35 @@ static uint64_t mapping_end(pid_t pid, uint64_t addr)
 #define STACK_SCAN (256 * 1024) /* bytes of each thread's stack looked at */
 
 /*
+ * Held thread tid's registers into *regs and the words on top of its stack
+ * (at most STACK_SCAN bytes, up to the end of its mapping) into *words
+ * (malloc'ed, *n of them; NULL and 0 when unreadable). False when its
+ * registers cannot be read.
+ */
+static bool stack_words(struct tracer *tr, pid_t tid, arch_regs *regs, uint64_t **words,
+			size_t *n)
+{
+	uint64_t sp, end;
+
+	*words = NULL;
+	*n = 0;
+	if (arch_get_regs(tid, regs) < 0)
+		return false;
+	sp = arch_sp(regs) & ~(uint64_t)7;
+	end = mapping_end(tid, sp);
+	if (end <= sp)
+		return true;
+	*n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
+	*words = xmalloc(*n * 8);
+	if (mem_read(tr->ps->memfd, sp, *words, *n * 8) < 0) {
+		free(*words);
+		*words = NULL;
+		*n = 0;
+	}
+	return true;
+}
+
+/*
  * The program's routines thread tid is in: the one holding its PC, and
  * those a return address on its stack (a word just after a call) points
  * into, innermost first, added to *list.
@@ -438,33 +467,25 @@ static void active_routines(struct tracer *tr, pid_t tid, char **list)
 	const struct symtab *st = tr->ps->st;
 	const struct routine *r;
 	arch_regs regs;
-	uint64_t sp, end, *words;
+	uint64_t *words;
 	size_t n;
 
-	if (arch_get_regs(tid, &regs) < 0)
+	if (!stack_words(tr, tid, &regs, &words, &n))
 		return;
 	r = symtab_find(st, arch_pc(&regs) - tr->ps->bias);
 	if (r)
 		active_add(list, r->display ? r->display : r->names[0]);
-	sp = arch_sp(&regs) & ~(uint64_t)7;
-	end = mapping_end(tid, sp);
-	if (end <= sp)
-		return;
-	n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
-	words = xmalloc(n * 8);
-	if (mem_read(tr->ps->memfd, sp, words, n * 8) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			uint8_t before[16];
+	for (size_t i = 0; i < n; i++) {
+		uint8_t before[16];
 
-			r = symtab_find(st, words[i] - tr->ps->bias);
-			if (!r || words[i] == r->addr + tr->ps->bias ||
-			    (!patch_call_site(tr->ps, words[i]) &&
-			     (mem_read(tr->ps->memfd, words[i] - sizeof(before), before,
-				       sizeof(before)) < 0 ||
-			      !insn_is_return_site(before, sizeof(before)))))
-				continue;
-			active_add(list, r->display ? r->display : r->names[0]);
-		}
+		r = symtab_find(st, words[i] - tr->ps->bias);
+		if (!r || words[i] == r->addr + tr->ps->bias ||
+		    (!patch_call_site(tr->ps, words[i]) &&
+		     (mem_read(tr->ps->memfd, words[i] - sizeof(before), before, sizeof(before)) <
+			  0 ||
+		      !insn_is_return_site(before, sizeof(before)))))
+			continue;
+		active_add(list, r->display ? r->display : r->names[0]);
 	}
 	free(words);
 }
@@ -521,26 +542,19 @@ static void avoid_add(struct avoid *a, uint64_t pc)
 static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t nx, struct avoid *a)
 {
 	arch_regs regs;
-	uint64_t sp, end, *words;
+	uint64_t *words;
 	size_t n;
 
-	if (arch_get_regs(tid, &regs) < 0)
+	if (!stack_words(tr, tid, &regs, &words, &n))
 		return;
 	avoid_add(a, arch_pc(&regs));
 	avoid_add(a, arch_pc(&regs) - 2);
-	sp = arch_sp(&regs) & ~(uint64_t)7;
-	end = mapping_end(tid, sp);
-	if (end <= sp)
-		return;
-	n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
-	words = xmalloc(n * 8);
-	if (mem_read(tr->ps->memfd, sp, words, n * 8) == 0)
-		for (size_t i = 0; i < n; i++)
-			for (size_t k = 0; k < nx; k++)
-				if (words[i] >= x[k][0] && words[i] < x[k][1]) {
-					avoid_add(a, words[i]);
-					break;
-				}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nx; k++)
+			if (words[i] >= x[k][0] && words[i] < x[k][1]) {
+				avoid_add(a, words[i]);
+				break;
+			}
 	free(words);
 }
 

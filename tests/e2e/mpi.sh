@@ -127,7 +127,7 @@ for bad in "" trunc.json text.json other.json dir.json missing.json "prof.0.json
 	[ "$rc" = 125 ] || fail "--merge $bad: exit status $rc, expected 125"
 	[ "$(wc -l <bad.err)" = 1 ] || fail "--merge $bad: $(wc -l <bad.err) lines: $(cat bad.err)"
 	[ -e out.txt ] && fail "--merge $bad: out.txt written"
-	ls out.txt.tmp.* >/dev/null 2>&1 && fail "--merge $bad: a temporary file left"
+	ls out.txt.* >/dev/null 2>&1 && fail "--merge $bad: a temporary file left"
 done
 grep -q "truncated" bad.err || fail "--merge of a truncated report: $(cat bad.err)"
 # A report of another program: a warning, and the merge by name.
