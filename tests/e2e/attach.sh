@@ -45,6 +45,16 @@ reap() {
 	echo $? >"$1.rc"
 }
 
+# attached NAME: until fortstat (-v, its messages in fs.err) says it attached
+attached() {
+	i=0
+	while ! grep -q 'attached to' fs.err; do
+		i=$((i + 1))
+		[ $i -lt 400 ] || { fail "$1: fortstat did not attach: $(cat fs.err)"; break; }
+		sleep 0.05
+	done
+}
+
 # tracer_of PID: its TracerPid
 tracer_of() {
 	awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
@@ -130,12 +140,7 @@ start int "$prog" 600
 "$FORTSTAT" -v -p "$pid" -o rep.txt >fs.out 2>fs.err &
 fs=$!
 pids="$pids $fs"
-i=0
-while ! grep -q 'attached to' fs.err; do
-	i=$((i + 1))
-	[ $i -lt 400 ] || { fail "SIGINT: fortstat did not attach: $(cat fs.err)"; break; }
-	sleep 0.05
-done
+attached SIGINT
 sleep 1
 kill -INT "$fs"
 wait "$fs"
@@ -157,12 +162,7 @@ start term "$prog" 300
 "$FORTSTAT" -c -v -p "$pid" -o rep.txt 2>fs.err &
 fs=$!
 pids="$pids $fs"
-i=0
-while ! grep -q 'attached to' fs.err; do
-	i=$((i + 1))
-	[ $i -lt 400 ] || { fail "SIGTERM: fortstat did not attach"; break; }
-	sleep 0.05
-done
+attached SIGTERM
 sleep 0.7
 kill -USR1 "$fs"
 i=0
