@@ -614,6 +614,27 @@ static void lane_nodes(struct cct *c, int k)
 		c->v[i].self = c->lself[k][i];
 }
 
+/* Copies of arcs s and tree t holding lane k's times alone (one lane). */
+static void dup_lane(struct arcset *ds, struct cct *dt, const struct arcset *s, const struct cct *t,
+		     int k)
+{
+	arcset_dup(ds, s);
+	cct_dup(dt, t);
+	if (k) {
+		lane_arcs(ds, k);
+		lane_nodes(dt, k);
+	}
+	for (int j = 1; j < s->lanes; j++) {
+		free(ds->lt[j]);
+		ds->lt[j] = NULL;
+	}
+	for (int j = 1; j < t->lanes; j++) {
+		free(dt->lself[j]);
+		dt->lself[j] = NULL;
+	}
+	ds->lanes = dt->lanes = 1;
+}
+
 /*
  * Lane k of a as a state of its own (one lane, lane k's times): a deep copy
  * that shares nothing with a. Never NULL.
@@ -650,35 +671,11 @@ struct acct *acct_lane(const struct acct *a, int k)
 		th->r = dup_array(t->r, nr, sizeof(*t->r));
 		if (k)
 			lane_routines(th->r, t->lr[k], a->n);
-		arcset_dup(&th->arcs, &t->arcs);
-		cct_dup(&th->cct, &t->cct);
-		if (k) {
-			lane_arcs(&th->arcs, k);
-			lane_nodes(&th->cct, k);
-		}
-		for (int j = 1; j < a->lanes; j++) {
-			free(th->arcs.lt[j]);
-			th->arcs.lt[j] = NULL;
-			free(th->cct.lself[j]);
-			th->cct.lself[j] = NULL;
-		}
-		th->arcs.lanes = th->cct.lanes = 1;
+		dup_lane(&th->arcs, &th->cct, &t->arcs, &t->cct, k);
 		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
 		c->list[c->thr_n++] = th;
 	}
-	arcset_dup(&c->arcs, &a->arcs);
-	cct_dup(&c->cct, &a->cct);
-	if (k) {
-		lane_arcs(&c->arcs, k);
-		lane_nodes(&c->cct, k);
-	}
-	for (int j = 1; j < a->lanes; j++) {
-		free(c->arcs.lt[j]);
-		c->arcs.lt[j] = NULL;
-		free(c->cct.lself[j]);
-		c->cct.lself[j] = NULL;
-	}
-	c->arcs.lanes = c->cct.lanes = 1;
+	dup_lane(&c->arcs, &c->cct, &a->arcs, &a->cct, k);
 	return c;
 }
 
