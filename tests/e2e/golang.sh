@@ -96,4 +96,12 @@ for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 attach done" ] || fail "$p -p: output $(cat att.out) $(head -n 3 att.err)"
 	[ -n "$(calls main.fib)" ] || fail "$p -p: main.fib not timed while attached"
 done
+# The probes fall back to traps for Go: silently when they are only the
+# default, with a warning when asked for.
+env -u FORTSTAT_MECHANISM "$FORTSTAT" -c --format=json -o d.json "$BIN/gowork-O2" >/dev/null 2>d.err
+grep -q '"mechanism": "traps"' d.json || fail "Go, default mechanism: $(grep mechanism d.json)"
+grep -q -- '--probes' d.err && fail "Go, default mechanism: a warning: $(cat d.err)"
+"$FORTSTAT" --probes -c -o /dev/null "$BIN/gowork-O2" >/dev/null 2>p.err
+grep -q '^fortstat: warning: --probes: not for a Go program' p.err ||
+	fail "Go, --probes: no warning: $(cat p.err)"
 finish
