@@ -356,6 +356,15 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	}
 	*hdr(a, PROBE_TAIL) = tail;
 	tr->ps->n_probe_events += n;
+	/*
+	 * The thread waited while its ring was read (a microsecond every ten
+	 * events, a full ring's in a millisecond): on the wall clock, that is
+	 * the stop's cost too, beyond the calibrated stop's. Off the CPU clock:
+	 * the thread did not run.
+	 */
+	if (n && !tr->probe_no_tsc)
+		books_stop_cost(tr->ps->books, th->tid,
+				(double[FS_N_CLOCKS]){ 0, (double)(__rdtsc() - t1) * tr->tsc_ns });
 	th->p_tsc = t1;
 	th->p_at = th->now;
 	if (th->cs.fd >= 0)
