@@ -216,6 +216,7 @@ START_TEST(count_only)
 		ck_assert_uint_eq(call3(&r, (uint64_t)i, 9, 1), (uint64_t)i + 1);
 	memcpy(&c, r.area + PROBE_CTR + 8 * 7, 8);
 	ck_assert_uint_eq(c, 1000);
+	ck_assert_uint_eq(hdr(&r, PROBE_NCOUNT), 1000);
 	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 0);
 	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
 	rig_down(&r);
@@ -239,6 +240,15 @@ START_TEST(throttled)
 	ck_assert_uint_eq(c, 100);
 	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 2); /* the first call's entry and return only */
 	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	ck_assert_uint_eq(hdr(&r, PROBE_NCOUNT), 100);
+	ck_assert_uint_eq(event(&r, 0)->word, PROBE_W_ENTRY | 7);
+	ck_assert_uint_eq(event(&r, 1)->word, PROBE_W_RETURN);
+	/* timed again: its events say how many calls took the count path before them */
+	r.code[0x800 + r.st.throttle_off] = 0;
+	ck_assert_uint_eq(call3(&r, 5, 0, 2), 7);
+	ck_assert_uint_eq(event(&r, 2)->word, PROBE_W_ENTRY | 7 | 100ull << PROBE_W_NCOUNT_SHIFT);
+	ck_assert_uint_eq(event(&r, 3)->word, PROBE_W_RETURN | 100ull << PROBE_W_NCOUNT_SHIFT);
+	ck_assert_uint_ge(event(&r, 3)->tsc, event(&r, 2)->tsc);
 	rig_down(&r);
 }
 END_TEST

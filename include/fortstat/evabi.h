@@ -74,6 +74,7 @@ struct insn_event_page {
 #define PROBE_FLAGS 0x20 /* u64: PROBE_F_TRAP: no area, take the trap path */
 #define PROBE_F_TRAP 1u
 #define PROBE_CAP 0x28	 /* u64: events the ring may hold (<= PROBE_RING_N; the tracer's) */
+#define PROBE_NCOUNT 0x30 /* u64: calls the count path took (each event carries it) */
 #define PROBE_SHADOW 0x40		  /* the shadow stack: {slot, ret} entries */
 #define PROBE_SHADOW_N 4096		  /* shadow entries (a call deeper traps) */
 #define PROBE_RING (PROBE_SHADOW + PROBE_SHADOW_N * 16) /* the ring of events */
@@ -91,9 +92,12 @@ struct probe_event {
 	uint64_t tsc;  /* the TSC at the entry, or at the return */
 	uint64_t slot; /* the return address's slot (RSP at the entry) */
 	uint64_t ret;  /* entry: the original return address (the trampoline: chained) */
-	uint64_t word; /* PROBE_W_ENTRY | routine, or PROBE_W_RETURN */
+	uint64_t word; /* PROBE_W_ENTRY | patch, or PROBE_W_RETURN; PROBE_NCOUNT's low bits above */
 };
 #define PROBE_W_ENTRY (1ull << 32)
 #define PROBE_W_RETURN (2ull << 32)
+#define PROBE_W_KIND (3ull << 32)
+#define PROBE_W_NCOUNT_SHIFT 34 /* the count path's calls so far, modulo 2^30 */
+#define PROBE_W_NCOUNT_MASK (~0ull << PROBE_W_NCOUNT_SHIFT)
 
 #endif

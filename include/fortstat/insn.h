@@ -210,7 +210,7 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
  * return trap) as a hooked return would have. *full_off: the int3 of its
  * full ring. Returns its length.
  */
-#define INSN_PROBE_TRAMP_SIZE 272
+#define INSN_PROBE_TRAMP_SIZE 320
 size_t insn_probe_trampoline(uint64_t retrap, uint8_t *code, unsigned *full_off);
 
 /* Release capstone (optional at exit). */

@@ -64,6 +64,7 @@ struct trace_opts {
 	 */
 	double probe_ns[FS_N_CLOCKS];
 	double probe_ret_ns[FS_N_CLOCKS];
+	double probe_count_ns[FS_N_CLOCKS]; /* a call through the count path (throttled) */
 	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;		/* --pin */

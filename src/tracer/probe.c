@@ -55,6 +55,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*hdr(a, PROBE_DEPTH) = 0;
 	*hdr(a, PROBE_FLAGS) = flags;
 	*hdr(a, PROBE_CAP) = tr->probe_cap;
+	*hdr(a, PROBE_NCOUNT) = 0;
 	/* Words of an earlier thread's unread events must not commit anything. */
 	for (size_t i = 0; i < PROBE_RING_N; i++)
 		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;
@@ -119,6 +120,7 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	}
 	th->p_tsc = __rdtsc();
 	th->p_at = th->now;
+	th->p_ncount = 0;
 	if (!k)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
 }
@@ -295,13 +297,24 @@ static void throttle(struct tracer *tr)
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 		 const struct stamper *sp, const struct stamp *now)
 {
-	uint64_t kind = e->word & ~0xffffffffull, j = e->word & 0xffffffffull;
+	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
+	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
+	uint64_t counted = (nc - th->p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
 
 	stamp_at(sp, e->tsc, &th->now);
 	/*
 	 * What the probe cost the thread: the calibration's, made with probes
 	 * too; the caller's share at an entry, the routine's at its return.
+	 * Before it, the calls that took the count path (throttled routines)
+	 * since the thread's last event: they were made by the routine that ran
+	 * in between, which is charged what they cost.
 	 */
+	th->p_ncount = nc;
+	if (counted)
+		books_stop_cost(tr->ps->books, th->tid,
+				(double[FS_N_CLOCKS]){
+				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_CPU],
+				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL] });
 	books_stop_cost(tr->ps->books, th->tid,
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {

@@ -96,6 +96,7 @@ struct tthread {
 	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
 	uint64_t p_tsc;	  /* the TSC at its last stop ... */
 	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
+	uint64_t p_ncount; /* the count path's calls (PROBE_NCOUNT) as its last event said */
 	struct cswitch cs; /* its context switches (probes), fd -1: none */
 };
 /* A shared library of the program (-l). */

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""probe-bytes.py - assemble probe-code.s (GNU as) and write its bytes and
+its labels' offsets into probe.c, between the markers there. A maintainer's
+tool: the build uses the arrays in probe.c; tests/check_probe.c runs them."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+src, dst = os.path.join(here, "probe-code.s"), os.path.join(here, "probe.c")
+
+
+def assemble():
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = os.path.join(tmp, "p.o")
+        subprocess.check_call(["as", "-o", obj, src])
+        code, labels = {}, {}
+        for sec in ("entry", "tramp", "count"):
+            out = os.path.join(tmp, sec)
+            subprocess.check_call(["objcopy", "-O", "binary", "-j", "." + sec, obj, out])
+            with open(out, "rb") as f:
+                code[sec] = f.read()
+        for line in subprocess.check_output(["nm", obj]).decode().splitlines():
+            f = line.split()
+            if len(f) == 3:
+                labels[f[2]] = int(f[0], 16)
+    return code, labels
+
+
+def array(name, b):
+    rows = ["    " + " ".join("0x%02x," % x for x in b[i:i + 16]) for i in range(0, len(b), 16)]
+    return "static const uint8_t %s[] = {\n%s\n};\n" % (name, "\n".join(rows))
+
+
+def main():
+    code, l = assemble()
+    e, t, c = code["entry"], code["tramp"], code["count"]
+    assert l["e_full"] == l["e_plain"] + 5 and e[l["e_plain"]] == 0xE9
+    assert c[l["c_ctr"] - 2] == 0x75, "the count path's jnz must be short"
+    defs = [
+        ("ENTRY_RETRAP", l["e_retrap"] + 2), ("ENTRY_TRAMP", l["e_tramp"] + 2),
+        ("ENTRY_WORD", l["e_word"] + 2), ("ENTRY_PLAIN", l["e_plain"] + 1),
+        ("ENTRY_FULL", l["e_full"]), ("TRAMP_FULL", l["t_full"]),
+        ("TRAMP_RETRAP", l["t_retrap"]), ("COUNT_JNZ", l["c_ctr"] - 1),
+        ("COUNT_CTR", l["c_ctr"] + 5), ("COUNT_PLAIN", l["c_plain"]),
+    ]
+    body = array("entry_code", e) + array("tramp_code", t) + array("count_code", c)
+    body += "".join("#define %s 0x%x\n" % d for d in defs)
+    with open(dst) as f:
+        text = f.read()
+    begin, end = "/* probe-bytes.py: begin */\n", "/* probe-bytes.py: end */\n"
+    i, j = text.index(begin) + len(begin), text.index(end)
+    with open(dst, "w") as f:
+        f.write(text[:i] + body + text[j:])
+    print("entry %d, trampoline %d, count %d bytes" % (len(e), len(t), len(c)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# probe-code.s - the in-process probes' code, the source of the byte arrays
+# in probe.c (not built: `python3 src/arch/x86_64/probe-bytes.py` assembles it
+# with GNU as and writes the arrays and the offsets of the labels e_*, t_*
+# and *_full into probe.c). The thread's area is at its GS base; the offsets
+# are evabi.h's: SELF 0x00, HEAD 0x08, TAIL 0x10, DEPTH 0x18, FLAGS 0x20,
+# CAP 0x28, NCOUNT 0x30, the shadow stack at 0x40 (4096 entries of 16
+# bytes), the ring at 0x10040 (16384 events of 32 bytes: tsc, slot, ret,
+# word). Placeholders, patched per stub: 0x3333... the return trap, 0x1111...
+# the trampoline, 0x2222... the entry's word, 0x44444444 the jmp to the
+# classic stub's plain path.
+
+# The entry's fast path. RAX, RDX, RCX, R11 are kept below RSP (dead at an
+# entry; a signal frame lands 128 bytes lower); the flags are not kept (no
+# routine expects them at its entry). The TSC is read as late as it can be,
+# just before the word commits the event: what follows (three loads, the
+# jmp) is the routine's.
+	.section .entry, "ax"
+	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
+	mov %r11,-0x8(%rsp)
+	testb $1,%gs:0x20; jnz e_slow		# no area of its own
+e_retrap: movabs $0x3333333333333333,%r11
+	cmp %r11,(%rsp); je e_chained		# a tail call: hooked already
+e_tramp: movabs $0x1111111111111111,%r11
+	cmp %r11,(%rsp); je e_chained		# (by a trap, or in-process)
+	mov $1,%ecx; xadd %rcx,%gs:0x18		# take a shadow entry
+	cmp $4096,%rcx; jae e_deep
+	shl $4,%rcx; add %gs:0x0,%rcx
+	mov (%rsp),%rax; mov %rsp,0x40(%rcx); mov %rax,0x48(%rcx)
+	mov %r11,(%rsp); jmp e_record		# hooked
+e_chained: mov (%rsp),%rax
+e_record:
+e_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
+	mov $1,%ecx; xadd %rcx,%gs:0x8		# take a ring index
+e_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae e_full
+	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
+	mov %rax,0x10050(%rcx); mov %rsp,0x10048(%rcx)
+	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11	# counted calls so far
+	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,0x10040(%rcx)
+	mov %r11,0x10058(%rcx)			# the word commits it
+	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+e_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
+e_full:	int3; jmp e_again			# the tracer drains the ring
+e_deep:	decq %gs:0x18
+e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	mov -0x8(%rsp),%r11			# then the classic stub follows
+
+# The return trampoline: the routine's `ret` lands here with RSP one past
+# the slot. The slot's entry is looked for from the top of the shadow
+# stack down (entries above it are frames left by longjmp or an exception);
+# none: the classic return trap, where the tracer finds the frame. The TSC
+# is read first, after an lfence: rdtsc is not ordered, and without it the
+# stamp is taken while the routine's last instructions are still under way
+# (a 0.2 us routine came out 5% short).
+	.section .tramp, "ax"
+	sub $8,%rsp				# RSP: the slot again
+	mov %rax,-0x8(%rsp); mov %rdx,-0x10(%rsp)
+	lfence; rdtsc; shl $32,%rdx; or %rdx,%rax
+	mov %rcx,-0x18(%rsp); mov %r11,-0x20(%rsp); mov %rax,-0x28(%rsp)
+	mov %gs:0x18,%rcx; cmp $4096,%rcx; ja.d32 t_miss
+t_find:	test %rcx,%rcx; jz.d32 t_miss; dec %rcx
+	mov %rcx,%rax; shl $4,%rax; add %gs:0x0,%rax
+	cmp %rsp,0x40(%rax); jne t_find
+	mov %rcx,%gs:0x18			# popped
+	mov 0x48(%rax),%rax; mov %rax,(%rsp)	# the real return address
+	mov %gs:0x30,%r11; shl $34,%r11		# counted calls so far
+	movabs $0x200000000,%rax; or %rax,%r11	# PROBE_W_RETURN
+	mov $1,%ecx; xadd %rcx,%gs:0x8
+t_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae t_full
+	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
+	movq $0,0x10050(%rcx); mov %rsp,0x10048(%rcx)
+	mov -0x28(%rsp),%rax; mov %rax,0x10040(%rcx)
+	mov %r11,0x10058(%rcx)			# the word commits it
+	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
+	mov -0x20(%rsp),%r11; ret
+t_full:	int3; jmp t_again
+t_miss:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
+	mov -0x20(%rsp),%r11; add $8,%rsp; jmp *0(%rip)
+t_retrap: .quad 0x3333333333333333
+
+# The count-only path (-c, and a throttled routine's calls): the thread's
+# own counter of the patch and its count of counted calls (the next event
+# carries it: their cost is charged to the routine that made them), an
+# instruction each (a signal cannot split one).
+	.section .count, "ax"
+	mov %r11,-0x8(%rsp)
+	testb $1,%gs:0x20; jnz c_classic
+c_ctr:	incq %gs:0x7fffffff			# PROBE_CTR + 8 * patch
+	incq %gs:0x30
+c_plain: .byte 0xe9; .long 0x44444444	# jmp plain
+c_classic:
