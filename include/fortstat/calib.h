@@ -29,6 +29,12 @@ struct calib {
 	double alt_seg_ns;
 	double resid_ns;
 	double alt_resid_ns;
+	/*
+	 * In-process probes: what a call through the count path (a throttled
+	 * routine's) costs its caller, on each clock (0: not measured).
+	 */
+	double count_ns;
+	double alt_count_ns;
 	size_t batches;	  /* batches measured */
 	size_t calls;	  /* calls per batch */
 	double seconds;	  /* wall time the calibration took */

@@ -18,6 +18,7 @@ enum {
 	RT_NORETURN = 1u << 4,	   /* exit, abort, __libc_start_main, ...: never rewrite return */
 	RT_SELECTED = 1u << 5,	   /* chosen for timing by symtab_select */
 	RT_IFUNC = 1u << 6,	   /* the target of an indirect function, named after it */
+	RT_COUNTED = 1u << 7,	   /* probes: counted, not timed, from the start (calibration) */
 };
 
 struct routine {

@@ -227,6 +227,11 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	if (stub.full_off)
 		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
 	p->throttle = stub.throttle_off ? p->slot + stub.throttle_off : 0;
+	if (p->throttle && (r->flags & RT_COUNTED)) { /* throttled from its first call */
+		stub.code[stub.throttle_off] = 1;
+		p->throttled = true;
+		tr->n_throttled++;
+	}
 	p->call_ret = stub.call_ret;
 	if (stub.call_ret)
 		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
