@@ -189,14 +189,63 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * then (elapsed less its off-CPU intervals, from the kernel's context
  * switch records) scaled to what its CPU clock advanced. Without the
  * records, the CPU clock is spread over the elapsed time.
+ *
+ * The usual way is integer arithmetic: ns a TSC tick in 32.32 fixed point
+ * (kw), CPU ns a ns run (kc), and the off-CPU intervals of the window in
+ * order, walked once as the events come (their TSCs do not go back, but
+ * for a signal handler's: those take the slow way, in floating point).
  */
+#define STAMP_IV 8
+
 struct stamper {
 	const struct cswitch *cs; /* the thread's records, or NULL */
 	uint64_t tsc0, tsc1;	  /* its last stop's TSC and this one's */
 	double inv_dt;		  /* 1 / (tsc1 - tsc0), or 0: no time of its own */
 	acct_time_t w0, w1, c0, c1;
 	double on_all, inv_on_all; /* ns it ran between the stops (by the records) */
+	bool fast;
+	uint64_t kw, kc;
+	struct {
+		uint64_t from, to;
+	} iv[STAMP_IV]; /* off-CPU in [w0, w1], in order */
+	size_t n_iv, cur;
+	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
 };
+
+/* The off-CPU intervals of [w0, w1] into sp->iv, in order; false: too many. */
+static bool stamper_intervals(struct stamper *sp)
+{
+	const struct cswitch *c = sp->cs;
+	size_t n = 0;
+
+	for (size_t i = 0; c && i <= c->n_off; i++) {
+		uint64_t f, t;
+
+		if (i < c->n_off) {
+			f = c->off[i].from;
+			t = c->off[i].to;
+		} else if (c->out) {
+			f = c->out_at;
+			t = UINT64_MAX;
+		} else {
+			break;
+		}
+		f = f > sp->w0 ? f : sp->w0;
+		t = t < sp->w1 ? t : sp->w1;
+		if (t <= f)
+			continue;
+		if (n == STAMP_IV)
+			return false;
+		size_t k = n++;
+
+		for (; k > 0 && sp->iv[k - 1].from > f; k--)
+			sp->iv[k] = sp->iv[k - 1];
+		sp->iv[k].from = f;
+		sp->iv[k].to = t;
+	}
+	sp->n_iv = n;
+	return true;
+}
 
 static void stamper_init(struct stamper *sp, const struct tracer *tr, const struct tthread *th,
 			 uint64_t t1, double on_all)
@@ -214,16 +263,64 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 		sp->cs = NULL;
 	sp->on_all = sp->cs ? on_all : 1;
 	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
+	sp->n_iv = sp->cur = 0;
+	sp->off_before = 0;
+	sp->last_w = sp->w0;
+	sp->fast = sp->inv_dt > 0 && sp->w1 > sp->w0 && sp->c1 >= sp->c0 && stamper_intervals(sp);
+	if (sp->fast) {
+		uint64_t off = 0, on;
+
+		for (size_t i = 0; i < sp->n_iv; i++)
+			off += sp->iv[i].to - sp->iv[i].from;
+		on = sp->cs ? (sp->w1 - sp->w0 > off ? sp->w1 - sp->w0 - off : 0)
+			    : sp->w1 - sp->w0;
+		sp->kw = (uint64_t)(((unsigned __int128)(sp->w1 - sp->w0) << 32) / (t1 - sp->tsc0));
+		sp->kc = on ? (uint64_t)(((unsigned __int128)(sp->c1 - sp->c0) << 32) / on) : 0;
+		sp->fast = on > 0;
+	}
 }
 
-static void stamp_at(const struct stamper *sp, uint64_t t, struct stamp *s)
+/* The fast way: the CPU clock at wall w (not before the last event's). */
+static acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
+{
+	uint64_t off, ran, c;
+
+	while (sp->cur < sp->n_iv && sp->iv[sp->cur].to <= w) {
+		sp->off_before += sp->iv[sp->cur].to - sp->iv[sp->cur].from;
+		sp->cur++;
+	}
+	off = sp->off_before;
+	if (sp->cur < sp->n_iv && sp->iv[sp->cur].from < w)
+		off += w - sp->iv[sp->cur].from;
+	ran = w - sp->w0 > off ? w - sp->w0 - off : 0;
+	c = sp->c0 + (acct_time_t)(((unsigned __int128)ran * sp->kc) >> 32);
+	sp->last_w = w;
+	return c < sp->c1 ? c : sp->c1;
+}
+
+static void stamp_at(struct stamper *sp, uint64_t t, struct stamp *s)
 {
 	acct_time_t w0 = sp->w0, w1 = sp->w1, c0 = sp->c0, c1 = sp->c1;
 	double f = 1, on;
 
+	if (sp->fast) {
+		uint64_t w = t >= sp->tsc1 ? w1
+			     : t <= sp->tsc0
+				 ? w0
+				 : w0 + (acct_time_t)(((unsigned __int128)(t - sp->tsc0) * sp->kw) >> 32);
+
+		s->t[CLOCK_KIND_WALL] = w;
+		if (w >= sp->last_w) {
+			s->t[CLOCK_KIND_CPU] = stamp_cpu_fast(sp, w);
+			return;
+		}
+		f = t <= sp->tsc0 ? 0 : (double)(t - sp->tsc0) * sp->inv_dt; /* as below */
+		goto cpu;
+	}
 	if (sp->inv_dt > 0)
 		f = t <= sp->tsc0 ? 0 : t >= sp->tsc1 ? 1 : (double)(t - sp->tsc0) * sp->inv_dt;
 	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
+cpu:
 	if (sp->cs)
 		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
 		     (double)cswitch_off(sp->cs, w0, s->t[CLOCK_KIND_WALL]);
@@ -295,7 +392,7 @@ static void throttle(struct tracer *tr)
 
 /* One event, checked: an entry of a live probe stub, or a return. */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
-		 const struct stamper *sp, const struct stamp *now)
+		 struct stamper *sp, const struct stamp *now)
 {
 	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
