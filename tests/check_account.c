@@ -100,6 +100,7 @@ START_TEST(test_nesting)
 	ck_assert_uint_eq(ret, 0xa0);
 	ck_assert_uint_eq(acct_depth(a, T), 0);
 
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].self, 30 + 40);
 	ck_assert_uint_eq(r[1].self, 70 + 10);
 	ck_assert_uint_eq(r[2].self, 50);
@@ -137,6 +138,7 @@ START_TEST(test_recursion)
 	ck_assert_int_eq(acct_leave(a, T, 50, NULL), 0);
 	ck_assert_int_eq(acct_leave(a, T, 60, NULL), 0);
 	ck_assert_int_eq(acct_leave(a, T, 100, NULL), 0);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[1].calls, 3);
 	ck_assert_uint_eq(r[1].calls_made, 2);
 	ck_assert_uint_eq(r[1].self, 50);
@@ -154,6 +156,7 @@ START_TEST(test_recursion)
 	/* a second, separate outermost activation adds again */
 	acct_enter(a, T, 1, 990, 2, 200);
 	acct_leave(a, T, 207, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[1].total, 57);
 	acct_free(a);
 }
@@ -177,6 +180,7 @@ START_TEST(test_fortstat_abcd)
 		acct_leave(a, T, 1000 + i * 1000 + 300, NULL);
 	}
 	acct_leave(a, T, 7000, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[D].calls, 5);
 	ck_assert_uint_eq(r[D].self, 5 * 300);
 	ck_assert_uint_eq(r[A].calls, 1);
@@ -214,6 +218,7 @@ START_TEST(test_tail_chain)
 	ck_assert_uint_eq(acct_depth(a, T), 1);
 	acct_leave(a, T, 100, NULL);
 
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[A].calls, 2);
 	ck_assert_uint_eq(r[B].calls, 1);
 	/* tail calls are not calls made: they never return to the caller (no f2) */
@@ -247,6 +252,7 @@ START_TEST(test_self_chain)
 	acct_chain(a, T, 0, 10);
 	acct_chain(a, T, 0, 20);
 	acct_leave(a, T, 30, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].calls, 3);
 	ck_assert_uint_eq(r[0].calls_made, 0); /* tail calls: no return-side stop */
 	ck_assert_uint_eq(r[0].self, 30);
@@ -295,6 +301,7 @@ START_TEST(test_unwind)
 	ck_assert_int_eq(acct_top(a, T, &top, NULL, NULL), 0);
 	ck_assert_uint_eq(top, 0);
 	acct_leave(a, T, 80, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[3].self, 20);
 	ck_assert_uint_eq(r[3].total, 20);
 	ck_assert_uint_eq(r[2].total, 30);
@@ -319,6 +326,7 @@ START_TEST(test_finish_incomplete)
 	/* per-thread clock: close at the thread's last time, ignore the later t */
 	acct_finish(a, 500, false);
 	ck_assert_uint_eq(acct_depth(a, T), 0);
+	r = acct_routines(a);
 	ck_assert(r[0].incomplete);
 	ck_assert(!r[1].incomplete);
 	ck_assert(r[2].incomplete);
@@ -334,6 +342,7 @@ START_TEST(test_finish_incomplete)
 	acct_enter(a, T, 0, 1000, 1, 0);
 	acct_enter(a, T, 2, 900, 2, 30);
 	acct_finish(a, 500, true);
+	r = acct_routines(a);
 	ck_assert(r[0].incomplete && r[2].incomplete);
 	ck_assert_uint_eq(r[2].self, 470);
 	ck_assert_uint_eq(r[2].total, 470);
@@ -344,6 +353,7 @@ START_TEST(test_finish_incomplete)
 	r = acct_routines(a);
 	acct_enter(a, T, 0, 1000, 1, 300);
 	acct_finish(a, 100, true);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].total, 0);
 	ck_assert(r[0].incomplete);
 	acct_free(a);
@@ -359,6 +369,7 @@ START_TEST(test_thread_exit)
 	acct_enter(a, 7, 1, 990, 2, 100);
 	acct_thread_exit(a, 7, 160);
 	ck_assert_uint_eq(acct_depth(a, 7), 0);
+	r = acct_routines(a);
 	ck_assert(r[0].incomplete && r[1].incomplete);
 	ck_assert_uint_eq(r[1].self, 60);
 	ck_assert_uint_eq(r[1].total, 60);
@@ -366,12 +377,94 @@ START_TEST(test_thread_exit)
 	/* the tid may be reused by a new thread: a fresh stack */
 	acct_enter(a, 7, 1, 500, 3, 1000);
 	acct_leave(a, 7, 1010, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[1].self, 70);
 	ck_assert_uint_eq(r[1].total, 70);
 	ck_assert_uint_eq(r[1].calls, 2);
 	ck_assert_uint_eq(find_arc(a, ACCT_NONE, 1)->calls, 1);
 	acct_finish(a, 2000, true);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].total, 160);
+	acct_free(a);
+}
+END_TEST
+
+/*
+ * While one thread has had events, the program's results are copied from
+ * it when read (solo_sync): read midway, events after the read, a second
+ * thread (from then on both are kept on every event): the program's
+ * routines, arcs and contexts are always the sum of its threads'.
+ */
+static void assert_program_is_sum(const struct acct *a)
+{
+	size_t n_arcs, n_nodes;
+	const struct acct_routine *r = acct_routines(a);
+	const struct acct_arc *arcs = acct_arcs(a, &n_arcs);
+	const struct acct_node *nodes = acct_nodes(a, &n_nodes);
+	uint64_t calls = 0, arc_calls = 0, node_calls = 0;
+	acct_time_t self = 0, arc_self = 0, node_self = 0, total1 = 0;
+
+	for (size_t i = 0; i < acct_n_threads(a); i++) {
+		struct acct_thread_info t;
+
+		ck_assert_int_eq(acct_thread(a, i, &t), 0);
+		for (size_t k = 0; k < acct_n_routines(a); k++) {
+			calls += t.r[k].calls;
+			self += t.r[k].self;
+		}
+		total1 += t.r[1].total;
+		for (size_t k = 0; k < t.n_arcs; k++) {
+			arc_calls += t.arcs[k].calls;
+			arc_self += t.arcs[k].self;
+		}
+		for (size_t k = 0; k < t.n_nodes; k++) {
+			node_calls += t.nodes[k].calls;
+			node_self += t.nodes[k].self;
+		}
+	}
+	ck_assert_uint_eq(acct_total_calls(a), calls);
+	ck_assert_uint_eq(acct_total_self(a), self);
+	ck_assert_uint_eq(r[1].total, total1);
+	for (size_t k = 0; k < n_arcs; k++) {
+		arc_calls -= arcs[k].calls;
+		arc_self -= arcs[k].self;
+	}
+	for (size_t k = 0; k < n_nodes; k++) {
+		node_calls -= nodes[k].calls;
+		node_self -= nodes[k].self;
+	}
+	ck_assert_uint_eq(arc_calls, 0);
+	ck_assert_uint_eq(arc_self, 0);
+	ck_assert_uint_eq(node_calls, 0);
+	ck_assert_uint_eq(node_self, 0);
+}
+
+START_TEST(test_solo_then_shared)
+{
+	struct acct *a = acct_new_lanes(3, 2);
+	struct acct *l1;
+
+	acct_enter(a, 1, 0, 1000, 1, 0);
+	acct_enter(a, 1, 1, 990, 2, 10);
+	acct_leave(a, 1, 30, NULL);
+	ck_assert_uint_eq(acct_routines(a)[1].self, 20); /* read midway */
+	assert_program_is_sum(a);
+	acct_enter(a, 1, 1, 990, 2, 40); /* after the read, before the second thread */
+	acct_enter(a, 1, 2, 980, 3, 45);
+	acct_leave(a, 1, 49, NULL);
+	acct_leave(a, 1, 50, NULL);
+	acct_enter(a, 2, 1, 2000, 1, 1000); /* the second thread */
+	acct_enter(a, 1, 1, 990, 2, 60);
+	acct_leave(a, 2, 1007, NULL);
+	acct_leave(a, 1, 61, NULL);
+	ck_assert_uint_eq(acct_routines(a)[1].calls, 4);
+	ck_assert_uint_eq(acct_routines(a)[1].self, 20 + 6 + 7 + 1);
+	ck_assert_uint_eq(acct_routines(a)[0].calls_made, 3);
+	assert_program_is_sum(a);
+	l1 = acct_lane(a, 1); /* lane 1 had the same times here */
+	ck_assert_uint_eq(acct_routines(l1)[1].self, 34);
+	assert_program_is_sum(l1);
+	acct_free(l1);
 	acct_free(a);
 }
 END_TEST
@@ -392,6 +485,7 @@ START_TEST(test_threads)
 	acct_leave(a, 2, 1000100, NULL);
 	acct_leave(a, 2, 1000200, NULL);
 	acct_leave(a, 1, 100, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].self, 50 + 20);
 	ck_assert_uint_eq(r[1].self, 10 + 100);
 	ck_assert_uint_eq(r[2].self, 30 + 90);
@@ -406,6 +500,7 @@ START_TEST(test_threads)
 	acct_enter(a, 4, 2, 100, 1, 0);
 	acct_leave(a, 3, 10, NULL);
 	acct_leave(a, 4, 30, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[2].total, 160);
 
 	/* many threads, arbitrary tids, all open, then finish */
@@ -416,6 +511,7 @@ START_TEST(test_threads)
 	for (tid = 0; tid < 5000; tid++)
 		ck_assert_uint_eq(acct_depth(a, tid * 7919 + 100000), 2);
 	acct_finish(a, 0, false);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[1].calls, 5001);
 	ck_assert_uint_eq(r[1].self, 110 + 5000 * 2);
 	ck_assert(r[1].incomplete && r[2].incomplete);
@@ -436,6 +532,7 @@ START_TEST(test_count)
 	acct_count(a, T, 2);
 	ck_assert_uint_eq(acct_depth(a, T), 1);
 	acct_leave(a, T, 100, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].calls, 1);
 	ck_assert_uint_eq(r[2].calls, 2);
 	ck_assert_uint_eq(r[2].self, 0);
@@ -486,6 +583,7 @@ START_TEST(test_clock_backwards)
 	acct_enter(a, T, 1, 990, 1, 90); /* earlier than last: zero elapsed */
 	acct_leave(a, T, 95, NULL);
 	acct_leave(a, T, 150, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[0].self, 50);
 	ck_assert_uint_eq(r[1].self, 0);
 	ck_assert_uint_eq(r[1].total, 0);
@@ -520,6 +618,7 @@ START_TEST(test_deep)
 	acct_leave(a, T, 2 * N + 1, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[1].calls, N);
 	ck_assert_uint_eq(r[1].calls_made, N - 1);
 	ck_assert_uint_eq(r[0].calls_made, 1);
@@ -534,6 +633,7 @@ START_TEST(test_deep)
 	for (i = 0; i < N; i++)
 		acct_enter(a, T, 1, (uint64_t)(N - i) * 16, 0, 3 * N);
 	ck_assert_uint_eq(acct_unwind_to(a, T, UINT64_MAX, 3 * N + 10), N);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[1].total, 2 * N - 1 + 10);
 	acct_free(a);
 }
@@ -835,6 +935,7 @@ START_TEST(test_total_counts)
 	acct_leave(a, T, 50, NULL);
 	acct_leave(a, T, 60, NULL);
 	acct_leave(a, T, 70, NULL);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[A].total_entries, 3); /* A, B, B */
 	ck_assert_uint_eq(r[A].total_calls_made, 2);
 	ck_assert_uint_eq(r[M].total_entries, 4);
@@ -1031,6 +1132,7 @@ START_TEST(test_grow)
 	acct_enter(a, T + 1, 3, 600, 55, 100);
 	ck_assert_int_eq(acct_leave(a, T + 1, 107, &ret), 0);
 	r = acct_routines(a);
+	r = acct_routines(a);
 	ck_assert_uint_eq(r[4].calls, 2);
 	ck_assert_uint_eq(r[4].self, 20);
 	ck_assert_uint_eq(r[4].total, 20); /* recursion counted once */
@@ -1040,6 +1142,7 @@ START_TEST(test_grow)
 	ck_assert_uint_eq(r[3].calls, 1);
 	ck_assert_uint_eq(r[3].self, 7);
 	ck_assert_int_eq(acct_thread(a, 0, &ti), 0);
+	r = acct_routines(a);
 	ck_assert_uint_eq(ti.r[4].calls, 2);
 	ck_assert_uint_eq(ti.r[2].calls, 0);
 	acct_free(a);
@@ -1061,6 +1164,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_unwind);
 	tcase_add_test(tc, test_finish_incomplete);
 	tcase_add_test(tc, test_thread_exit);
+	tcase_add_test(tc, test_solo_then_shared);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_count_n);

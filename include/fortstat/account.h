@@ -76,6 +76,10 @@ struct acct; /* opaque */
  * same on every lane; the functions taking one time feed it to every lane,
  * the *_t ones take one time a lane. The results (acct_routines, ...) are
  * lane 0's; acct_lane(a, k) gives lane k as a state of its own.
+ *
+ * The program's results (acct_routines, acct_arcs, acct_nodes) are those
+ * of the moment they are asked for: after more events, ask again (while a
+ * single thread has had events they are copied from its own when read).
  */
 #define ACCT_LANES 4
 

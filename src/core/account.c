@@ -98,6 +98,12 @@ struct acct {
 
 	struct arcset arcs;
 	struct cct cct; /* every thread's tree merged */
+	/*
+	 * While one thread has had events, its results are the program's: the
+	 * events update the thread's alone (half the work), and the program's
+	 * are copied from it when read (solo_sync). `stale`: they lag behind.
+	 */
+	bool stale;
 };
 
 /* The map key of a pair of 32-bit indices (never 0, as the map wants). */
@@ -105,6 +111,21 @@ static uint64_t pair_key(uint32_t hi, uint32_t lo)
 {
 	return ((uint64_t)hi << 32 | lo) + 1;
 }
+
+/*
+ * Is a's only thread so far the whole program (its results the program's)?
+ * `event`: an event of that thread is being taken, so the program's copy
+ * will lag behind it.
+ */
+static bool solo(struct acct *a, bool event)
+{
+	if (a->thr_n > 1)
+		return false;
+	a->stale |= event;
+	return true;
+}
+
+static void solo_sync(struct acct *a);
 
 /* ---- calling-context trees ---- */
 
@@ -195,6 +216,8 @@ static struct thread *thread_get(struct acct *a, int tid)
 		a->list_cap = a->list_cap ? 2 * a->list_cap : 16;
 		a->list = xrealloc(a->list, a->list_cap * sizeof(*a->list));
 	}
+	if (a->thr_n == 1)
+		solo_sync(a); /* from now on, every event updates the program's too */
 	th = xcalloc(1, sizeof(*th));
 	th->tid = tid;
 	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
@@ -253,6 +276,7 @@ static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct
 {
 	const struct frame *f = th->depth ? &th->fr[th->depth - 1] : NULL;
 	uint32_t mnode = f ? th->cct.link[f->node] : 0;
+	bool both = !solo(a, true);
 
 	if (!th->seen) {
 		th->seen = true;
@@ -273,19 +297,23 @@ static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct
 		if (!f)
 			continue;
 		if (k == 0) {
-			a->r[f->routine].self += d;
 			th->r[f->routine].self += d;
-			a->arcs.v[f->arc].self += d;
 			th->arcs.v[f->tarc].self += d;
 			th->cct.v[f->node].self += d;
-			a->cct.v[mnode].self += d;
+			if (both) {
+				a->r[f->routine].self += d;
+				a->arcs.v[f->arc].self += d;
+				a->cct.v[mnode].self += d;
+			}
 		} else {
-			a->lr[k][f->routine].self += d;
 			th->lr[k][f->routine].self += d;
-			a->arcs.lt[k][f->arc].self += d;
 			th->arcs.lt[k][f->tarc].self += d;
 			th->cct.lself[k][f->node] += d;
-			a->cct.lself[k][mnode] += d;
+			if (both) {
+				a->lr[k][f->routine].self += d;
+				a->arcs.lt[k][f->arc].self += d;
+				a->cct.lself[k][mnode] += d;
+			}
 		}
 	}
 }
@@ -333,18 +361,24 @@ static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint3
 		       uint32_t from, uint32_t node, bool tail, uint64_t n, size_t *arc,
 		       size_t *tarc)
 {
-	a->r[routine].calls += n;
+	bool both = !solo(a, true);
+
 	th->r[routine].calls += n;
 	th->entries += n;
 	if (caller != ACCT_NONE && !tail) {
-		a->r[caller].calls_made += n;
 		th->r[caller].calls_made += n;
 		th->made += n;
 		th->cct.v[from].calls_made += n;
-		a->cct.v[th->cct.link[from]].calls_made += n;
+		if (both) {
+			a->r[caller].calls_made += n;
+			a->cct.v[th->cct.link[from]].calls_made += n;
+		}
 	}
 	th->cct.v[node].calls += n;
-	a->cct.v[th->cct.link[node]].calls += n;
+	if (both) {
+		a->r[routine].calls += n;
+		a->cct.v[th->cct.link[node]].calls += n;
+	}
 	if (!tail && node != from && th->cct.v[node].parent == from) {
 		/* the arc into a child node is always its parent's routine -> its own */
 		struct hint *h = &th->cct.hint[node];
@@ -359,7 +393,8 @@ static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint3
 		*arc = arc_get(&a->arcs, caller, routine);
 		*tarc = arc_get(&th->arcs, caller, routine);
 	}
-	a->arcs.v[*arc].calls += n;
+	if (both)
+		a->arcs.v[*arc].calls += n;
 	th->arcs.v[*tarc].calls += n;
 }
 
@@ -382,33 +417,42 @@ static void open_activation(struct acct *a, struct thread *th, struct frame *f,
 static void close_activation(struct acct *a, struct thread *th, const struct frame *f,
 			     const acct_time_t *t, bool incomplete)
 {
+	bool both = !solo(a, true);
+
 	th->active[f->routine]--;
 	if (f->outermost) {
 		uint64_t e = th->entries - f->entries0, m = th->made - f->made0;
 
-		a->r[f->routine].total_entries += e;
-		a->r[f->routine].total_calls_made += m;
 		th->r[f->routine].total_entries += e;
 		th->r[f->routine].total_calls_made += m;
+		if (both) {
+			a->r[f->routine].total_entries += e;
+			a->r[f->routine].total_calls_made += m;
+		}
 		for (int k = 0; k < a->lanes; k++) {
 			acct_time_t d = t[k] > f->t_enter[k] ? t[k] - f->t_enter[k] : 0;
 
 			if (k == 0) {
-				a->r[f->routine].total += d;
 				th->r[f->routine].total += d;
-				a->arcs.v[f->arc].time += d;
 				th->arcs.v[f->tarc].time += d;
+				if (both) {
+					a->r[f->routine].total += d;
+					a->arcs.v[f->arc].time += d;
+				}
 			} else {
-				a->lr[k][f->routine].total += d;
 				th->lr[k][f->routine].total += d;
-				a->arcs.lt[k][f->arc].total += d;
 				th->arcs.lt[k][f->tarc].total += d;
+				if (both) {
+					a->lr[k][f->routine].total += d;
+					a->arcs.lt[k][f->arc].total += d;
+				}
 			}
 		}
 	}
 	if (incomplete) {
-		a->r[f->routine].incomplete = true;
 		th->r[f->routine].incomplete = true;
+		if (both)
+			a->r[f->routine].incomplete = true;
 	}
 }
 
@@ -435,6 +479,50 @@ static void close_all(struct acct *a, struct thread *th, const acct_time_t *t)
 	th->active = NULL;
 	free(th->rnode);
 	th->rnode = NULL;
+}
+
+/* The program's results made equal to its only thread's (see struct acct). */
+static void solo_sync(struct acct *a)
+{
+	const struct thread *th;
+
+	if (!a->stale || a->thr_n != 1)
+		return;
+	a->stale = false;
+	th = a->list[0];
+	memcpy(a->r, th->r, a->n * sizeof(*a->r));
+	for (int k = 1; k < a->lanes; k++)
+		memcpy(a->lr[k], th->lr[k], a->n * sizeof(*a->lr[k]));
+	for (size_t i = 0; i < th->arcs.n; i++) {
+		const struct acct_arc *t = &th->arcs.v[i];
+		uint64_t j;
+
+		if (!u64map_get(&a->arcs.idx, pair_key(t->caller, t->callee), &j))
+			continue; /* (every arc of the thread is the program's too) */
+		a->arcs.v[j].calls = t->calls;
+		a->arcs.v[j].time = t->time;
+		a->arcs.v[j].self = t->self;
+		for (int k = 1; k < a->lanes; k++)
+			a->arcs.lt[k][j] = th->arcs.lt[k][i];
+	}
+	for (size_t i = 0; i < th->cct.n; i++) {
+		const struct acct_node *t = &th->cct.v[i];
+		uint32_t m = th->cct.link[i];
+
+		a->cct.v[m].calls = t->calls;
+		a->cct.v[m].calls_made = t->calls_made;
+		a->cct.v[m].self = t->self;
+		for (int k = 1; k < a->lanes; k++)
+			a->cct.lself[k][m] = th->cct.lself[k][i];
+	}
+}
+
+/* A reader's view of a: the program's results up to date (a is const to the caller). */
+static const struct acct *synced(const struct acct *a)
+{
+	if (a->stale)
+		solo_sync((struct acct *)(uintptr_t)a);
+	return a;
 }
 
 /* ---- the interface ---- */
@@ -563,6 +651,7 @@ struct acct *acct_dup(const struct acct *a)
 	struct acct *c = xcalloc(1, sizeof(*c));
 	size_t nr = a->n ? a->n : 1;
 
+	synced(a);
 	c->n = a->n;
 	c->lanes = a->lanes;
 	c->r = dup_array(a->r, nr, sizeof(*a->r));
@@ -644,6 +733,7 @@ struct acct *acct_lane(const struct acct *a, int k)
 	struct acct *c = xcalloc(1, sizeof(*c));
 	size_t nr = a->n ? a->n : 1;
 
+	synced(a);
 	if (k < 0 || k >= a->lanes)
 		k = 0;
 	c->n = a->n;
@@ -683,6 +773,7 @@ acct_time_t acct_lane_self(const struct acct *a, int k, uint32_t routine)
 {
 	if (routine >= a->n || k < 0 || k >= a->lanes)
 		return 0;
+	synced(a);
 	return k ? a->lr[k][routine].self : a->r[routine].self;
 }
 
@@ -904,7 +995,7 @@ void acct_frames(const struct acct *a, int tid,
 /* The per-routine results, an array of acct_n_routines(a) entries. */
 const struct acct_routine *acct_routines(const struct acct *a)
 {
-	return a->r;
+	return synced(a)->r;
 }
 
 /* The number of routines a was created for. */
@@ -917,14 +1008,14 @@ size_t acct_n_routines(const struct acct *a)
 const struct acct_arc *acct_arcs(const struct acct *a, size_t *n)
 {
 	*n = a->arcs.n;
-	return a->arcs.v;
+	return synced(a)->arcs.v;
 }
 
 /* The merged calling-context tree (valid until the next event); *n its nodes. */
 const struct acct_node *acct_nodes(const struct acct *a, size_t *n)
 {
 	*n = a->cct.n;
-	return a->cct.v;
+	return synced(a)->cct.v;
 }
 
 /* Threads that had an event. */
@@ -956,6 +1047,7 @@ acct_time_t acct_total_self(const struct acct *a)
 	acct_time_t s = 0;
 	size_t i;
 
+	synced(a);
 	for (i = 0; i < a->n; i++)
 		s += a->r[i].self;
 	return s;
@@ -967,6 +1059,7 @@ uint64_t acct_total_calls(const struct acct *a)
 	uint64_t s = 0;
 	size_t i;
 
+	synced(a);
 	for (i = 0; i < a->n; i++)
 		s += a->r[i].calls;
 	return s;

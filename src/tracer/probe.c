@@ -263,6 +263,7 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 		sp->cs = NULL;
 	sp->on_all = sp->cs ? on_all : 1;
 	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
+	sp->kw = sp->kc = 0;
 	sp->n_iv = sp->cur = 0;
 	sp->off_before = 0;
 	sp->last_w = sp->w0;
