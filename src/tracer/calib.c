@@ -44,31 +44,28 @@
 #define CALIB_FIGURES 8 /* per batch: f1, f2, both clocks; a segment's stops, both; count path, both */
 
 /*
- * Exported so that the routines have symbols; noipa keeps the calls real.
- * Each starts with a 5-byte nop so that it gets the same entry patch as
- * most routines of programs (the jmp to a stub, see insn.h).
+ * A driver that calls an empty routine n times. Exported so that the
+ * routines have symbols; noipa keeps the calls real. Each starts with a
+ * 5-byte nop so that it gets the same entry patch as most routines of
+ * programs (the jmp to a stub, see insn.h).
  */
 #define CALIB_PROLOGUE __asm__ volatile(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00")
-void fortstat_calib_empty(void);
-void fortstat_calib_driver(int n);
-void fortstat_calib_empty_raw(void);
-void fortstat_calib_driver_raw(int n);
-void fortstat_calib_warm_empty(void);
-void fortstat_calib_warm(int n);
-void fortstat_calib_counted(void);
-void fortstat_calib_count_driver(int n);
+#define CALIB_PAIR(callee, driver)                                                                 \
+	void callee(void);                                                                         \
+	void driver(int n);                                                                        \
+	__attribute__((noinline, noipa)) void callee(void)                                         \
+	{                                                                                          \
+		CALIB_PROLOGUE;                                                                    \
+	}                                                                                          \
+	__attribute__((noinline, noipa)) void driver(int n)                                        \
+	{                                                                                          \
+		CALIB_PROLOGUE;                                                                    \
+		for (int i = 0; i < n; i++)                                                        \
+			callee();                                                                  \
+	}
 
-__attribute__((noinline, noipa)) void fortstat_calib_empty(void)
-{
-	CALIB_PROLOGUE;
-}
-
-__attribute__((noinline, noipa)) void fortstat_calib_driver(int n)
-{
-	CALIB_PROLOGUE;
-	for (int i = 0; i < n; i++)
-		fortstat_calib_empty();
-}
+/* The pair measured. */
+CALIB_PAIR(fortstat_calib_empty, fortstat_calib_driver)
 
 /*
  * The same code again, patched but not measured: the first stops of a new
@@ -76,46 +73,16 @@ __attribute__((noinline, noipa)) void fortstat_calib_driver(int n)
  * 500 calls measured from the start spread by +-10%, after these calls by
  * about +-2%.
  */
-__attribute__((noinline, noipa)) void fortstat_calib_warm_empty(void)
-{
-	CALIB_PROLOGUE;
-}
-
-__attribute__((noinline, noipa)) void fortstat_calib_warm(int n)
-{
-	CALIB_PROLOGUE;
-	for (int i = 0; i < n; i++)
-		fortstat_calib_warm_empty();
-}
+CALIB_PAIR(fortstat_calib_warm_empty, fortstat_calib_warm)
 
 /*
  * In-process probes: the same again, its callee counted from the start
  * (RT_COUNTED): what a call through the count path costs its caller.
  */
-__attribute__((noinline, noipa)) void fortstat_calib_counted(void)
-{
-	CALIB_PROLOGUE;
-}
-
-__attribute__((noinline, noipa)) void fortstat_calib_count_driver(int n)
-{
-	CALIB_PROLOGUE;
-	for (int i = 0; i < n; i++)
-		fortstat_calib_counted();
-}
+CALIB_PAIR(fortstat_calib_counted, fortstat_calib_count_driver)
 
 /* The same code, never patched: what the driver costs without fortstat. */
-__attribute__((noinline, noipa)) void fortstat_calib_empty_raw(void)
-{
-	CALIB_PROLOGUE;
-}
-
-__attribute__((noinline, noipa)) void fortstat_calib_driver_raw(int n)
-{
-	CALIB_PROLOGUE;
-	for (int i = 0; i < n; i++)
-		fortstat_calib_empty_raw();
-}
+CALIB_PAIR(fortstat_calib_empty_raw, fortstat_calib_driver_raw)
 
 static uint64_t now_ns(clockid_t id)
 {
