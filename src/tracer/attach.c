@@ -306,7 +306,7 @@ static bool on_our_trap(struct tracer *tr, pid_t tid)
 	if (!tr->ps->n_patches || arch_get_pc(tid, &pc) < 0)
 		return false;
 	if (!u64map_get(&tr->ps->traps, pc - 1, &v) && pc - 1 != tr->ps->retrap_trap &&
-	    !is_rsite_trap(tr->ps, pc - 1))
+	    !is_rsite_trap(tr->ps, pc - 1) && !probe_is_full(tr->ps, pc - 1))
 		return false;
 	return trap_pending(tr->program, tid);
 }
@@ -559,6 +559,58 @@ static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t 
 }
 
 /*
+ * With probes (session_kit set ev_size), the event memory made in the
+ * process, unless a thread's GS base is in use (the areas go there): then
+ * the traps time it, without the memory.
+ */
+static void attach_memory(struct tracer *tr, struct tthread *lead)
+{
+	int err;
+
+	if (!tr->ev_size || tr->page)
+		return;
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		const struct tthread *th = thr_at(tr, i);
+		uint64_t gs = 1;
+
+		if (th && (arch_get_tls2(th->tid, &gs) < 0 || gs != 0)) {
+			fs_warn("--probes: the program's GS base is in use (thread %d): traps "
+				"instead",
+				(int)th->tid);
+			return;
+		}
+	}
+	err = attach_event_memory(tr, lead);
+	if (err)
+		fs_warn("--probes: -p %d: no shared memory in it (%s): traps instead",
+			(int)tr->program, strerror(-err));
+}
+
+/*
+ * Every thread held, the image patched with probes: each thread gets its
+ * area (a slot after the page too), stamped now: its events come after.
+ * The areas start with PROBE_F_TRAP; the shadow-stack check a launched
+ * program makes at its first stop is made now, every thread held and no
+ * return address rewritten yet, and lets them record in process.
+ */
+static void attach_areas(struct tracer *tr, struct tthread *lead)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (!th)
+			continue;
+		thr_give_slot(tr, th);
+		if (!tr->ps->probes)
+			continue;
+		thr_stamp(tr, th);
+		probe_thread_new(tr, th, true);
+	}
+	if (tr->ps->probes && !tr->ps->shstk_checked)
+		check_shstk(tr, lead);
+}
+
+/*
  * Every thread held: note where each may resume (no stub may cover those
  * bytes) and which routines it is in (their frames cannot be timed), then
  * patch the image and the libraries already loaded. Returns 0 or -errno
@@ -583,9 +635,12 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 		fs_error("-p %d: its main thread has ended: cannot patch it", (int)tr->program);
 		err = -ESRCH;
 	} else {
+		attach_memory(tr, lead);
 		err = setup_image(tr);
 		if (!err && tr->ps->rdebug)
 			modules_attach(tr, lead);
+		if (!err)
+			attach_areas(tr, lead);
 	}
 	for (size_t i = 0; !err && i < tr->thr.cap; i++)
 		if (thr_at(tr, i))
@@ -607,6 +662,10 @@ static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const st
 	if (ps->scratch && pc >= ps->scratch && pc < ps->scratch + SCRATCH_HDR)
 		return pc == ps->retrap_trap ? AT_RETURN_TRAP : AT_CODE;
 	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
+		return AT_CODE;
+	/* the probes' trampoline (a probe stub is in its slot, below) */
+	if (ps->probe_tramp && pc >= ps->probe_tramp &&
+	    pc < ps->probe_tramp + INSN_PROBE_TRAMP_SIZE)
 		return AT_CODE;
 	for (size_t j = 0; j < ps->n_patches; j++) {
 		const struct patch *p = &ps->patches[j];
@@ -694,13 +753,52 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 }
 
 /*
- * Every thread held: remove every patch, bring each thread out of
- * fortstat's code, put back every hooked return address, close the books
- * as at each thread's end, and let them all go.
+ * With probes, what each held thread recorded since its last stop, into
+ * the books: the frames its probes hooked are then known (detach_all).
+ */
+static void drain_all(struct tracer *tr)
+{
+	for (size_t i = 0; tr->ps->probes && i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && th->area > 0 && !th->exiting) {
+			thr_stamp(tr, th);
+			probe_drain(tr, th);
+		}
+	}
+}
+
+/* A held thread to run system calls in: the leader if it may, else another. */
+static struct tthread *syscall_thread(struct tracer *tr)
+{
+	struct tthread *any = NULL, *th = thr_find(tr, tr->program);
+
+	if (th && !th->exiting && !th->held_group)
+		return th;
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		th = thr_at(tr, i);
+		if (!th || th->exiting)
+			continue;
+		if (!th->held_group)
+			return th;
+		any = any ? any : th;
+	}
+	return any;
+}
+
+/*
+ * Every thread held: read what the probes recorded, remove every patch,
+ * bring each thread out of fortstat's code (what it records meanwhile read
+ * too), put back every hooked return address, close the books as at each
+ * thread's end, take fortstat's memory out of the process (GS bases back
+ * to 0, the event memory unmapped), and let them all go.
  */
 static void detach_all(struct tracer *tr)
 {
+	struct tthread *sys;
+
 	ps_switch(tr, 0);
+	drain_all(tr);
 	patch_undo_all(tr, tr->ps->memfd);
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
@@ -708,6 +806,7 @@ static void detach_all(struct tracer *tr)
 		if (th && !step_out(tr, th))
 			fs_info(1, "thread %d ended while fortstat detached", (int)th->tid);
 	}
+	drain_all(tr);
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
@@ -725,6 +824,18 @@ static void detach_all(struct tracer *tr)
 			ev_thread_exit(tr, th);
 			thr_end(tr, th);
 		}
+		if (th->area >= 0 && arch_set_tls2(th->tid, 0) < 0 && !th->exiting)
+			fs_info(1, "thread %d: its GS base could not be reset", (int)th->tid);
+		probe_thread_gone(tr, th);
+	}
+	sys = syscall_thread(tr);
+	if (sys)
+		detach_event_memory(tr, sys);
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (!th)
+			continue;
 		if (th->defer_sig)
 			syscall(SYS_tgkill, tr->program, th->tid, th->defer_sig);
 		ptrace(PTRACE_DETACH, th->tid, 0, 0);
@@ -826,7 +937,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	len = readlink(link, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
 	ps_switch(&tr, ps_add(&tr, &init));
-	session_kit(&tr, est_ns);
+	session_kit(&tr, est_ns, true);
 	tr.program = o->pid;
 	tr.ps->leader = o->pid;
 	detach_sig = 0;

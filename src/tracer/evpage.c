@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -52,6 +53,98 @@ void map_event_page(struct tracer *tr)
 	inject_syscall(tr->ps->leader, tr->ps->memfd, SYS_close, cargs, &ret);
 	tr->page_fd = -1; /* the program's first image only */
 	fs_info(2, "event page at 0x%" PRIx64, tr->ps->page_addr);
+}
+
+/* A system call run in held thread th: in fortstat's scratch once there is one, else at RIP. */
+static int attach_syscall(struct tracer *tr, struct tthread *th, long nr, const long args[6],
+			  long *ret)
+{
+	return inject_syscall_at(th->tid, tr->ps->memfd,
+				 tr->ps->scratch ? tr->ps->scratch + SCRATCH_SYSCALL : 0, nr, args, ret,
+				 &th->defer_sig);
+}
+
+#define MEMFD_NAME "fortstat-events"
+
+int attach_event_memory(struct tracer *tr, struct tthread *th)
+{
+	static const char name[] = MEMFD_NAME;
+	uint8_t old[sizeof(name)];
+	long args[6] = { 0 }, fd = -1, addr = -1, ret;
+	char path[64];
+	arch_regs regs;
+	uint64_t at;
+	void *m = MAP_FAILED;
+	int err, mine = -1;
+
+	/* Its name below the red zone of the thread's stack, the bytes there put back after. */
+	err = arch_get_regs(th->tid, &regs);
+	at = (arch_sp(&regs) - 256) & ~(uint64_t)15;
+	if (!err)
+		err = mem_read(tr->ps->memfd, at, old, sizeof(old));
+	if (!err)
+		err = mem_write(tr->ps->memfd, at, name, sizeof(name));
+	if (err)
+		return err;
+	args[0] = (long)at;
+	args[1] = MFD_CLOEXEC;
+	err = attach_syscall(tr, th, SYS_memfd_create, args, &fd);
+	mem_write(tr->ps->memfd, at, old, sizeof(old));
+	if (!err && fd < 0)
+		err = (int)fd;
+	if (err)
+		return err;
+	/* The process's descriptor, opened here through /proc: the same file. */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)tr->ps->leader, fd);
+	mine = open(path, O_RDWR | O_CLOEXEC);
+	if (mine < 0 || ftruncate(mine, (off_t)tr->ev_size) < 0)
+		err = -errno;
+	else if ((m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0)) ==
+		 MAP_FAILED)
+		err = -errno;
+	if (!err) {
+		args[0] = 0;
+		args[1] = (long)tr->ev_size;
+		args[2] = PROT_READ | PROT_WRITE;
+		args[3] = MAP_SHARED;
+		args[4] = fd;
+		args[5] = 0;
+		err = attach_syscall(tr, th, SYS_mmap, args, &addr);
+		if (!err && (addr <= 0 || (unsigned long)addr >= -4096ul))
+			err = addr < 0 && addr > -4096 ? (int)addr : -ENOMEM;
+	}
+	memset(args, 0, sizeof(args));
+	args[0] = fd;
+	attach_syscall(tr, th, SYS_close, args, &ret); /* the mapping holds the file */
+	if (mine >= 0)
+		close(mine);
+	if (err) {
+		if (m != MAP_FAILED)
+			munmap(m, tr->ev_size);
+		return err;
+	}
+	tr->page = m;
+	tr->ps->page_addr = (uint64_t)addr;
+	fs_info(2, "event memory made in process %d at 0x%" PRIx64, (int)tr->ps->leader,
+		tr->ps->page_addr);
+	return 0;
+}
+
+void detach_event_memory(struct tracer *tr, struct tthread *th)
+{
+	long args[6] = { (long)tr->ps->page_addr, (long)tr->ev_size, 0, 0, 0, 0 }, ret = -1;
+	int err;
+
+	if (!tr->ps->page_addr)
+		return;
+	err = attach_syscall(tr, th, SYS_munmap, args, &ret);
+	if (err || ret)
+		fs_warn("-p %d: fortstat's shared memory is left mapped in it (at 0x%" PRIx64
+			"): %s",
+			(int)tr->ps->leader, tr->ps->page_addr, strerror(err ? -err : (int)-ret));
+	else
+		fs_info(2, "event memory unmapped from process %d", (int)tr->ps->leader);
+	tr->ps->page_addr = 0;
 }
 
 /*

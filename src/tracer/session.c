@@ -148,8 +148,11 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
  * The measuring kit of a run: the stops' cost on each clock (with a steady
  * TSC), and the event page, a memfd the program inherits (no CLOEXEC) and
  * maps at its exec stop. FORTSTAT_NO_SHARED=1 does without (bench/overhead).
+ * An attached process inherits nothing of ours: with probes, the memory is
+ * made in it (attach_event_memory: ev_size says so), else it has none; the
+ * calibration of a -p run (pid set, launched) gets what the program will.
  */
-void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
+void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attached)
 {
 	const char *no_shared = getenv("FORTSTAT_NO_SHARED");
 	int fd;
@@ -163,9 +166,11 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS])
 		tr->seg[0] = xcalloc(1, sizeof(*tr->seg[0]));
 		tr->seg[1] = xcalloc(1, sizeof(*tr->seg[1]));
 	}
-	if ((no_shared && *no_shared != '0') || tr->o->pid)
-		return; /* an attached process inherits nothing of ours */
+	if ((no_shared && *no_shared != '0') || (tr->o->pid && !tr->o->probes))
+		return;
 	tr->ev_size = tr->o->probes ? PROBE_MEM_SIZE : EV_SIZE;
+	if (attached)
+		return;
 	fd = memfd_create("fortstat-events", 0);
 	if (fd >= 0 && ftruncate(fd, (off_t)tr->ev_size) == 0)
 		m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -344,7 +349,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	memset(res, 0, sizeof(*res));
 	ps_switch(&tr, ps_add(&tr, &init));
 	pin_start(&tr);
-	session_kit(&tr, est_ns);
+	session_kit(&tr, est_ns, false);
 	pid = session_start(&tr, path, argv, res);
 	if (pid < 0) {
 		if (tr.pinned)

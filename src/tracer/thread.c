@@ -115,6 +115,18 @@ void thr_stamp(struct tracer *tr, struct tthread *th)
 		th->now.t[CLOCK_KIND_WALL] = w;
 }
 
+void thr_give_slot(struct tracer *tr, struct tthread *th)
+{
+	for (int k = 0; tr->page && th->slot < 0 && k < EV_SLOTS; k++) {
+		if (!tr->slot_used[k]) {
+			tr->slot_used[k] = 1;
+			th->slot = k;
+			memset((char *)tr->page + EV_PAGE + (size_t)k * INSN_EV_SLOT_SIZE, 0,
+			       INSN_EV_SLOT_SIZE);
+		}
+	}
+}
+
 struct tthread *thr_new(struct tracer *tr, pid_t tid)
 {
 	struct tthread *th = xcalloc(1, sizeof(*th));
@@ -124,15 +136,7 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 	th->slot = -1;
 	th->area = -1;
 	th->cs.fd = -1;
-	for (int k = 0; tr->page && k < EV_SLOTS; k++) {
-		if (!tr->slot_used[k]) {
-			tr->slot_used[k] = 1;
-			th->slot = k;
-			memset((char *)tr->page + EV_PAGE + (size_t)k * INSN_EV_SLOT_SIZE, 0,
-			       INSN_EV_SLOT_SIZE);
-			break;
-		}
-	}
+	thr_give_slot(tr, th);
 	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps->leader, tid) < 0)
 		fs_clock_open(&th->clk, 0, tr->ps->leader, tid); /* no clocks, gone or refused: wall */
 	th->c0 = th->clast = fs_clock_read(&th->clk);

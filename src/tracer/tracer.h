@@ -245,6 +245,12 @@ void thr_remove_all(struct tracer *tr);
 
 struct tthread *thr_new(struct tracer *tr, pid_t tid);
 
+/*
+ * Give thread th a slot after the event page (none yet, the page there):
+ * thr_new does; -p, for the threads seized before the page was made.
+ */
+void thr_give_slot(struct tracer *tr, struct tthread *th);
+
 void thr_remove(struct tracer *tr, pid_t tid);
 
 /*
@@ -393,6 +399,18 @@ bool fast_ok(struct tracer *tr);
 void map_event_page(struct tracer *tr);
 
 /*
+ * -p with probes: the running process inherits nothing of fortstat's, so
+ * the event memory (tr->ev_size bytes) is made in it: a memfd created and
+ * mapped by held thread th (the leader), which fortstat opens through
+ * /proc/PID/fd and maps too, then the process's descriptor closed. Sets
+ * tr->page and ps->page_addr. Returns 0 or -errno (nothing left in it).
+ */
+int attach_event_memory(struct tracer *tr, struct tthread *th);
+
+/* Detaching: unmap the event memory from the process, by held thread th. */
+void detach_event_memory(struct tracer *tr, struct tthread *th);
+
+/*
  * A program may forbid rdtsc (prctl PR_SET_TSC, PR_TSC_SIGSEGV: sandboxes,
  * record-and-replay): then the stubs' and return sites' TSC reads fault.
  * Such a SIGSEGV is fortstat's, not the program's: the rdtsc becomes a
@@ -502,10 +520,11 @@ void go_free(struct golang *go);
 void tracer_free(struct tracer *tr);
 
 /*
- * The measuring kit of a run (the stops' cost, the event page; none of the
- * page for an attached process). est_ns may be NULL.
+ * The measuring kit of a run (the stops' cost, the event page). `attached`
+ * (-p): no page of fortstat's; with probes, ev_size says the event memory
+ * is to be made in the process (attach_event_memory). est_ns may be NULL.
  */
-void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS]);
+void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attached);
 
 /* Every process's accounting closed, and how the run went, into *res. */
 void session_result(struct tracer *tr, const char *path, struct trace_result *res);
