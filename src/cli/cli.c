@@ -110,7 +110,7 @@ void cli_usage(FILE *out)
 	      "                       per-stop overhead\n"
 	      "      --probes         time in-process: the program records its entries and\n"
 	      "                       returns in memory shared with fortstat; stops only\n"
-	      "                       for rare events (the default; not with -p)\n"
+	      "                       for rare events (the default)\n"
 	      "      --traps          time with a SIGTRAP at every entry and return,\n"
 	      "                       FORTSTAT's classic way\n"
 	      "      --throttle=CALLS,USEC  with --probes, a routine called CALLS times\n"

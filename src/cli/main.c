@@ -578,16 +578,14 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
-	if (s.trace.probes && (trace_is_go(&s.st) || s.o.pid)) {
+	if (s.trace.probes && trace_is_go(&s.st)) {
 		/*
-		 * The probes' trampoline would be a return address on a Go stack;
-		 * an attached process is not set up for them yet. Said as a
-		 * warning when the probes were asked for, under -v otherwise.
+		 * The probes' trampoline would be a return address on a Go
+		 * stack. Said as a warning when the probes were asked for,
+		 * under -v otherwise.
 		 */
-		const char *why = s.o.pid ? "not with -p yet (a running program's threads are timed "
-					    "by traps)"
-					  : "not for a Go program (its runtime reads return "
-					    "addresses): traps instead";
+		const char *why = "not for a Go program (its runtime reads return addresses): "
+				  "traps instead";
 
 		if (s.o.mech_asked)
 			fs_warn("--probes: %s", why);
