@@ -8,7 +8,10 @@
 # loaded machine) and prints when: the calls timed are compared with the
 # ticks printed in the last N seconds before fortstat returned, N the
 # seconds attached, within 15% and 5 calls. The programs run long enough
-# for fortstat's calibration on a loaded machine (-c has none).
+# for fortstat's calibration on a loaded machine (-c has none). With the
+# probes (tests/e2e/probes/attach.sh), nothing of them is left after a
+# detach: no shared memory mapped, and the process attached to again and
+# again gets them each time (its GS base back to 0).
 . "$SRCDIR/tests/lib.sh"
 
 pids=""
@@ -60,6 +63,21 @@ tracer_of() {
 	awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
+# clean PID WHAT: nothing of fortstat's is left in the running process PID:
+# no shared memory of its (the probes' event memory is unmapped at the detach)
+clean() {
+	grep -q 'memfd:fortstat' "/proc/$1/maps" 2>/dev/null &&
+		fail "$2: fortstat's shared memory is still mapped: $(grep memfd: "/proc/$1/maps")"
+}
+
+# probed WHAT: fortstat -v (fs.err) timed with probes when they are the
+# mechanism: their areas made, no warning (a GS base left set would say one)
+probed() {
+	grep -q 'warning' fs.err && fail "$1: $(grep warning fs.err)"
+	[ "$MECH" = probes ] || return 0
+	grep -q 'in-process probes: areas at' fs.err || fail "$1: not timed with probes: $(cat fs.err)"
+}
+
 # now: seconds since boot (CLOCK_BOOTTIME, as ticker prints them)
 now() {
 	cut -d' ' -f1 /proc/uptime
@@ -98,14 +116,20 @@ same_as_untraced() {
 for opt in O0 O2; do
 	prog=$BIN/ticker-$opt
 	start d$opt "$prog" 600
-	"$FORTSTAT" -p "$pid" --duration=1 --format=csv -o r.csv >fs.out 2>fs.err
+	"$FORTSTAT" -v -p "$pid" --duration=1 --format=csv -o r.csv >fs.out 2>fs.err
 	rc=$?
 	end=$(now)
 	[ "$rc" = 0 ] || fail "-p --duration=1 ($opt): fortstat exited $rc: $(cat fs.err) (the program: $(cat d$opt.err))"
 	[ "$(tracer_of "$pid")" = 0 ] || fail "-p ($opt): still traced after the detach"
+	clean "$pid" "-p --duration=1 ($opt)"
+	probed "-p --duration=1 ($opt)"
 	want=$(ticks d$opt.out 1 "$end")
-	near "tick ($opt, 1 s)" "$(calls tick)" "$want"
+	t=$(calls tick)
+	near "tick ($opt, 1 s)" "$t" "$want"
 	near "pause10 ($opt, 1 s)" "$(calls pause10)" "$want"
+	# each tick calls pause10 once: but for the calls open at the attach and the detach
+	awk -v t="$t" -v p="$(calls pause10)" 'BEGIN { d = p - t; exit !(t > 0 && d >= -1 && d <= 1) }' ||
+		fail "-p ($opt): tick $t, pause10 $(calls pause10)"
 	reap d$opt
 	same_as_untraced d$opt
 	[ -s fs.out ] && fail "-p ($opt): fortstat wrote to standard output"
@@ -126,12 +150,18 @@ grep -q '^fortstat: active at attach (those calls are not timed): .*tick.*main' 
 reap tab
 same_as_untraced tab
 
-# JSON says it was attached; --probes is not for -p yet: it says so, traps time it.
+# JSON says it was attached, and by which mechanism: the probes record the
+# calls in process (events read), the traps stop at each. No warning.
 start js "$prog" 300
-"$FORTSTAT" --probes -p "$pid" --duration=0.3 --format=json -o r.json 2>fs.err
+"$FORTSTAT" -p "$pid" --duration=0.3 --format=json -o r.json 2>fs.err
 grep -q "\"attached\": {\"pid\": $pid, \"detached\": true" r.json || fail "json: not said attached"
-grep -q '^fortstat: warning: --probes: not with -p yet' fs.err || fail "--probes -p: no warning: $(cat fs.err)"
-grep -q '"mechanism": "traps"' r.json || fail "--probes -p: $(grep mechanism r.json)"
+[ -s fs.err ] && fail "json: fortstat said: $(cat fs.err)"
+if [ "$MECH" = probes ]; then
+	python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["mechanism"] == "probes" and d["probe_events"] > 0))' ||
+		fail "-p: probes: $(grep -E 'mechanism|probe_events' r.json | tr -d '\n')"
+else
+	grep -q '"mechanism": "traps"' r.json || fail "-p --traps: $(grep mechanism r.json)"
+fi
 reap js
 same_as_untraced js
 
@@ -197,6 +227,10 @@ grep -q "^fortstat: attached to $pid (.*), [0-9.]* s, exit status 3, count only\
 sec=$(seconds rep.txt)
 got=$(awk '$1 == "tick" { print $2 }' rep.txt)
 near "to the end: tick (${sec} s)" "$got" "$(ticks ex.out "$sec" "$end")"
+# every tick entered after the attach called pause10; the one open then may too
+p=$(awk '$1 == "pause10" { print $2 }' rep.txt)
+awk -v t="$got" -v p="$p" 'BEGIN { d = p - t; exit !(t > 0 && d >= 0 && d <= 1) }' ||
+	fail "to the end: tick $got, pause10 $p"
 reap ex
 same_as_untraced ex
 
@@ -233,10 +267,13 @@ for opt in O0 O2; do
 	pids="$pids $bpid"
 	sleep 0.2
 	for k in 1 2 3; do
-		"$FORTSTAT" -p "$bpid" --duration=0.3 --format=csv -o r.csv 2>fs.err
+		"$FORTSTAT" -v -p "$bpid" --duration=0.3 --format=csv -o r.csv 2>fs.err
 		rc=$?
 		[ "$rc" = 0 ] || { fail "busy ($opt) attach $k: fortstat exited $rc: $(cat fs.err)"; break; }
 		[ "$(tracer_of "$bpid")" = 0 ] || fail "busy ($opt) attach $k: still traced"
+		clean "$bpid" "busy ($opt) attach $k"
+		# again and again: each detach left the threads' GS bases as they were (0)
+		probed "busy ($opt) attach $k"
 		l=$(calls leaf)
 		m=$(calls mid)
 		t=$(calls top)
