@@ -560,15 +560,28 @@ static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t 
 
 /*
  * With probes (session_kit set ev_size), the event memory made in the
- * process, unless a thread's GS base is in use (the areas go there): then
- * the traps time it, without the memory.
+ * process, unless a thread's GS base is in use (the areas go there) or a
+ * seccomp filter guards its system calls: then the traps time it, without
+ * the memory.
  */
 static void attach_memory(struct tracer *tr, struct tthread *lead)
 {
+	char seccomp[16];
 	int err;
 
 	if (!tr->ev_size || tr->page)
 		return;
+	/*
+	 * A seccomp filter may kill the process for a system call it does not
+	 * make itself (memfd_create): fortstat cannot read the filter.
+	 */
+	status_field(tr->program, "Seccomp", seccomp, sizeof(seccomp));
+	if (seccomp[0] == '2') {
+		fs_warn("--probes: -p %d runs under a seccomp filter, which might kill it for the "
+			"system call that makes the probes' memory: traps instead",
+			(int)tr->program);
+		return;
+	}
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		const struct tthread *th = thr_at(tr, i);
 		uint64_t gs = 1;
