@@ -147,6 +147,21 @@ void detach_event_memory(struct tracer *tr, struct tthread *th)
 	tr->ps->page_addr = 0;
 }
 
+void fork_child_memory(struct tracer *tr, pid_t pid, int fd, int *deferred)
+{
+	long args[6] = { (long)tr->ps->page_addr, (long)tr->ev_size, 0, 0, 0, 0 }, ret = -1;
+	int err;
+
+	if (!tr->o->pid || !tr->ps->page_addr)
+		return;
+	arch_set_tls2(pid, 0); /* every thread's was 0 at the attach */
+	err = inject_syscall_at(pid, fd, tr->ps->scratch ? tr->ps->scratch + SCRATCH_SYSCALL : 0,
+				SYS_munmap, args, &ret, deferred);
+	if (err || ret)
+		fs_info(1, "forked child %d: fortstat's shared memory is left mapped in it: %s",
+			(int)pid, strerror(err ? -err : (int)-ret));
+}
+
 /*
  * May the stop's facts be taken from the event page? Only while the
  * program has had a single thread and a single process: with two, their

@@ -87,17 +87,18 @@ void ps_end(struct pstate *ps, int status)
 
 static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 {
-	int fd = mem_open(pid);
+	int fd = mem_open(pid), sig = 0;
 
 	if (fd >= 0) {
 		patch_undo_all(tr, fd);
 		if (parent)
 			frames_undo(tr, fd, parent);
+		fork_child_memory(tr, pid, fd, &sig);
 		close(fd);
 	}
 	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
 	unpin_task(tr, pid);
-	ptrace(PTRACE_DETACH, pid, 0, 0);
+	ptrace(PTRACE_DETACH, pid, 0, sig);
 }
 
 /*

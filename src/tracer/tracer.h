@@ -411,6 +411,15 @@ int attach_event_memory(struct tracer *tr, struct tthread *th);
 void detach_event_memory(struct tracer *tr, struct tthread *th);
 
 /*
+ * -p: a forked child let go (not followed) inherited the event memory, and
+ * its thread the GS base of its parent's area: both taken out of it, as at
+ * the detach, by a system call run in the child, stopped (its memory behind
+ * fd; a signal meanwhile into *deferred). A launched program's children
+ * keep them, unused.
+ */
+void fork_child_memory(struct tracer *tr, pid_t pid, int fd, int *deferred);
+
+/*
  * A program may forbid rdtsc (prctl PR_SET_TSC, PR_TSC_SIGSEGV: sandboxes,
  * record-and-replay): then the stubs' and return sites' TSC reads fault.
  * Such a SIGSEGV is fortstat's, not the program's: the rdtsc becomes a

@@ -290,6 +290,35 @@ near "-l libc: printf (2 threads, 1 s)" "$(calls libc.so.6:printf)" "$(ticks lib
 reap lib
 same_as_untraced lib
 
+# A child forked while attached, and let go (no -f), keeps nothing of
+# fortstat's either: the shell's subshells (timed through -l libc: sh has no
+# symbols of its own) sleep a while, long enough to look at one.
+sh=$(command -v sh)
+rm -f stop
+"$sh" -c 'while [ ! -e stop ]; do (sleep 0.3; echo x); done' >fk.out 2>&1 &
+spid=$!
+pids="$pids $spid"
+"$FORTSTAT" -v -p "$spid" -l libc --duration=1.5 --format=csv -o r.csv 2>fs.err &
+fs=$!
+pids="$pids $fs"
+i=0
+while ! grep -q '^fortstat: forked child' fs.err; do
+	i=$((i + 1))
+	[ $i -lt 400 ] || { fail "fork: no child forked while attached: $(cat fs.err)"; break; }
+	sleep 0.05
+done
+c=$(sed -n 's/^fortstat: forked child \([0-9]*\): .*/\1/p' fs.err | head -n 1)
+[ -n "$c" ] && clean "$c" "a forked child"
+wait "$fs"
+rc=$?
+[ "$rc" = 0 ] || fail "fork: fortstat exited $rc: $(cat fs.err)"
+clean "$spid" "the shell"
+touch stop
+wait "$spid"
+rc=$?
+[ "$rc" = 0 ] && [ -s fk.out ] || fail "fork: the shell ended with $rc: $(cat fk.out)"
+[ "$(wc -l <r.csv)" -gt 1 ] || fail "fork: nothing timed: $(cat r.csv)"
+
 # Hot calls in two threads, attached to and let go three times: every
 # detach lands in the middle of calls (threads in stubs, returns hooked),
 # and the program checks every result. leaf is called twice a mid, mid ten
