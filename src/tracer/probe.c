@@ -220,6 +220,7 @@ static bool stamper_intervals(struct stamper *sp)
 
 	for (size_t i = 0; c && i <= c->n_off; i++) {
 		uint64_t f, t;
+		size_t k;
 
 		if (i < c->n_off) {
 			f = c->off[i].from;
@@ -236,9 +237,7 @@ static bool stamper_intervals(struct stamper *sp)
 			continue;
 		if (n == STAMP_IV)
 			return false;
-		size_t k = n++;
-
-		for (; k > 0 && sp->iv[k - 1].from > f; k--)
+		for (k = n++; k > 0 && sp->iv[k - 1].from > f; k--)
 			sp->iv[k] = sp->iv[k - 1];
 		sp->iv[k].from = f;
 		sp->iv[k].to = t;
