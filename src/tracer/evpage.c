@@ -79,9 +79,10 @@ int attach_event_memory(struct tracer *tr, struct tthread *th)
 
 	/* Its name below the red zone of the thread's stack, the bytes there put back after. */
 	err = arch_get_regs(th->tid, &regs);
+	if (err)
+		return err;
 	at = (arch_sp(&regs) - 256) & ~(uint64_t)15;
-	if (!err)
-		err = mem_read(tr->ps->memfd, at, old, sizeof(old));
+	err = mem_read(tr->ps->memfd, at, old, sizeof(old));
 	if (!err)
 		err = mem_write(tr->ps->memfd, at, name, sizeof(name));
 	if (err)
