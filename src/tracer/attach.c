@@ -37,6 +37,8 @@
  */
 static volatile sig_atomic_t detach_sig;
 static volatile pid_t detach_wake; /* the thread to interrupt so that waitpid returns */
+/* Detaching, the threads let go a moment (settle): their signals wait for the detach. */
+static bool settling;
 
 static void on_detach_signal(int sig)
 {
@@ -327,6 +329,14 @@ static void hold_one(struct tracer *tr, pid_t tid, int status)
 		th->held_group = WSTOPSIG(status) != SIGTRAP;
 		return;
 	}
+	if (th && settling && WIFSTOPPED(status) && (status >> 16) == 0 &&
+	    WSTOPSIG(status) != SIGTRAP) {
+		/* no handler may start now: the signal is delivered after the detach */
+		th->defer_sig = WSTOPSIG(status);
+		th->held = true;
+		th->held_group = false;
+		return;
+	}
 	dispatch(tr, tid, status);
 	th = thr_find(tr, tid);
 	if (th && !th->held)
@@ -379,11 +389,14 @@ static void release_all(struct tracer *tr)
 		if (!th || !th->held)
 			continue;
 		th->held = false;
-		if (th->held_group)
+		if (th->held_group) {
 			ptrace(PTRACE_LISTEN, th->tid, 0, 0);
-		else
+		} else if (!settling) {
 			ptrace(PTRACE_CONT, th->tid, 0, th->defer_sig);
-		th->defer_sig = 0;
+			th->defer_sig = 0;
+		} else {
+			ptrace(PTRACE_CONT, th->tid, 0, 0);
+		}
 	}
 }
 
@@ -857,6 +870,113 @@ static void detach_all(struct tracer *tr)
 	tr->done = true;
 }
 
+/*
+ * Is a word on a held thread's stack an address inside fortstat's code that
+ * is no hooked return address (those are put back): the PC a signal handler
+ * that runs now interrupted, in a stub or the trampoline? Its sigreturn
+ * would resume there after the detach, in code that finds neither the
+ * shared memory nor its hook undone (the handler's own frames, which its
+ * ring has after the interrupted event, cannot be read either).
+ */
+static pid_t interrupted_in_code(struct tracer *tr)
+{
+	const struct pstate *ps = tr->ps;
+
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+		arch_regs regs;
+		uint64_t *words;
+		size_t n;
+		pid_t found = 0;
+
+		if (!th || th->exiting || !stack_words(tr, th->tid, &regs, &words, &n))
+			continue;
+		for (size_t k = 0; k < n && !found; k++) {
+			const struct patch *p = NULL;
+			uint64_t w = words[k];
+			enum at_scratch a = scratch_at(ps, w, &p);
+
+			if (a == AT_NONE || a == AT_PAD || w == ps->retrap ||
+			    (ps->probe_tramp && w == ps->probe_tramp) ||
+			    (ps->rsites && w >= ps->rsites &&
+			     w < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE &&
+			     (w - ps->rsites) % INSN_RSITE_SIZE == 0))
+				continue;
+			found = th->tid;
+		}
+		free(words);
+		if (found)
+			return found;
+	}
+	return 0;
+}
+
+#define SETTLE_TRIES 50 /* times the threads are let go for SETTLE_NS before a detach */
+#define SETTLE_NS 2000000
+
+/*
+ * The threads let go while settling, for ns: their stops are acted on (an
+ * interrupt left pending goes on), their signals held back.
+ */
+static void settle_run(struct tracer *tr, uint64_t ns)
+{
+	uint64_t end = wall_now() + ns;
+
+	while (!tr->done && wall_now() < end) {
+		struct tthread *th;
+		int status;
+		pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (w == 0) {
+			struct timespec ts = { 0, 100000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		th = thr_find(tr, w);
+		if (th && WIFSTOPPED(status) && (status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP) {
+			th->defer_sig = WSTOPSIG(status);
+			ptrace(PTRACE_CONT, w, 0, 0);
+			continue;
+		}
+		dispatch(tr, w, status);
+	}
+}
+
+/*
+ * Every thread held to detach: while one is in a signal handler that
+ * interrupted fortstat's code, let them all run a moment, their signals
+ * held back (no handler starts: the one that runs returns, the stub or
+ * trampoline it interrupted ends), and hold them again.
+ */
+static void settle(struct tracer *tr)
+{
+	pid_t tid = 0;
+
+	ps_switch(tr, 0);
+	settling = true;
+	for (int k = 0; k < SETTLE_TRIES && !tr->done && tr->thr.n; k++) {
+		tid = interrupted_in_code(tr);
+		if (!tid)
+			break;
+		fs_info(2, "thread %d: a signal handler interrupted fortstat's code: let go a moment",
+			(int)tid);
+		release_all(tr);
+		settle_run(tr, SETTLE_NS);
+		hold_all(tr, 0, 0);
+		ps_switch(tr, 0);
+	}
+	settling = false;
+	if (tid && !tr->done && tr->thr.n)
+		fs_warn("thread %d: a signal handler that interrupted fortstat's code has not "
+			"returned: it may crash after the detach",
+			(int)tid);
+}
+
 /* Where the run's loop stops: the program's end, or a detach signal (its stop in *tid). */
 static void attach_loop(struct tracer *tr, pid_t *tid, int *status)
 {
@@ -911,6 +1031,8 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 		timer_delete(timer);
 	if (!tr->done) {
 		hold_all(tr, tid, status);
+		if (!tr->done && tr->thr.n)
+			settle(tr);
 		if (!tr->done && tr->thr.n) {
 			detach_all(tr);
 			res->detached = true;

@@ -356,6 +356,33 @@ for opt in O0 O2; do
 		fail "busy ($opt): the program ended with $rc: $(cat busy.out busy.err)"
 done
 
+# The same with a signal handler that runs every 200 us in either thread:
+# a detach finds it interrupting a stub or the trampoline, lets the threads
+# go a moment (their signals held back) until it has returned, and the
+# program runs on to its end, every result checked.
+rm -f stop
+"$BIN/busy-O2" 2 stop signals >busy.out 2>busy.err &
+bpid=$!
+pids="$pids $bpid"
+sleep 0.2
+for k in 1 2 3 4; do
+	thr=
+	[ $k = 2 ] || [ $k = 4 ] && thr=--no-throttle
+	"$FORTSTAT" -v $thr -p "$bpid" --duration=0.2 --format=csv -o r.csv 2>fs.err
+	rc=$?
+	[ "$rc" = 0 ] || { fail "busy signals attach $k: fortstat exited $rc: $(cat fs.err)"; break; }
+	kill -0 "$bpid" 2>/dev/null || { fail "busy signals attach $k: the program died"; break; }
+	clean "$bpid" "busy signals attach $k"
+	probed "busy signals attach $k"
+	[ "$(calls top)" -gt 0 ] 2>/dev/null || fail "busy signals attach $k: top not timed"
+done
+sleep 0.2
+touch stop
+wait "$bpid"
+rc=$?
+[ "$rc" = 0 ] && [ "$(cat busy.out)" = ok ] ||
+	fail "busy signals: the program ended with $rc: $(cat busy.out busy.err)"
+
 # ---- bad input: one line, the status, the target unharmed ----
 
 # bad NAME RC PATTERN FORTSTAT-ARGS...: fortstat fails with status RC and one line matching PATTERN
