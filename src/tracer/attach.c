@@ -29,6 +29,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "cswitch.h"
 #include "tracer.h"
 
 /*
@@ -986,6 +987,8 @@ static void attach_loop(struct tracer *tr, pid_t *tid, int *status)
 
 		if (ticker_pending)
 			ticker_poll(tr); /* a snapshot, the status line */
+		if (cswitch_due)
+			probe_read_switches(tr);
 		w = waitpid(-1, status, __WALL);
 
 		if (w < 0 && errno == EINTR)

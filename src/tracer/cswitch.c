@@ -10,7 +10,10 @@
  * sizes read from the ring are still checked.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,7 +23,34 @@
 
 #include "cswitch.h"
 
-#define CS_PAGES 64 /* data pages of the ring: 16,384 records between two reads */
+#define CS_PAGES 64     /* data pages of the ring: 16,384 records between two reads */
+#define CS_MAX_OFF 8192 /* intervals kept: more, and neighbours are merged two by two */
+
+volatile int cswitch_due;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	cswitch_due = 1;
+}
+
+/*
+ * The kernel signals (SIGIO) when a ring holds a quarter of its records;
+ * the signal only sets a flag and interrupts the tracer's wait (no
+ * SA_RESTART: the wait loops on EINTR and reads the records). Installed
+ * once, before the first ring, and kept: fortstat's default would end it.
+ */
+static void catch_sigio(void)
+{
+	static bool done;
+	struct sigaction sa = {.sa_handler = on_sigio};
+
+	if (done)
+		return;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGIO, &sa, NULL);
+	done = true;
+}
 
 int cswitch_open(struct cswitch *c, pid_t tid)
 {
@@ -41,9 +71,15 @@ int cswitch_open(struct cswitch *c, pid_t tid)
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.exclude_kernel = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)((size_t)page * CS_PAGES / 4);
+	catch_sigio();
 	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* a quarter full: SIGIO to fortstat (without it, the records are read at stops only) */
+	if (fcntl(fd, F_SETOWN, getpid()) == 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
 	c->size = (size_t)page * (CS_PAGES + 1);
 	m = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -70,18 +106,46 @@ void cswitch_close(struct cswitch *c)
 	c->fd = -1;
 }
 
+/*
+ * Bounded memory, whatever a thread's switches between two of its stops (a
+ * sched_yield loop makes thousands a millisecond): neighbours closer than
+ * a gap merge, their time off spread evenly over both and the gap, the gap
+ * growing from 1 us until half the intervals are left. The closest merge
+ * first: what the thread did in a short gap is lost, not its longer runs.
+ */
+static void coarsen(struct cswitch *c)
+{
+	for (uint64_t gap = 1000; c->n_off > CS_MAX_OFF / 2; gap *= 4) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < c->n_off; i++) {
+			struct cs_off *p = k ? &c->off[k - 1] : NULL;
+
+			if (p && c->off[i].from <= p->to + gap) {
+				p->to = c->off[i].to > p->to ? c->off[i].to : p->to;
+				p->off += c->off[i].off;
+				p->n += c->off[i].n;
+			} else {
+				c->off[k++] = c->off[i];
+			}
+		}
+		c->n_off = k;
+	}
+}
+
 static void add_off(struct cswitch *c, uint64_t from, uint64_t to)
 {
 	if (to <= from)
 		return;
+	if (c->n_off == CS_MAX_OFF)
+		coarsen(c);
 	if (c->n_off == c->cap_off) {
 		c->cap_off = c->cap_off ? 2 * c->cap_off : 64;
 		c->off = realloc(c->off, c->cap_off * sizeof(*c->off));
 		if (!c->off)
 			abort();
 	}
-	c->off[c->n_off].from = from;
-	c->off[c->n_off++].to = to;
+	c->off[c->n_off++] = (struct cs_off){from, to, to - from, 1};
 }
 
 void cswitch_read(struct cswitch *c)
@@ -124,22 +188,34 @@ void cswitch_read(struct cswitch *c)
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-uint64_t cswitch_off(const struct cswitch *c, uint64_t a, uint64_t b)
+uint64_t cswitch_off_in(const struct cs_off *i, uint64_t a, uint64_t b, double delta, double *n)
+{
+	uint64_t f = i->from > a ? i->from : a, t = i->to < b ? i->to : b;
+	double part, off, sw;
+
+	if (t <= f)
+		return 0;
+	part = f == i->from && t == i->to ? 1 : (double)(t - f) / (double)(i->to - i->from);
+	off = (double)i->off * part;
+	sw = i->n * part;
+	if (n)
+		*n += sw;
+	off -= delta * sw;
+	if (off > (double)(t - f))
+		off = (double)(t - f);
+	return off > 0 ? (uint64_t)off : 0;
+}
+
+uint64_t cswitch_off(const struct cswitch *c, uint64_t a, uint64_t b, double delta, double *n)
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i < c->n_off; i++) {
-		uint64_t f = c->off[i].from > a ? c->off[i].from : a;
-		uint64_t t = c->off[i].to < b ? c->off[i].to : b;
+	for (size_t i = 0; i < c->n_off; i++)
+		sum += cswitch_off_in(&c->off[i], a, b, delta, n);
+	if (c->out) { /* off since out_at, not back yet: a switch too */
+		struct cs_off o = {c->out_at, UINT64_MAX, UINT64_MAX - c->out_at, 1};
 
-		if (t > f)
-			sum += t - f;
-	}
-	if (c->out) { /* off since out_at, not back yet */
-		uint64_t f = c->out_at > a ? c->out_at : a;
-
-		if (b > f)
-			sum += b - f;
+		sum += cswitch_off_in(&o, a, b, delta, n);
 	}
 	return sum;
 }

@@ -34,6 +34,7 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "stop.h"
+#include "cswitch.h"
 #include "tracer.h"
 
 /* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
@@ -247,6 +248,8 @@ pid_t next_stop(struct tracer *tr, int *status)
 
 		if (ticker_pending)
 			ticker_poll(tr);
+		if (cswitch_due)
+			probe_read_switches(tr);
 		tid = waitpid(-1, status, __WALL);
 
 		if (tid >= 0 || errno != EINTR)

@@ -188,7 +188,11 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * by the TSC's steady rate; the CPU clock as the time the thread ran by
  * then (elapsed less its off-CPU intervals, from the kernel's context
  * switch records) scaled to what its CPU clock advanced. Without the
- * records, the CPU clock is spread over the elapsed time.
+ * records, the CPU clock is spread over the elapsed time. The CPU clock
+ * counts the scheduler's work around each switch, which the records put
+ * off the CPU: what the clock ran beyond the records' time on the CPU is
+ * taken back from the switches' intervals first (delta ns each, at most
+ * STAMP_DELTA_MAX), then spread by the scaling.
  *
  * The usual way is integer arithmetic: ns a TSC tick in 32.32 fixed point
  * (kw), CPU ns a ns run (kc), and the off-CPU intervals of the window in
@@ -196,6 +200,7 @@ bool probe_is_full(const struct pstate *ps, uint64_t trap)
  * for a signal handler's: those take the slow way, in floating point).
  */
 #define STAMP_IV 8
+#define STAMP_DELTA_MAX 5000.0 /* ns a switch: a microsecond or two measured */
 
 struct stamper {
 	const struct cswitch *cs; /* the thread's records, or NULL */
@@ -203,11 +208,10 @@ struct stamper {
 	double inv_dt;		  /* 1 / (tsc1 - tsc0), or 0: no time of its own */
 	acct_time_t w0, w1, c0, c1;
 	double on_all, inv_on_all; /* ns it ran between the stops (by the records) */
+	double delta;		   /* ns a switch's interval is shortened (see above) */
 	bool fast;
 	uint64_t kw, kc;
-	struct {
-		uint64_t from, to;
-	} iv[STAMP_IV]; /* off-CPU in [w0, w1], in order */
+	struct cs_off iv[STAMP_IV]; /* off-CPU in [w0, w1], in order */
 	size_t n_iv, cur;
 	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
 };
@@ -219,36 +223,38 @@ static bool stamper_intervals(struct stamper *sp)
 	size_t n = 0;
 
 	for (size_t i = 0; c && i <= c->n_off; i++) {
-		uint64_t f, t;
+		struct cs_off o;
+		double sw = 0;
 		size_t k;
 
-		if (i < c->n_off) {
-			f = c->off[i].from;
-			t = c->off[i].to;
-		} else if (c->out) {
-			f = c->out_at;
-			t = UINT64_MAX;
-		} else {
+		if (i < c->n_off)
+			o = c->off[i];
+		else if (c->out)
+			o = (struct cs_off){c->out_at, UINT64_MAX, UINT64_MAX - c->out_at, 1};
+		else
 			break;
-		}
-		f = f > sp->w0 ? f : sp->w0;
-		t = t < sp->w1 ? t : sp->w1;
-		if (t <= f)
+		/* its part in the window: time off and switches */
+		o.off = cswitch_off_in(&o, sp->w0, sp->w1, 0, &sw);
+		o.n = sw;
+		o.from = o.from > sp->w0 ? o.from : sp->w0;
+		o.to = o.to < sp->w1 ? o.to : sp->w1;
+		if (o.to <= o.from)
 			continue;
 		if (n == STAMP_IV)
 			return false;
-		for (k = n++; k > 0 && sp->iv[k - 1].from > f; k--)
+		for (k = n++; k > 0 && sp->iv[k - 1].from > o.from; k--)
 			sp->iv[k] = sp->iv[k - 1];
-		sp->iv[k].from = f;
-		sp->iv[k].to = t;
+		sp->iv[k] = o;
 	}
 	sp->n_iv = n;
 	return true;
 }
 
 static void stamper_init(struct stamper *sp, const struct tracer *tr, const struct tthread *th,
-			 uint64_t t1, double on_all)
+			 uint64_t t1)
 {
+	double n_sw = 0, on_rec;
+
 	sp->cs = th->cs.fd >= 0 && !th->cs.lost ? &th->cs : NULL;
 	sp->tsc0 = th->p_tsc;
 	sp->tsc1 = t1;
@@ -260,7 +266,20 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	sp->c1 = th->now.t[CLOCK_KIND_CPU];
 	if (!(sp->w1 > sp->w0))
 		sp->cs = NULL;
-	sp->on_all = sp->cs ? on_all : 1;
+	sp->delta = 0;
+	sp->on_all = 1;
+	if (sp->cs) {
+		/* what the thread ran between the stops, by the records, then less each switch's delta */
+		on_rec = (double)(sp->w1 - sp->w0) -
+			 (double)cswitch_off(sp->cs, sp->w0, sp->w1, 0, &n_sw);
+		if (n_sw >= 1 && (double)(sp->c1 - sp->c0) > on_rec) {
+			sp->delta = ((double)(sp->c1 - sp->c0) - on_rec) / n_sw;
+			if (sp->delta > STAMP_DELTA_MAX)
+				sp->delta = STAMP_DELTA_MAX;
+		}
+		sp->on_all = (double)(sp->w1 - sp->w0) -
+			     (double)cswitch_off(sp->cs, sp->w0, sp->w1, sp->delta, NULL);
+	}
 	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
 	sp->kw = sp->kc = 0;
 	sp->n_iv = sp->cur = 0;
@@ -271,7 +290,7 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 		uint64_t off = 0, on;
 
 		for (size_t i = 0; i < sp->n_iv; i++)
-			off += sp->iv[i].to - sp->iv[i].from;
+			off += cswitch_off_in(&sp->iv[i], sp->iv[i].from, sp->iv[i].to, sp->delta, NULL);
 		on = sp->cs ? (sp->w1 - sp->w0 > off ? sp->w1 - sp->w0 - off : 0)
 			    : sp->w1 - sp->w0;
 		sp->kw = (uint64_t)(((unsigned __int128)(sp->w1 - sp->w0) << 32) / (t1 - sp->tsc0));
@@ -286,12 +305,13 @@ static acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
 	uint64_t off, ran, c;
 
 	while (sp->cur < sp->n_iv && sp->iv[sp->cur].to <= w) {
-		sp->off_before += sp->iv[sp->cur].to - sp->iv[sp->cur].from;
-		sp->cur++;
+		const struct cs_off *i = &sp->iv[sp->cur++];
+
+		sp->off_before += cswitch_off_in(i, i->from, i->to, sp->delta, NULL);
 	}
 	off = sp->off_before;
 	if (sp->cur < sp->n_iv && sp->iv[sp->cur].from < w)
-		off += w - sp->iv[sp->cur].from;
+		off += cswitch_off_in(&sp->iv[sp->cur], sp->iv[sp->cur].from, w, sp->delta, NULL);
 	ran = w - sp->w0 > off ? w - sp->w0 - off : 0;
 	c = sp->c0 + (acct_time_t)(((unsigned __int128)ran * sp->kc) >> 32);
 	sp->last_w = w;
@@ -323,7 +343,7 @@ static void stamp_at(struct stamper *sp, uint64_t t, struct stamp *s)
 cpu:
 	if (sp->cs)
 		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
-		     (double)cswitch_off(sp->cs, w0, s->t[CLOCK_KIND_WALL]);
+		     (double)cswitch_off(sp->cs, w0, s->t[CLOCK_KIND_WALL], sp->delta, NULL);
 	else
 		on = f;
 	s->t[CLOCK_KIND_CPU] =
@@ -430,7 +450,6 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 {
 	uint64_t t1 = __rdtsc(), tail, head;
 	struct stamp now = th->now;
-	double on_all = 1;
 	struct probe_event *ring;
 	struct stamper sp;
 	size_t n = 0;
@@ -444,17 +463,12 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 		drain_counts(tr, th, a);
 	if (!tr->o->count_only && th->cs.fd >= 0)
 		cswitch_read(&th->cs);
-	/* what the thread ran between its last stop and this one (by the records) */
-	if (th->cs.fd >= 0 && now.t[CLOCK_KIND_WALL] > th->p_at.t[CLOCK_KIND_WALL])
-		on_all = (double)(now.t[CLOCK_KIND_WALL] - th->p_at.t[CLOCK_KIND_WALL]) -
-			 (double)cswitch_off(&th->cs, th->p_at.t[CLOCK_KIND_WALL],
-					     now.t[CLOCK_KIND_WALL]);
 	tail = *hdr(a, PROBE_TAIL);
 	head = *hdr(a, PROBE_HEAD);
 	/* The program may have written anything: at most one ring's worth. */
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
-	stamper_init(&sp, tr, th, t1, on_all);
+	stamper_init(&sp, tr, th, t1);
 	for (; tail != head; tail++, n++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 		struct probe_event copy = *e;
@@ -482,6 +496,17 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	if (n && tr->o->throttle_calls)
 		throttle(tr);
 	return n;
+}
+
+void probe_read_switches(struct tracer *tr)
+{
+	cswitch_due = 0;
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && th->cs.fd >= 0)
+			cswitch_read(&th->cs);
+	}
 }
 
 void probe_full(struct tracer *tr, struct tthread *th)

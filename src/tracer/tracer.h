@@ -558,6 +558,8 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own);
  * (stamped between that stop's clocks and this one's), at every stop of
  * it. Returns the events read.
  */
+/* Read every thread's context-switch records now (cswitch_due: a ring a quarter full). */
+void probe_read_switches(struct tracer *tr);
 size_t probe_drain(struct tracer *tr, struct tthread *th);
 
 /*

@@ -79,12 +79,16 @@ for opt in O0 O2; do
 	done
 	# Times: min <= mean <= max and sum = 4 x mean, for every routine. leaf:
 	# rank 3 does 4 times rank 0's work, rank 2 three times: the max in rank 2
-	# or 3 (CPU time under load varies), max/min 4 within a factor of 2.
+	# or 3 (CPU time under load varies), max/min 4 within a factor of 2 below
+	# and 4 above: four ranks on two CPUs beside another test wait in
+	# sched_yield by the hundred thousand, and under the probes a rank's CPU
+	# time between two of its stops then rests on the kernel's switch
+	# records (distcheck once saw 9.75 when the kernel had dropped some).
 	sed -n 's/.*{"name": "\([a-z_]*\)".*"self_s": {"min": \([0-9.]*\), "mean": \([0-9.]*\), "max": \([0-9.]*\), "sum": \([0-9.]*\), "max_input": \([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' \
 		merged.json >times.txt
 	[ "$(wc -l <times.txt)" = 5 ] || fail "$p: $(wc -l <times.txt) routines with self times, expected 5"
 	awk '$2 > $3 || $3 > $4 || ($5 - 4 * $3 > 1e-6 || 4 * $3 - $5 > 1e-6) { print "unordered: " $0; bad = 1 }
-	     $1 == "leaf" && ($6 < 2 || $4 < 2 * $2 || $4 > 8 * $2) { print "leaf: " $0; bad = 1 }
+	     $1 == "leaf" && ($6 < 2 || $4 < 2 * $2 || $4 > 16 * $2) { print "leaf: " $0; bad = 1 }
 	     END { exit bad }' times.txt || fail "$p: merged times: $(cat times.txt)"
 	# The table: sorted by mean self time, the mainline marked.
 	"$FORTSTAT" --merge prof.0.json prof.1.json prof.2.json prof.3.json >merged.txt 2>&1 ||
