@@ -29,6 +29,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "attach_int.h"
 #include "cswitch.h"
 #include "tracer.h"
 
@@ -38,8 +39,6 @@
  */
 static volatile sig_atomic_t detach_sig;
 static volatile pid_t detach_wake; /* the thread to interrupt so that waitpid returns */
-/* Detaching, the threads let go a moment (settle): their signals wait for the detach. */
-static bool settling;
 
 static void on_detach_signal(int sig)
 {
@@ -330,7 +329,7 @@ static void hold_one(struct tracer *tr, pid_t tid, int status)
 		th->held_group = WSTOPSIG(status) != SIGTRAP;
 		return;
 	}
-	if (th && settling && WIFSTOPPED(status) && (status >> 16) == 0 &&
+	if (th && attach_settling && WIFSTOPPED(status) && (status >> 16) == 0 &&
 	    WSTOPSIG(status) != SIGTRAP) {
 		/* no handler may start now: the signal is delivered after the detach */
 		th->defer_sig = WSTOPSIG(status);
@@ -361,7 +360,7 @@ static bool all_held(const struct tracer *tr)
  * acted on as usual.
  * Returns when all are held or none is left.
  */
-static void hold_all(struct tracer *tr, pid_t tid, int status)
+void hold_all(struct tracer *tr, pid_t tid, int status)
 {
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
@@ -382,7 +381,7 @@ static void hold_all(struct tracer *tr, pid_t tid, int status)
 }
 
 /* Let every held thread go on (a group-stopped one stays stopped). */
-static void release_all(struct tracer *tr)
+void release_all(struct tracer *tr)
 {
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
@@ -392,7 +391,7 @@ static void release_all(struct tracer *tr)
 		th->held = false;
 		if (th->held_group) {
 			ptrace(PTRACE_LISTEN, th->tid, 0, 0);
-		} else if (!settling) {
+		} else if (!attach_settling) {
 			ptrace(PTRACE_CONT, th->tid, 0, th->defer_sig);
 			th->defer_sig = 0;
 		} else {
@@ -448,8 +447,7 @@ static uint64_t mapping_end(pid_t pid, uint64_t addr)
  * (malloc'ed, *n of them; NULL and 0 when unreadable). False when its
  * registers cannot be read.
  */
-static bool stack_words(struct tracer *tr, pid_t tid, arch_regs *regs, uint64_t **words,
-			size_t *n)
+bool stack_words(struct tracer *tr, pid_t tid, arch_regs *regs, uint64_t **words, size_t *n)
 {
 	uint64_t sp, end;
 
@@ -677,305 +675,6 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 	tr->n_avoid = 0;
 	free(a.v);
 	return err;
-}
-
-/* ---- detaching ---- */
-
-enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP, AT_PAD };
-
-/* Is pc in fortstat's code in the current process, and where? (*pp: the stub.) */
-static enum at_scratch scratch_at(const struct pstate *ps, uint64_t pc, const struct patch **pp)
-{
-	if (ps->scratch && pc >= ps->scratch && pc < ps->scratch + SCRATCH_HDR)
-		return pc == ps->retrap_trap ? AT_RETURN_TRAP : AT_CODE;
-	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
-		return AT_CODE;
-	/* the probes' trampoline (a probe stub is in its slot, below) */
-	if (ps->probe_tramp && pc >= ps->probe_tramp &&
-	    pc < ps->probe_tramp + INSN_PROBE_TRAMP_SIZE)
-		return AT_CODE;
-	for (size_t j = 0; j < ps->n_patches; j++) {
-		const struct patch *p = &ps->patches[j];
-
-		/* between a short entry's two jmps: its padding holds its own bytes again */
-		if (p->stub && p->pad_addr && !p->dead && pc == p->pad_addr) {
-			*pp = p;
-			return AT_PAD;
-		}
-		if (!p->slot || pc < p->slot || pc >= p->slot + INSN_STUB_SIZE)
-			continue;
-		*pp = p;
-		return p->stub && pc == p->trap ? AT_STUB_TRAP : AT_CODE;
-	}
-	return AT_NONE;
-}
-
-/*
- * Thread th stands on the return trap: return to where its frame would have
- * (its return accounted). Returns false when no frame knows where.
- */
-static bool return_now(struct tracer *tr, struct tthread *th)
-{
-	arch_regs regs;
-	uint64_t slot, top_slot, top_ret, ret;
-	uint32_t top;
-
-	if (arch_get_regs(th->tid, &regs) < 0)
-		return false;
-	slot = arch_sp(&regs) - 8; /* the return popped it */
-	thr_stamp(tr, th);
-	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {
-		ev_leave(tr, th, &ret);
-	} else if (!u64map_get(&tr->ps->orphans, slot, &ret) || !ret) {
-		fs_warn("thread %d stands on fortstat's return trap with no frame to return to",
-			(int)th->tid);
-		return false;
-	}
-	return arch_set_pc(th->tid, ret) == 0;
-}
-
-/*
- * Move held thread th out of fortstat's code (a stub, an out-of-line slot,
- * the return trap) by single steps, skipping the traps as the tracer would
- * have resumed them, without hooking. Signals meanwhile wait in
- * th->defer_sig. Returns false when the thread is gone.
- */
-static bool step_out(struct tracer *tr, struct tthread *th)
-{
-	for (int n = 0; n < 10000; n++) {
-		const struct patch *p = NULL;
-		uint64_t pc;
-		int status;
-
-		if (arch_get_pc(th->tid, &pc) < 0)
-			return false;
-		switch (scratch_at(tr->ps, pc, &p)) {
-		case AT_NONE:
-			return true;
-		case AT_STUB_TRAP: /* its plain continuation: the return is not hooked */
-			arch_set_pc(th->tid, p->slot + p->plain_off);
-			continue;
-		case AT_RETURN_TRAP:
-			if (!return_now(tr, th))
-				return true;
-			continue;
-		case AT_PAD: /* where its jmp rel32 went: the stub */
-			arch_set_pc(th->tid, p->slot);
-			continue;
-		case AT_CODE:
-			break;
-		}
-		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0)
-			return false;
-		while (waitpid(th->tid, &status, __WALL) < 0)
-			if (errno != EINTR)
-				return false;
-		if (!WIFSTOPPED(status))
-			return false;
-		if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)
-			th->defer_sig = WSTOPSIG(status); /* delivered after the detach */
-	}
-	fs_warn("thread %d did not leave fortstat's code", (int)th->tid);
-	return true;
-}
-
-/*
- * With probes, what each held thread recorded since its last stop, into
- * the books: the frames its probes hooked are then known (detach_all).
- */
-static void drain_all(struct tracer *tr)
-{
-	for (size_t i = 0; tr->ps->probes && i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-
-		if (th && th->area > 0 && !th->exiting) {
-			thr_stamp(tr, th);
-			probe_drain(tr, th);
-		}
-	}
-}
-
-/* A held thread to run system calls in: the leader if it may, else another. */
-static struct tthread *syscall_thread(struct tracer *tr)
-{
-	struct tthread *any = NULL, *th = thr_find(tr, tr->program);
-
-	if (th && !th->exiting && !th->held_group)
-		return th;
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		th = thr_at(tr, i);
-		if (!th || th->exiting)
-			continue;
-		if (!th->held_group)
-			return th;
-		any = any ? any : th;
-	}
-	return any;
-}
-
-/*
- * Every thread held: read what the probes recorded, remove every patch,
- * bring each thread out of fortstat's code (what it records meanwhile read
- * too), put back every hooked return address, close the books as at each
- * thread's end, take fortstat's memory out of the process (GS bases back
- * to 0, the event memory unmapped), and let them all go.
- */
-static void detach_all(struct tracer *tr)
-{
-	struct tthread *sys;
-
-	ps_switch(tr, 0);
-	drain_all(tr);
-	patch_undo_all(tr, tr->ps->memfd);
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-
-		if (th && !step_out(tr, th))
-			fs_info(1, "thread %d ended while fortstat detached", (int)th->tid);
-	}
-	drain_all(tr);
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-
-		if (th)
-			frames_restore(tr, th);
-	}
-	orphans_restore(tr);
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-
-		if (!th)
-			continue;
-		if (!th->exiting) {
-			thr_stamp(tr, th);
-			ev_thread_exit(tr, th);
-			thr_end(tr, th);
-		}
-		if (th->area >= 0 && arch_set_tls2(th->tid, 0) < 0 && !th->exiting)
-			fs_info(1, "thread %d: its GS base could not be reset", (int)th->tid);
-		probe_thread_gone(tr, th);
-	}
-	sys = syscall_thread(tr);
-	if (sys)
-		detach_event_memory(tr, sys);
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-
-		if (!th)
-			continue;
-		if (th->defer_sig)
-			syscall(SYS_tgkill, tr->program, th->tid, th->defer_sig);
-		ptrace(PTRACE_DETACH, th->tid, 0, 0);
-	}
-	ps_end(tr->ps, 0);
-	tr->done = true;
-}
-
-/*
- * Is a word on a held thread's stack an address inside fortstat's code that
- * is no hooked return address (those are put back): the PC a signal handler
- * that runs now interrupted, in a stub or the trampoline? Its sigreturn
- * would resume there after the detach, in code that finds neither the
- * shared memory nor its hook undone (the handler's own frames, which its
- * ring has after the interrupted event, cannot be read either).
- */
-static pid_t interrupted_in_code(struct tracer *tr)
-{
-	const struct pstate *ps = tr->ps;
-
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-		arch_regs regs;
-		uint64_t *words;
-		size_t n;
-		pid_t found = 0;
-
-		if (!th || th->exiting || !stack_words(tr, th->tid, &regs, &words, &n))
-			continue;
-		for (size_t k = 0; k < n && !found; k++) {
-			const struct patch *p = NULL;
-			uint64_t w = words[k];
-			enum at_scratch a = scratch_at(ps, w, &p);
-
-			if (a == AT_NONE || a == AT_PAD || w == ps->retrap ||
-			    (ps->probe_tramp && w == ps->probe_tramp) ||
-			    (ps->rsites && w >= ps->rsites &&
-			     w < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE &&
-			     (w - ps->rsites) % INSN_RSITE_SIZE == 0))
-				continue;
-			found = th->tid;
-		}
-		free(words);
-		if (found)
-			return found;
-	}
-	return 0;
-}
-
-#define SETTLE_TRIES 50 /* times the threads are let go for SETTLE_NS before a detach */
-#define SETTLE_NS 2000000
-
-/*
- * The threads let go while settling, for ns: their stops are acted on (an
- * interrupt left pending goes on), their signals held back.
- */
-static void settle_run(struct tracer *tr, uint64_t ns)
-{
-	uint64_t end = wall_now() + ns;
-
-	while (!tr->done && wall_now() < end) {
-		struct tthread *th;
-		int status;
-		pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			break;
-		if (w == 0) {
-			struct timespec ts = { 0, 100000 };
-
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		th = thr_find(tr, w);
-		if (th && WIFSTOPPED(status) && (status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP) {
-			th->defer_sig = WSTOPSIG(status);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			continue;
-		}
-		dispatch(tr, w, status);
-	}
-}
-
-/*
- * Every thread held to detach: while one is in a signal handler that
- * interrupted fortstat's code, let them all run a moment, their signals
- * held back (no handler starts: the one that runs returns, the stub or
- * trampoline it interrupted ends), and hold them again.
- */
-static void settle(struct tracer *tr)
-{
-	pid_t tid = 0;
-
-	ps_switch(tr, 0);
-	settling = true;
-	for (int k = 0; k < SETTLE_TRIES && !tr->done && tr->thr.n; k++) {
-		tid = interrupted_in_code(tr);
-		if (!tid)
-			break;
-		fs_info(2, "thread %d: a signal handler interrupted fortstat's code: let go a moment",
-			(int)tid);
-		release_all(tr);
-		settle_run(tr, SETTLE_NS);
-		hold_all(tr, 0, 0);
-		ps_switch(tr, 0);
-	}
-	settling = false;
-	if (tid && !tr->done && tr->thr.n)
-		fs_warn("thread %d: a signal handler that interrupted fortstat's code has not "
-			"returned: it may crash after the detach",
-			(int)tid);
 }
 
 /* Where the run's loop stops: the program's end, or a detach signal (its stop in *tid). */
