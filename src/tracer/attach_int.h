@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * attach_int.h - private to attach.c and detach.c (-p): what the detach
- * needs of the attach (holding every thread, a held thread's stack), and
- * what the attach's run calls of the detach.
+ * attach_int.h - private to attach.c and detach.c (-p): what the attach
+ * calls of detach.c (holding every thread, a held thread's stack, the
+ * detach); detach.c calls nothing of attach.c.
  */
 #ifndef FORTSTAT_ATTACH_INT_H
 #define FORTSTAT_ATTACH_INT_H

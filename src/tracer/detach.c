@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * detach.c - -p PID, the end of the attach: let the threads settle out of
- * signal handlers that interrupted fortstat's code, read every ring, undo
- * every patch, step each thread out of fortstat's code (stubs, the probes'
- * trampoline, the return trap), put back every hooked return address, take
- * fortstat's memory and GS bases out of the process, and let it go as if it
- * had never been traced. attach.c holds the threads (attach_int.h).
+ * detach.c - -p PID: holding every thread of the attached process (to
+ * patch it, to undo it), and the end of the attach: let the threads settle
+ * out of signal handlers that interrupted fortstat's code, read every
+ * ring, undo every patch, step each thread out of fortstat's code (stubs,
+ * the probes' trampoline, the return trap), put back every hooked return
+ * address, take fortstat's memory and GS bases out of the process, and let
+ * it go as if it had never been traced. attach.c (seizing, patching, the
+ * run) calls it through attach_int.h; it calls nothing of attach.c.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -27,6 +30,187 @@
 #include "tracer.h"
 
 bool attach_settling;
+
+/* ---- holding the threads (the attach, to patch; the detach, to undo) ---- */
+
+/* A stop of a held thread's: an interrupt or a group-stop (PTRACE_EVENT_STOP). */
+static bool is_event_stop(int status)
+{
+	return WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP;
+}
+
+/* Is SIGTRAP pending for thread tid (its SigPnd, /proc/PID/task/TID/status)? */
+static bool trap_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return (mask >> (SIGTRAP - 1)) & 1;
+}
+
+/*
+ * Did thread tid, held, just execute one of fortstat's int3s? The kernel
+ * reports an interrupt before a SIGTRAP that is already pending: that
+ * breakpoint must be acted on first, or the thread would go on past it
+ * unaccounted (a return hooked without a frame) or die of the SIGTRAP.
+ */
+static bool on_our_trap(struct tracer *tr, pid_t tid)
+{
+	uint64_t pc, v;
+
+	if (!tr->ps->n_patches || arch_get_pc(tid, &pc) < 0)
+		return false;
+	if (!u64map_get(&tr->ps->traps, pc - 1, &v) && pc - 1 != tr->ps->retrap_trap &&
+	    !is_rsite_trap(tr->ps, pc - 1) && !probe_is_full(tr->ps, pc - 1))
+		return false;
+	return trap_pending(tr->program, tid);
+}
+
+/* One stop while threads are being held: hold it, or act on it and interrupt it again. */
+static void hold_one(struct tracer *tr, pid_t tid, int status)
+{
+	struct tthread *th = thr_find(tr, tid);
+
+	if (th && is_event_stop(status)) {
+		ps_switch(tr, th->proc);
+		if (WSTOPSIG(status) == SIGTRAP && on_our_trap(tr, tid)) {
+			/* its breakpoint's stop comes next: act on it, then hold it */
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			return;
+		}
+		th->held = true;
+		th->held_group = WSTOPSIG(status) != SIGTRAP;
+		return;
+	}
+	if (th && attach_settling && WIFSTOPPED(status) && (status >> 16) == 0 &&
+	    WSTOPSIG(status) != SIGTRAP) {
+		/* no handler may start now: the signal is delivered after the detach */
+		th->defer_sig = WSTOPSIG(status);
+		th->held = true;
+		th->held_group = false;
+		return;
+	}
+	dispatch(tr, tid, status);
+	th = thr_find(tr, tid);
+	if (th && !th->held)
+		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+}
+
+static bool all_held(const struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		const struct tthread *th = thr_at(tr, i);
+
+		if (th && !th->held)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Stop every thread of the process not held yet (a stop already taken,
+ * tid > 0, is the first to act on); stops of other kinds meanwhile are
+ * acted on as usual.
+ * Returns when all are held or none is left.
+ */
+void hold_all(struct tracer *tr, pid_t tid, int status)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && !th->held)
+			ptrace(PTRACE_INTERRUPT, th->tid, 0, 0);
+	}
+	if (tid > 0)
+		hold_one(tr, tid, status);
+	while (!tr->done && !all_held(tr)) {
+		tid = waitpid(-1, &status, __WALL);
+		if (tid < 0 && errno == EINTR)
+			continue;
+		if (tid < 0)
+			break;
+		hold_one(tr, tid, status);
+	}
+}
+
+/* Let every held thread go on (a group-stopped one stays stopped). */
+void release_all(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (!th || !th->held)
+			continue;
+		th->held = false;
+		if (th->held_group) {
+			ptrace(PTRACE_LISTEN, th->tid, 0, 0);
+		} else if (!attach_settling) {
+			ptrace(PTRACE_CONT, th->tid, 0, th->defer_sig);
+			th->defer_sig = 0;
+		} else {
+			ptrace(PTRACE_CONT, th->tid, 0, 0);
+		}
+	}
+}
+
+/* The end of the mapping of process pid that holds addr, or 0. */
+static uint64_t mapping_end(pid_t pid, uint64_t addr)
+{
+	char path[48], line[512];
+	uint64_t lo, hi, end = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 && addr >= lo && addr < hi)
+			end = hi;
+	fclose(f);
+	return end;
+}
+
+#define STACK_SCAN (256 * 1024) /* bytes of each thread's stack looked at */
+
+/*
+ * Held thread tid's registers into *regs and the words on top of its stack
+ * (at most STACK_SCAN bytes, up to the end of its mapping) into *words
+ * (malloc'ed, *n of them; NULL and 0 when unreadable). False when its
+ * registers cannot be read.
+ */
+bool stack_words(struct tracer *tr, pid_t tid, arch_regs *regs, uint64_t **words, size_t *n)
+{
+	uint64_t sp, end;
+
+	*words = NULL;
+	*n = 0;
+	if (arch_get_regs(tid, regs) < 0)
+		return false;
+	sp = arch_sp(regs) & ~(uint64_t)7;
+	end = mapping_end(tid, sp);
+	if (end <= sp)
+		return true;
+	*n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);
+	*words = xmalloc(*n * 8);
+	if (mem_read(tr->ps->memfd, sp, *words, *n * 8) < 0) {
+		free(*words);
+		*words = NULL;
+		*n = 0;
+	}
+	return true;
+}
+
+/* ---- letting them go ---- */
 
 enum at_scratch { AT_NONE, AT_CODE, AT_STUB_TRAP, AT_RETURN_TRAP, AT_PAD };
 
