@@ -48,14 +48,20 @@ reap() {
 	echo $? >"$1.rc"
 }
 
-# attached NAME: until fortstat (-v, its messages in fs.err) says it attached
-attached() {
+# said PATTERN WHAT: until fortstat's messages (-v, in fs.err) have a line
+# matching PATTERN; after 20 s, WHAT fails
+said() {
 	i=0
-	while ! grep -q 'attached to' fs.err; do
+	while ! grep -q "$1" fs.err; do
 		i=$((i + 1))
-		[ $i -lt 400 ] || { fail "$1: fortstat did not attach: $(cat fs.err)"; break; }
+		[ $i -lt 400 ] || { fail "$2: $(cat fs.err)"; break; }
 		sleep 0.05
 	done
+}
+
+# attached NAME: until fortstat says it attached
+attached() {
+	said 'attached to' "$1: fortstat did not attach"
 }
 
 # tracer_of PID: its TracerPid
@@ -301,12 +307,7 @@ pids="$pids $spid"
 "$FORTSTAT" -v -p "$spid" -l libc --duration=1.5 --format=csv -o r.csv 2>fs.err &
 fs=$!
 pids="$pids $fs"
-i=0
-while ! grep -q '^fortstat: forked child' fs.err; do
-	i=$((i + 1))
-	[ $i -lt 400 ] || { fail "fork: no child forked while attached: $(cat fs.err)"; break; }
-	sleep 0.05
-done
+said '^fortstat: forked child' "fork: no child forked while attached"
 c=$(sed -n 's/^fortstat: forked child \([0-9]*\): .*/\1/p' fs.err | head -n 1)
 [ -n "$c" ] && clean "$c" "a forked child"
 wait "$fs"
