@@ -46,13 +46,65 @@ void map_event_page(struct tracer *tr)
 	long args[6] = { 0, (long)tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
 	long cargs[6] = { tr->page_fd, 0, 0, 0, 0, 0 };
 
-	if (tr->page_fd < 0)
+	if (tr->page_fd < 0) {
+		if (tr->mem_fd >= 0 && tr->page && !tr->ps->page_addr)
+			exec_event_memory(tr);
 		return;
+	}
 	if (inject_syscall(tr->ps->leader, tr->ps->memfd, SYS_mmap, args, &ret) == 0 && ret > 0)
 		tr->ps->page_addr = (uint64_t)ret;
 	inject_syscall(tr->ps->leader, tr->ps->memfd, SYS_close, cargs, &ret);
 	tr->page_fd = -1; /* the program's first image only */
 	fs_info(2, "event page at 0x%" PRIx64, tr->ps->page_addr);
+}
+
+int exec_event_memory(struct tracer *tr)
+{
+	pid_t pid = tr->ps->leader;
+	char path[64];
+	uint8_t old[sizeof(path)];
+	long args[6] = {0}, fd = -1, addr = -1, ret;
+	arch_regs regs;
+	uint64_t at;
+	int err;
+
+	/* Its name below the red zone of the new stack, the bytes there put back after. */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), tr->mem_fd);
+	err = arch_get_regs(pid, &regs);
+	if (err)
+		return err;
+	at = (arch_sp(&regs) - 256) & ~(uint64_t)15;
+	err = mem_read(tr->ps->memfd, at, old, sizeof(old));
+	if (!err)
+		err = mem_write(tr->ps->memfd, at, path, sizeof(path));
+	if (err)
+		return err;
+	args[0] = AT_FDCWD;
+	args[1] = (long)at;
+	args[2] = O_RDWR | O_CLOEXEC;
+	err = inject_syscall(pid, tr->ps->memfd, SYS_openat, args, &fd);
+	mem_write(tr->ps->memfd, at, old, sizeof(old));
+	if (!err && fd < 0)
+		err = (int)fd;
+	if (!err) {
+		long margs[6] = {0, (long)tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0};
+		long cargs[6] = {fd, 0, 0, 0, 0, 0};
+
+		err = inject_syscall(pid, tr->ps->memfd, SYS_mmap, margs, &addr);
+		if (!err && (addr <= 0 || (unsigned long)addr >= -4096ul))
+			err = addr < 0 && addr > -4096 ? (int)addr : -ENOMEM;
+		/* the mapping holds the file */
+		inject_syscall(pid, tr->ps->memfd, SYS_close, cargs, &ret);
+	}
+	if (err) {
+		fs_info(1, "process %d: no event memory in its new image (%s): its calls trap",
+			(int)pid, strerror(-err));
+		return err;
+	}
+	tr->ps->page_addr = (uint64_t)addr;
+	fs_info(2, "event memory mapped in process %d's new image at 0x%" PRIx64, (int)pid,
+		tr->ps->page_addr);
+	return 0;
 }
 
 /* A system call run in held thread th: in fortstat's scratch once there is one, else at RIP. */

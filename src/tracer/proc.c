@@ -157,6 +157,47 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 }
 
 /*
+ * Process tr->cur exec'ed (th reports it, with the process id): the threads
+ * of its old image are done. Their rings are read first (fortstat's mapping
+ * of the event memory outlives the image), then their clocks closed. The
+ * kernel ended the other threads; those that stopped at their exit were
+ * read and closed then. A thread other than the leader that exec'ed took
+ * the process id: its own state (the former id's) is read and closed here,
+ * and th's clock, the dead leader's, is opened again on the thread that
+ * goes on. Returns true when th's clock was replaced.
+ */
+static bool exec_close_threads(struct tracer *tr, struct tthread *th)
+{
+	unsigned long former = 0;
+	struct tthread *f = NULL;
+
+	if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &former) == 0 && (pid_t)former != th->tid)
+		f = thr_find(tr, (pid_t)former);
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *o = thr_at(tr, i);
+
+		if (!o || o->proc != tr->cur || o->exiting)
+			continue;
+		if (o != th) {
+			/* not running again: its ring can be read (th's was, by dispatch) */
+			thr_stamp(tr, o);
+			probe_drain(tr, o);
+		}
+		ev_thread_exit(tr, o);
+		thr_end(tr, o);
+		o->exiting = o != th; /* closed: its end, when it comes, adds nothing */
+	}
+	if (!f)
+		return false;
+	thr_remove(tr, f->tid);
+	fs_clock_close(&th->clk);
+	if (tr->o->count_only || fs_clock_open(&th->clk, 1, th->tid, th->tid) < 0)
+		fs_clock_open(&th->clk, 0, th->tid, th->tid);
+	th->exiting = false;
+	return true;
+}
+
+/*
  * -f: thread th (now its process's only thread, with the process id)
  * exec'ed a new image. Close the old image's clocks and time the new one,
  * patched at this exec stop like the program at its start.
@@ -174,19 +215,17 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		/* It ran in its parent's memory until now: not a process of its own yet. */
 		ev_thread_exit(tr, th);
 		th->vfork_child = false;
+		th->c0 = th->clast = fs_clock_read(&th->clk);
 	} else {
-		for (size_t i = 0; i < tr->thr.cap; i++) {
-			struct tthread *o = thr_at(tr, i);
+		bool new_clock = exec_close_threads(tr, th);
 
-			if (o && o->proc == tr->cur) {
-				ev_thread_exit(tr, o);
-				thr_end(tr, o);
-			}
-		}
 		ps_end(tr->ps, 0);
 		tr->ps->execed = true;
+		th->c0 = th->clast = fs_clock_read(&th->clk);
+		if (new_clock)
+			th->now.t[CLOCK_KIND_CPU] = th->c0;
 	}
-	th->c0 = th->clast = fs_clock_read(&th->clk);
+	th->seg_ok = false;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	len = readlink(link, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
@@ -302,7 +341,7 @@ static pid_t tgid_of(pid_t tid)
 }
 
 /* Wait for the first stop of a new child; false if it ended instead. */
-static void program_exec(struct tracer *tr);
+static void program_exec(struct tracer *tr, struct tthread *th);
 
 static bool wait_first_stop(pid_t pid)
 {
@@ -357,7 +396,7 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 			thr_remove(tr, tid);
 			return;
 		}
-		program_exec(tr);
+		program_exec(tr, th);
 		return;
 	case STOP_EXIT:
 		th->exiting = true;
@@ -376,16 +415,9 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
  * program its CPU mask back and let it run on untraced; its exit status is
  * still ours to wait for.
  */
-static void program_exec(struct tracer *tr)
+static void program_exec(struct tracer *tr, struct tthread *th)
 {
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		struct tthread *th = thr_at(tr, i);
-
-		if (!th)
-			continue;
-		ev_thread_exit(tr, th);
-		thr_end(tr, th);
-	}
+	exec_close_threads(tr, th);
 	u64map_free(&tr->ps->traps);
 	tr->ps->n_patches = 0;
 	snprintf(tr->note, sizeof(tr->note),

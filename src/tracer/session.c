@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -110,6 +111,8 @@ void tracer_free(struct tracer *tr)
 	free(tr->procs);
 	if (tr->page)
 		munmap(tr->page, tr->ev_size);
+	if (tr->mem_fd >= 0)
+		close(tr->mem_fd);
 }
 
 /* Close the accounting of process state ps and say how it went in *sec. */
@@ -159,6 +162,7 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attac
 	void *m = MAP_FAILED;
 
 	tr->page_fd = -1;
+	tr->mem_fd = -1;
 	for (int k = 0; est_ns && k < FS_N_CLOCKS; k++)
 		tr->est[k] = est_ns[k];
 	tr->tsc_ns = fs_tsc_ns_per_tick();
@@ -177,6 +181,9 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attac
 	if (m != MAP_FAILED) {
 		tr->page = m;
 		tr->page_fd = fd;
+		/* -f: kept to map it into the images followed processes exec */
+		if (tr->o->follow)
+			tr->mem_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	} else if (fd >= 0) {
 		close(fd);
 	}

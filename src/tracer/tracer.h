@@ -188,6 +188,7 @@ struct tracer {
 	struct trace_result *res;
 	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */
 	int page_fd;	       /* its memfd, inherited by the program until the exec stop */
+	int mem_fd;	       /* -f: fortstat's own descriptor of it, for images exec'ed */
 	bool fast_off;	       /* the page can no longer be trusted (threads, processes) */
 	/* The stops' cost, measured per segment (see seg_measure); NULL: not measured. */
 	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
@@ -397,6 +398,16 @@ bool fast_ok(struct tracer *tr);
  * any of the program's code runs.
  */
 void map_event_page(struct tracer *tr);
+
+/*
+ * -f: a followed process exec'ed a new image, which holds no event memory:
+ * at its exec stop it opens fortstat's memfd (tr->mem_fd, through
+ * /proc/FORTSTAT/fd), maps it and closes it again, as the program mapped
+ * the one it inherited. Sets ps->page_addr; the areas are the same memory
+ * as every other process's (one pool). Returns 0 or -errno (none mapped:
+ * its calls trap).
+ */
+int exec_event_memory(struct tracer *tr);
 
 /*
  * -p with probes: the running process inherits nothing of fortstat's, so

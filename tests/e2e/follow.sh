@@ -3,7 +3,8 @@
 # follow.sh - -f: forked children and the programs they exec are timed too,
 # one report per process (sections in one file, or one file each with %p):
 # fork + exec, a fork that only calls, posix_spawn (vfork + exec), and the
-# program's own exec; exact counts in each, same output and exit status.
+# program's own exec, a thread's exec, `#!` scripts; exact counts in each,
+# same output and exit status, each image timed by the mechanism asked for.
 . "$SRCDIR/tests/lib.sh"
 chain_ok() { # FILE WHAT: the call chain fixture's exact counts in CSV FILE
 	for kv in main=1 work=1000 leaf=3500 twice=500; do
@@ -60,6 +61,57 @@ for f in sys.argv[1:]:
 # one file of all 5 reports; 4 files, one of them with the program's two images
 sys.exit(not (shapes[0] == 5 and sorted(shapes[1:]) == [1, 1, 1, 2]))
 EOT
+
+	# Every image exec'ed is timed by the mechanism asked for, as the program
+	# is: with probes, in its own areas of the event memory (mapped at its
+	# exec stop), every call an entry and a return event, none a trap.
+	[ "$(grep -c "\"mechanism\": \"$MECH\"" r.json)" = 5 ] ||
+		fail "$p -f: mechanisms $(grep '"mechanism"' r.json | tr -d '\n'), expected $MECH 5 times"
+	if [ "$MECH" = probes ]; then
+		[ "$(grep '"probe_events"' r.json | tr -d ' \n')" = \
+			'"probe_events":19,"probe_events":10002,"probe_events":42,"probe_events":10002,"probe_events":10002,' ] ||
+			fail "$p -f: probe events $(grep '"probe_events"' r.json | tr -d ' \n'), expected 19 10002 42 10002 10002"
+	fi
+
+	# A thread (not the main one) execs from inside a timed routine: what it
+	# recorded before is read at the exec (thread_func never returns), with
+	# -f and without; with -f the new image is timed in a section of its own.
+	# Events: main's entry, step's two; runner's and thread_func's entries, step's two.
+	x=$BIN/threadexec-$opt
+	traced -- "$x" "$c"
+	expect "$x" main 1 step 2 runner 1 thread_func 1
+	traced -f -- "$x" "$c"
+	awk 'BEGIN { RS = ""; n = 0 } { n++; f = "b" n ".csv"; print > f; close(f) } END { print n > "nblocks" }' r.csv
+	[ "$(cat nblocks)" = 2 ] || fail "$x -f: $(cat nblocks) reports, expected 2"
+	cp b1.csv r.csv
+	expect "$x -f" main 1 step 2 runner 1 thread_func 1
+	chain_ok b2.csv "$x -f (exec'ed by a thread)"
+	"$FORTSTAT" -f --format=json -o x.json "$x" "$c" >/dev/null 2>t.err </dev/null
+	[ "$(grep -c "\"mechanism\": \"$MECH\"" x.json)" = 2 ] ||
+		fail "$x -f: mechanisms $(grep '"mechanism"' x.json | tr -d '\n'), expected $MECH twice"
+	if [ "$MECH" = probes ]; then
+		[ "$(grep '"probe_events"' x.json | tr -d ' \n')" = '"probe_events":7,"probe_events":10002,' ] ||
+			fail "$x -f: probe events $(grep '"probe_events"' x.json | tr -d ' \n'), expected 7 and 10002"
+	fi
+
+	# A `#!` script exec'ed: the kernel runs its interpreter, a program with
+	# symbols (timed, its section named after it) or /bin/sh running one.
+	printf '#!%s\n' "$c" >viachain
+	printf '#!/bin/sh\n"%s" || exit 9\nexit 4\n' "$c" >viash
+	chmod +x viachain viash
+	traced -f -- "$p" ./viachain
+	awk 'BEGIN { RS = ""; n = 0 } { n++; f = "b" n ".csv"; print > f; close(f) } END { print n > "nblocks" }' r.csv
+	[ "$(cat nblocks)" = 5 ] || fail "$p -f ./viachain: $(cat nblocks) reports, expected 5"
+	for b in 2 4 5; do
+		chain_ok b$b.csv "$p -f ./viachain (report $b)"
+	done
+	"$FORTSTAT" -f "$p" ./viachain >/dev/null 2>t.err </dev/null
+	[ "$(grep -c "^fortstat: $c \[pid [0-9]*\] (exit status 0)" t.err)" = 3 ] ||
+		fail "$p -f ./viachain: table headers: $(grep '^fortstat: /' t.err)"
+	traced -f -- "$p" ./viash
+	[ "$(grep -c '^leaf,3500,' r.csv)" = 3 ] && [ "$(grep -c '^work,1000,' r.csv)" = 3 ] ||
+		fail "$p -f ./viash: chain's counts in $(grep -c '^leaf,' r.csv) reports, expected 3"
+	[ "$(cat t.rc)" = 4 ] || fail "$p -f ./viash: exit status $(cat t.rc), expected 4"
 
 	# A stripped program exec'ed: with -l, its libraries' routines are timed.
 	strip -o mstripped "$BIN/mathcalls-$opt"
