@@ -106,11 +106,23 @@ START_TEST(test_overhead_hints)
 }
 END_TEST
 
-/* (a) only when the overhead was removed, and only with times. */
+/* (a) only when the overhead was removed, with times, and of at least TRUST_MIN_S. */
 START_TEST(test_overhead_not_removed)
 {
 	struct trust_facts f = base();
 	struct trust t;
+
+	f.total_s = 0.001;
+	f.overhead_s = 0.99 * TRUST_MIN_S; /* 990 %, but a few hundred stops */
+	judge(&f, &t);
+	ck_assert(!t.overhead_high);
+	ck_assert_double_eq_tol(t.overhead_pct, 990.0, 1e-6);
+	trust_free(&t);
+	f.overhead_s = TRUST_MIN_S;
+	judge(&f, &t);
+	ck_assert(t.overhead_high);
+	trust_free(&t);
+	f.total_s = 1.0;
 
 	f.overhead_s = 5.0;
 	f.correct = false;
@@ -161,18 +173,18 @@ START_TEST(test_unaccounted_floor)
 
 	f.overhead_s = 0;
 	f.total_s = 0.0012;
-	f.unaccounted_s = 0.0009; /* 75 %, under TRUST_UNACCOUNTED_MIN_S */
+	f.unaccounted_s = 0.0009; /* 75 %, under TRUST_MIN_S */
 	judge(&f, &t);
 	ck_assert(!t.unaccounted_high);
 	ck_assert_ptr_null(t.warning);
 	trust_free(&t);
 
-	f.total_s = 2 * TRUST_UNACCOUNTED_MIN_S;
-	f.unaccounted_s = TRUST_UNACCOUNTED_MIN_S; /* exactly half */
+	f.total_s = 2 * TRUST_MIN_S;
+	f.unaccounted_s = TRUST_MIN_S; /* exactly half */
 	judge(&f, &t);
 	ck_assert(!t.unaccounted_high);
 	trust_free(&t);
-	f.total_s = 1.9 * TRUST_UNACCOUNTED_MIN_S;
+	f.total_s = 1.9 * TRUST_MIN_S;
 	judge(&f, &t);
 	ck_assert(t.unaccounted_high);
 	trust_free(&t);

@@ -13,11 +13,13 @@
 #include <stdint.h>
 
 /*
- * Below this much unaccounted time a program with symbols of its own is
- * not warned about: the start-up of a short run (the dynamic linker's, the
- * C library's) is most of a millisecond's program and means no harm.
+ * Below this much overhead removed, or unaccounted time in a program with
+ * symbols of its own, a run is not warned about: the start-up of a short
+ * run (the dynamic linker's, the C library's) is most of a millisecond's
+ * program, and a few hundred stops cost more than it; neither misleads
+ * anyone about a program worth profiling.
  */
-#define TRUST_UNACCOUNTED_MIN_S 0.010
+#define TRUST_MIN_S 0.010
 
 /* What one report says of its run (one section, on the clock shown). */
 struct trust_facts {
@@ -52,9 +54,9 @@ struct trust {
 /*
  * Judge facts f into *t (trust_free frees). Warned about, in one line with
  * the way forward: (a) the overhead removed above 100 % of the program's
- * time (timed, corrected runs; exactly 100 % is not); (b) the unaccounted
- * time above 50 % of it (exactly half is not), when it is at least
- * TRUST_UNACCOUNTED_MIN_S or the program is stripped; (c) with -c, a
+ * time (timed, corrected runs; exactly 100 % is not), when it is at least
+ * TRUST_MIN_S; (b) the unaccounted time above 50 % of it (exactly half is
+ * not), when it is at least TRUST_MIN_S or the program is stripped; (c) with -c, a
  * stripped program none of whose timed routines was called. For a stripped
  * program the way forward is -l with its own libraries (DT_NEEDED, not the
  * system's), then the C library, leaving out those -l matches already.

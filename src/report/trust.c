@@ -91,9 +91,10 @@ void trust_judge(const struct trust_facts *f, struct trust *t)
 	memset(t, 0, sizeof(*t));
 	t->overhead_pct = has_time ? 100.0 * f->overhead_s / f->total_s : NAN;
 	t->unaccounted_pct = has_time ? 100.0 * f->unaccounted_s / f->total_s : NAN;
-	t->overhead_high = has_time && f->correct && f->overhead_s > f->total_s;
+	t->overhead_high =
+	    has_time && f->correct && f->overhead_s > f->total_s && f->overhead_s >= TRUST_MIN_S;
 	t->unaccounted_high = has_time && f->unaccounted_s * 2 > f->total_s &&
-			      (f->stripped || f->unaccounted_s >= TRUST_UNACCOUNTED_MIN_S);
+			      (f->stripped || f->unaccounted_s >= TRUST_MIN_S);
 	t->nothing_counted = !f->timed && !f->calls && f->stripped;
 	if (t->overhead_high) {
 		char *s = xasprintf("the overhead removed is %.0f %% of the program's time (its "
