@@ -21,9 +21,10 @@
  * "calls", "self_s" (self), "gross_self_s", "total_s" (total),
  * "gross_total_s", and the same four on each clock in its "cpu" and "wall"
  * objects; "f1_ns", "f2_ns", "stops_measured", "mechanism" ("traps" or
- * "probes"), "probe_events", "overhead_removed" (correct),
- * "gross_total_time_s" (total_s); an arc's "time_s" and "self_s"; per-thread
- * results with --threads. Not in it: calls_made, the calling contexts, and
+ * "probes"), "probe_events", "trap_calls", "trap_cost_s", "overhead_removed"
+ * (correct), "gross_total_time_s" (total_s), "warnings" (trust.h); an arc's
+ * "time_s" and "self_s"; per-thread results with --threads (every key: the
+ * man page's JSON REPORT, checked by tests/e2e/jsonkeys.sh). Not in it: calls_made, the calling contexts, and
  * a routine's overhead when it was not removed.
  */
 #ifndef FORTSTAT_PROFILE_H
