@@ -83,7 +83,29 @@ fi
 json g.json 'd["trap_cost_s"] > 0 or d["trap_calls"] == 0' | grep -q True ||
 	fail "gzip: trap_cost_s $(json g.json 'd["trap_cost_s"]')"
 
-# ---- 4. sqlite3: refused alone, its own library named; with -l libc, the same hint ----
+# ---- 4. xz refused alone names liblzma; git (a few routines exported, none
+# called) runs, and its empty table says which -l to try ----
+xz=$(command -v xz) && readelf -d "$xz" | grep -q 'NEEDED.*\[liblzma' && {
+	"$FORTSTAT" xz --version >t.out 2>t.err </dev/null
+	[ $? = 126 ] || fail "xz without -l: not refused"
+	grep -q "^fortstat: error: $xz: no function symbols (stripped?): time its libraries' routines with -l, e.g. fortstat -l liblzma $xz (its other libraries: [a-z0-9, -]*libc)\$" t.err ||
+		fail "xz without -l: $(cat t.err)"
+}
+git=$(command -v git) && ! readelf -S "$git" | grep -q '\.symtab' && {
+	# its first library that is not the system's: the one the hint names first
+	first=$(readelf -d "$git" | sed -n 's/.*(NEEDED).*\[\(lib[^].]*\)\.so.*/\1/p' |
+		grep -v -x -e libc -e libm -e libpthread -e libdl -e librt | head -n 1)
+	git --version >u.out 2>u.err </dev/null
+	echo $? >u.rc
+	"$FORTSTAT" -o r.txt git --version >t.out 2>t.err </dev/null
+	echo $? >t.rc
+	cmp -s u.out t.out && cmp -s u.rc t.rc || fail "git: output or status differ: $(cat t.out t.rc)"
+	grep -q "^  TOTAL  *0 " r.txt || fail "git: calls timed: $(grep TOTAL r.txt)"
+	w="^fortstat: warning: 100.0 % of the program's time is unaccounted (outside every timed routine): $git has no symbol table of its own (stripped): time its libraries' routines with -l, e.g. fortstat -l ${first:-libc} $git"
+	grep -q "$w" r.txt || fail "git: no hint naming ${first:-libc}: $(tail -n 1 r.txt)"
+}
+
+# ---- 5. sqlite3: refused alone, its own library named; with -l libc, the same hint ----
 sq=$(command -v sqlite3) || skip "sqlite3 is not installed"
 readelf -d "$sq" | grep -q 'NEEDED.*\[libsqlite3' || skip "$sq does not link libsqlite3"
 "$FORTSTAT" sqlite3 :memory: 'select 1;' >t.out 2>t.err </dev/null
