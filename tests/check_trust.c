@@ -162,6 +162,11 @@ START_TEST(test_unaccounted_boundary)
 	ck_assert_ptr_nonnull(strstr(t.warning, "--all"));
 	ck_assert_ptr_null(strstr(t.warning, "stripped"));
 	trust_free(&t);
+
+	f.pid = 99; /* -p: what ran at the attach is not timed */
+	judge(&f, &t);
+	ck_assert_ptr_nonnull(strstr(t.warning, "at the attach are not timed (active at attach)"));
+	trust_free(&t);
 }
 END_TEST
 

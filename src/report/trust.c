@@ -116,11 +116,16 @@ void trust_judge(const struct trust_facts *f, struct trust *t)
 
 		what = join(what, "; ", s);
 		free(s);
-		s = f->stripped
-			? stripped_hint(f)
-			: xstrdup("it ran before main, after it, or in threads that call no "
-				  "timed routine: -l times a library's routines, --all the "
-				  "start-up's");
+		if (f->stripped)
+			s = stripped_hint(f);
+		else if (f->pid > 0)
+			s = xstrdup("the calls its threads were in at the attach are not timed "
+				    "(active at attach), nor code outside every timed routine: -l "
+				    "times a library's routines");
+		else
+			s = xstrdup("it ran before main, after it, or in threads that call no "
+				    "timed routine: -l times a library's routines, --all the "
+				    "start-up's");
 		how = join(how, "; ", s);
 		free(s);
 	}
