@@ -69,6 +69,29 @@ size_t names_qualifier(const char *pattern);
 bool names_lib_match(const char *pattern, size_t len, const char *name);
 
 /*
+ * The libraries to suggest with -l for a program without symbols of its
+ * own that needs `needed` (its DT_NEEDED names, as "libsqlite3.so.0"): its
+ * own libraries first, in its order, then the C library; never the system's
+ * others (libm, libpthread, libdl, librt, libutil, libgcc_s, libstdc++,
+ * the dynamic linker), nor one that a pattern of `libs` (the -l given)
+ * matches. Each is the name before ".so" ("libsqlite3"), malloc'ed, at
+ * most `max` into `out`; returns how many. With no DT_NEEDED known, the C
+ * library alone (when no -l matches it).
+ */
+size_t names_suggest_libs(char *const *needed, size_t n_needed, const char *const *libs,
+			  size_t n_libs, char **out, size_t max);
+
+/*
+ * "e.g. fortstat -l FIRST PROGRAM (its other libraries: B, C)" for the
+ * suggestions of names_suggest_libs (n >= 1), after the -l already given
+ * (libs, n_libs: "fortstat -l GIVEN -l FIRST PROGRAM"); with pid > 0
+ * "fortstat -p PID -l FIRST"; the parenthesis only with more than one.
+ * Malloc'ed.
+ */
+char *names_lib_example(char *const *sugg, size_t n, const char *const *libs, size_t n_libs,
+			int pid, const char *program);
+
+/*
  * `s` made safe to print on a terminal, malloc'ed: printable ASCII as it
  * is, a backslash doubled, every other byte (control characters, bytes of
  * 0x80 and above) as \xNN.

@@ -21,9 +21,10 @@
  * "calls", "self_s" (self), "gross_self_s", "total_s" (total),
  * "gross_total_s", and the same four on each clock in its "cpu" and "wall"
  * objects; "f1_ns", "f2_ns", "stops_measured", "mechanism" ("traps" or
- * "probes"), "probe_events", "overhead_removed" (correct),
- * "gross_total_time_s" (total_s); an arc's "time_s" and "self_s"; per-thread
- * results with --threads. Not in it: calls_made, the calling contexts, and
+ * "probes"), "probe_events", "trap_calls", "trap_cost_s", "overhead_removed"
+ * (correct), "gross_total_time_s" (total_s), "warnings" (trust.h); an arc's
+ * "time_s" and "self_s"; per-thread results with --threads (every key: the
+ * man page's JSON REPORT, checked by tests/e2e/jsonkeys.sh). Not in it: calls_made, the calling contexts, and
  * a routine's overhead when it was not removed.
  */
 #ifndef FORTSTAT_PROFILE_H
@@ -127,6 +128,21 @@ struct profile_section {
 	bool probes;	 /* its calls were recorded in-process (--probes), not by stops */
 	uint64_t probe_events; /* ... how many entries and returns (calls with -c) */
 	/*
+	 * Calls of timed routines whose entry was a ptrace stop (with the
+	 * traps: every call), and what their stops cost on each clock, seconds
+	 * (removed with the overhead when the profile corrects).
+	 */
+	uint64_t trap_calls;
+	double trap_cost_s[FS_N_CLOCKS];
+	/*
+	 * The program has no symbol table of its own (stripped: its routines,
+	 * if any, are the few it exports), and the libraries it names
+	 * (DT_NEEDED, n_needed of them): what the report's warning suggests.
+	 */
+	bool stripped;
+	char **needed;
+	size_t n_needed;
+	/*
 	 * The clocks this section has times of: both for a traced run; a clock
 	 * not known (a report that had one clock only) has zero times.
 	 */
@@ -154,6 +170,8 @@ struct profile {
 	size_t n_sections;
 	bool ranked;	/* fortstat ran as one rank of an MPI job (rank.h): */
 	int rank, size; /* its rank, and the job's size (0: unknown) */
+	char **libs;	/* the -l patterns given (profile_set_libs; NULL: none) */
+	size_t n_libs;
 };
 
 /* The facts of one section that the books do not hold (see profile_section). */
@@ -167,6 +185,11 @@ struct profile_facts {
 	bool running;	  /* a snapshot of a process still running */
 	bool probes;	  /* as in profile_section */
 	uint64_t probe_events;
+	uint64_t trap_calls;
+	double trap_cost_s[FS_N_CLOCKS];
+	bool stripped;
+	char *const *needed; /* n_needed, may be NULL */
+	size_t n_needed;
 	const char *note; /* may be NULL */
 	bool attached, detached; /* as in profile_section */
 	const char *active;	 /* may be NULL */
@@ -179,6 +202,9 @@ struct profile_facts {
 struct profile *profile_new(char *const *argv, const double f1_ns[FS_N_CLOCKS],
 			    const double f2_ns[FS_N_CLOCKS], uint64_t stops_measured, bool correct);
 void profile_free(struct profile *p);
+
+/* The -l patterns given (n of them, copied): what the report's warning leaves out. */
+void profile_set_libs(struct profile *p, const char *const *libs, size_t n);
 
 /*
  * Add a section built from `b` (routine i of b is routine i of st) with the

@@ -55,6 +55,14 @@ int report_write(FILE *out, const struct profile *p, size_t sec, const struct re
 int report_write_svg(FILE *out, const struct profile *p, size_t sec,
 		     const struct report_opts *opts);
 
+/*
+ * The warning of section sec's report on opts->clock (trust.h: the overhead
+ * removed above the program's time, most of its time unaccounted, with the
+ * way forward), malloc'ed, without "fortstat: warning: "; NULL: none. The
+ * table's footer and JSON's "warnings" say the same.
+ */
+char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts);
+
 /* Parse "table"/"csv"/"json"/"folded"/"callgrind" and "time"/"calls"/"name"; return 0 or -1. */
 int report_parse_format(const char *s, enum report_format *f);
 int report_parse_sort(const char *s, enum report_sort *s_out);

@@ -62,6 +62,8 @@ struct symtab {
 	size_t n_plt;
 	char *interp;		/* PT_INTERP: the dynamic linker's path, or NULL */
 	char *soname;		/* DT_SONAME, or NULL */
+	char **needed;		/* DT_NEEDED: the libraries it names, in its order (owned) */
+	size_t n_needed;
 	struct ifunc_sym *ifuncs; /* indirect functions (not routines until resolved) */
 	size_t n_ifuncs;
 	size_t n_own;		/* r[0..n_own) are the file's own, sorted by addr; the

@@ -101,6 +101,8 @@ struct trace_section {
 	bool running;	     /* a snapshot's: it has not ended yet */
 	bool probes;	     /* as in trace_result, for this process */
 	uint64_t probe_events;
+	uint64_t trap_calls; /* as in trace_result, for this process */
+	double trap_cost_ns[FS_N_CLOCKS];
 	char note[160];
 };
 
@@ -113,6 +115,15 @@ struct trace_result {
 	size_t n_refused;    /* selected routines left unpatched (see -v) */
 	bool probes;	     /* the program's calls were recorded in-process (--probes) */
 	uint64_t probe_events; /* entries and returns (or calls, -c) read from its probes */
+	/*
+	 * Calls of timed routines whose entry was a ptrace stop (with probes:
+	 * routines whose entry took no stub, threads without an area...; with
+	 * the traps: every call), and what their stops (entries, returns
+	 * through a trap) cost on each clock, ns: their number times the mean
+	 * a stop was charged (0 with -c).
+	 */
+	uint64_t trap_calls;
+	double trap_cost_ns[FS_N_CLOCKS];
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
 	int pid;	     /* the program's process id */

@@ -95,9 +95,19 @@ static int load_program(struct session *s)
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
 		err = symtab_load(exe, &s->st);
 		if (err == SYMTAB_ENOSYMS && !o->n_libs && !s->st.is_static) {
-			fs_error("-p %d: %s has no function symbols (stripped?): time its libraries' "
-				 "routines with -l, e.g. fortstat -p %d -l libc",
-				 o->pid, s->path, o->pid);
+			char *sugg[8], *eg;
+			size_t n =
+			    names_suggest_libs(s->st.needed, s->st.n_needed, NULL, 0, sugg, 8);
+
+			eg = n ? names_lib_example(sugg, n, NULL, 0, o->pid, NULL)
+			       : xasprintf("e.g. fortstat -p %d -l libc", o->pid);
+			fs_error(
+			    "-p %d: %s has no function symbols (stripped?): time its libraries' "
+			    "routines with -l, %s",
+			    o->pid, s->path, eg);
+			free(eg);
+			for (size_t i = 0; i < n; i++)
+				free(sugg[i]);
 			return EXIT_FS_CANNOT;
 		}
 	} else {
@@ -314,6 +324,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 	p->ranked = s->rank.known;
 	p->rank = s->rank.rank;
 	p->size = s->rank.size;
+	profile_set_libs(p, o->libs, o->n_libs);
 	label = o->follow ? xasprintf("%s [pid %d]", s->path, res->pid) : xstrdup(s->path);
 	f = (struct profile_facts){.label = label,
 				   .pid = res->pid,
@@ -323,10 +334,16 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 				   .running = res->running,
 				   .probes = res->probes,
 				   .probe_events = res->probe_events,
+				   .trap_calls = res->trap_calls,
+				   .stripped = !s->st.has_symtab,
+				   .needed = s->st.needed,
+				   .n_needed = s->st.n_needed,
 				   .note = res->note[0] ? res->note : NULL,
 				   .attached = res->attached,
 				   .detached = res->detached,
 				   .active = res->active};
+	for (int c = 0; c < FS_N_CLOCKS; c++)
+		f.trap_cost_s[c] = res->trap_cost_ns[c] / 1e9;
 	add_section(p, o, &f, res->total_s, &s->st, b);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {
@@ -345,7 +362,13 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 					   .running = sec->running,
 					   .probes = sec->probes,
 					   .probe_events = sec->probe_events,
+					   .trap_calls = sec->trap_calls,
+					   .stripped = !sec->st->has_symtab,
+					   .needed = sec->st->needed,
+					   .n_needed = sec->st->n_needed,
 					   .note = sec->note[0] ? sec->note : NULL};
+		for (int c = 0; c < FS_N_CLOCKS; c++)
+			f.trap_cost_s[c] = sec->trap_cost_ns[c] / 1e9;
 		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
 		free(label);
 	}
@@ -507,6 +530,27 @@ static int write_reports(struct session *s, const struct profile *p, bool snapsh
 	return rc;
 }
 
+/*
+ * The reports' warnings (report_warning: times that cannot be trusted, with
+ * the way forward) on stderr too, once each, when the reports went to the
+ * files of -o: the table's footer and JSON's "warnings" hold them there,
+ * CSV and the other views do not, and the user watches the terminal.
+ */
+static void say_warnings(const struct session *s, const struct profile *p)
+{
+	if (!s->o.output)
+		return; /* the reports are on stderr, warnings and all */
+	for (size_t i = 0; i < p->n_sections; i++) {
+		char *w = report_warning(p, i, &s->o.report);
+
+		if (w && p->n_sections > 1)
+			fs_warn("%s: %s", p->sections[i].label, w);
+		else if (w)
+			fs_warn("%s", w);
+		free(w);
+	}
+}
+
 /* trace_snapshot_fn: a report of the run so far, where the final one will go. */
 static void on_snapshot(const struct trace_result *res, struct books *books, void *arg)
 {
@@ -603,6 +647,7 @@ int main(int argc, char **argv)
 	/* The program's own failure status stands; a lost report fails a run that went well. */
 	if (write_reports(&s, p, false) < 0 && rc == 0)
 		rc = EXIT_FS_ERROR;
+	say_warnings(&s, p);
 	profile_free(p);
 	return finish(&s, rc);
 }

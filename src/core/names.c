@@ -250,6 +250,101 @@ bool names_lib_match(const char *pattern, size_t len, const char *name)
 	       (subject[n] == '\0' || subject[n] == '.' || subject[n] == '-');
 }
 
+/* Is DT_NEEDED name `lib` one of the system's libraries that a hint skips (libc aside)? */
+static bool system_lib(const char *lib)
+{
+	static const char *const sys[] = {
+	    "libm",	"libpthread", "libdl",	  "librt",	     "libutil",
+	    "libgcc_s", "libstdc++",  "ld-linux", "ld-linux-x86-64", "libresolv"};
+
+	for (size_t k = 0; k < sizeof(sys) / sizeof(sys[0]); k++)
+		if (names_lib_match(sys[k], strlen(sys[k]), lib))
+			return true;
+	return strncmp(lib, "ld-", 3) == 0;
+}
+
+/* Does one of the -l patterns match library `lib`? */
+static bool lib_given(const char *lib, const char *const *libs, size_t n_libs)
+{
+	for (size_t k = 0; k < n_libs; k++)
+		if (libs[k] && names_lib_match(libs[k], strlen(libs[k]), lib))
+			return true;
+	return false;
+}
+
+/* See names.h. */
+size_t names_suggest_libs(char *const *needed, size_t n_needed, const char *const *libs,
+			  size_t n_libs, char **out, size_t max)
+{
+	bool libc = n_needed == 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_needed && n < max; i++) {
+		const char *lib = needed[i], *so;
+
+		if (!lib || !*lib)
+			continue;
+		if (names_lib_match("libc", 4, lib)) {
+			libc = true;
+			continue;
+		}
+		if (system_lib(lib) || lib_given(lib, libs, n_libs))
+			continue;
+		so = strstr(lib, ".so");
+		out[n++] = so && so > lib ? xasprintf("%.*s", (int)(so - lib), lib) : xstrdup(lib);
+	}
+	if (libc && n < max && !lib_given("libc.so.6", libs, n_libs))
+		out[n++] = xstrdup("libc");
+	return n;
+}
+
+/* See names.h. */
+char *names_lib_example(char *const *sugg, size_t n, const char *const *libs, size_t n_libs,
+			int pid, const char *program)
+{
+	char *first = names_escape(sugg[0]), *s, *prog = NULL;
+
+	s = pid > 0 ? xasprintf("e.g. fortstat -p %d", pid) : xstrdup("e.g. fortstat");
+	for (size_t i = 0; i < n_libs; i++) {
+		char *lib = names_escape(libs[i] ? libs[i] : ""), *t;
+
+		t = xasprintf("%s -l %s", s, lib);
+		free(lib);
+		free(s);
+		s = t;
+	}
+	if (pid > 0) {
+		char *t = xasprintf("%s -l %s", s, first);
+
+		free(s);
+		s = t;
+	} else {
+		char *t;
+
+		prog = names_escape(program ? program : "PROGRAM");
+		t = xasprintf("%s -l %s %s", s, first, prog);
+		free(s);
+		s = t;
+	}
+	free(first);
+	free(prog);
+	for (size_t i = 1; i < n; i++) {
+		char *lib = names_escape(sugg[i]);
+		char *t = xasprintf("%s%s%s", s, i == 1 ? " (its other libraries: " : ", ", lib);
+
+		free(lib);
+		free(s);
+		s = t;
+	}
+	if (n > 1) {
+		char *t = xasprintf("%s)", s);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 /* See names.h. */
 char *names_escape(const char *s)
 {

@@ -145,6 +145,34 @@ void dynamic_read_plt(Elf *elf, struct symtab *st)
 	}
 }
 
+/* DT_NEEDED: the libraries the file names, in its order, into st->needed. */
+void dynamic_read_needed(Elf *elf, struct symtab *st)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag != DT_NEEDED ||
+			    (name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) == NULL)
+				continue;
+			st->needed = xrealloc(st->needed, (st->n_needed + 1) * sizeof(*st->needed));
+			st->needed[st->n_needed++] = xstrdup(name);
+		}
+		return; /* one dynamic section */
+	}
+}
+
 /* DT_SONAME of a shared library, malloc'ed, or NULL. */
 char *dynamic_soname(Elf *elf)
 {

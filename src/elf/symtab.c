@@ -356,6 +356,7 @@ int symtab_load(const char *path, struct symtab *st)
 	if (rc)
 		goto out;
 	st->soname = dynamic_soname(elf);
+	dynamic_read_needed(elf, st);
 	rc = read_routines(elf, &eh, (uint64_t)len, st);
 out:
 	if (elf)
@@ -401,9 +402,17 @@ void symtab_say_error(const char *path, const struct symtab *st, int err)
 	char *p = names_escape(path), *interp;
 
 	if (err == SYMTAB_ENOSYMS && st && !st->is_static) {
+		char *sugg[8], *eg;
+		size_t n = names_suggest_libs(st->needed, st->n_needed, NULL, 0, sugg, 8);
+
+		eg = n ? names_lib_example(sugg, n, NULL, 0, 0, path)
+		       : xstrdup("e.g. fortstat -l libc");
 		fs_error("%s: no function symbols (stripped?): time its libraries' routines with "
-			 "-l, e.g. fortstat -l libc %s",
-			 p, p);
+			 "-l, %s",
+			 p, eg);
+		free(eg);
+		for (size_t i = 0; i < n; i++)
+			free(sugg[i]);
 	} else if (err == SYMTAB_ENOSYMS && st) {
 		fs_error("%s: no function symbols (stripped?), and statically linked: nothing in it "
 			 "can be timed",
@@ -482,5 +491,8 @@ void symtab_free(struct symtab *st)
 	free(st->modules);
 	free(st->interp);
 	free(st->soname);
+	for (i = 0; i < st->n_needed; i++)
+		free(st->needed[i]);
+	free(st->needed);
 	memset(st, 0, sizeof(*st));
 }

@@ -154,4 +154,7 @@ void dynamic_read_plt(Elf *elf, struct symtab *st);
 /* DT_SONAME, malloc'ed, or NULL. */
 char *dynamic_soname(Elf *elf);
 
+/* DT_NEEDED's names, in the file's order, into st->needed (n_needed). */
+void dynamic_read_needed(Elf *elf, struct symtab *st);
+
 #endif

@@ -106,6 +106,15 @@ static void json_ns(FILE *out, double f)
 		fputs("null", out);
 }
 
+/* A percentage with two decimals, or null when it is not finite (no time). */
+static void json_pct(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.2f", v);
+	else
+		fputs("null", out);
+}
+
 /* One routine's object; both: its times on both clocks too (the chosen one first). */
 static void json_routine(FILE *out, const struct report *rp, const struct row *r, bool both)
 {
@@ -218,6 +227,7 @@ static void json_head(FILE *out, const struct report *rp)
 	const struct profile *p = rp->p;
 	const struct profile_section *sec = rp->sec;
 	bool timed = rp->timed;
+	struct trust t;
 	size_t i;
 
 	fputs("{\n  \"version\": \"" PACKAGE_VERSION "\",\n  \"program\": ", out);
@@ -254,6 +264,9 @@ static void json_head(FILE *out, const struct report *rp)
 	fprintf(out, ",\n  \"stops_measured\": %" PRIu64, p->stops_measured);
 	fprintf(out, ",\n  \"mechanism\": \"%s\"", sec->probes ? "probes" : "traps");
 	fprintf(out, ",\n  \"probe_events\": %" PRIu64, sec->probe_events);
+	fprintf(out, ",\n  \"trap_calls\": %" PRIu64, sec->trap_calls);
+	fputs(",\n  \"trap_cost_s\": ", out);
+	json_secs(out, sec->trap_cost_s[rp->c], timed);
 	fputs(",\n  \"total_time_s\": ", out);
 	json_secs(out, rp->total_s, true);
 	fputs(",\n  \"gross_total_time_s\": ", out);
@@ -262,7 +275,16 @@ static void json_head(FILE *out, const struct report *rp)
 	json_secs(out, rp->unaccounted_s, timed);
 	fputs(",\n  \"overhead_s\": ", out);
 	json_secs(out, rp->overhead_s, timed);
-	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n", rp->calls);
+	report_trust(rp, &t);
+	fputs(",\n  \"overhead_percent\": ", out);
+	json_pct(out, t.overhead_pct);
+	fputs(",\n  \"unaccounted_percent\": ", out);
+	json_pct(out, t.unaccounted_pct);
+	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n  \"warnings\": [", rp->calls);
+	if (t.warning)
+		json_str(out, t.warning);
+	fputs("],\n", out);
+	trust_free(&t);
 }
 
 /*

@@ -83,6 +83,9 @@ static void section_free(struct profile_section *sec)
 	free(sec->label);
 	free(sec->note);
 	free(sec->active);
+	for (size_t i = 0; i < sec->n_needed; i++)
+		free(sec->needed[i]);
+	free(sec->needed);
 }
 
 void profile_free(struct profile *p)
@@ -96,7 +99,21 @@ void profile_free(struct profile *p)
 		for (size_t i = 0; p->argv[i]; i++)
 			free(p->argv[i]);
 	free(p->argv);
+	for (size_t i = 0; i < p->n_libs; i++)
+		free(p->libs[i]);
+	free(p->libs);
 	free(p);
+}
+
+void profile_set_libs(struct profile *p, const char *const *libs, size_t n)
+{
+	for (size_t i = 0; i < p->n_libs; i++)
+		free(p->libs[i]);
+	free(p->libs);
+	p->libs = n ? xcalloc(n, sizeof(*p->libs)) : NULL;
+	p->n_libs = n;
+	for (size_t i = 0; i < n; i++)
+		p->libs[i] = xstrdup(libs[i] ? libs[i] : "");
 }
 
 /* What a routine is, from its symbol-table entry. */
@@ -357,6 +374,14 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 	sec->count_only = f->count_only;
 	sec->probes = f->probes;
 	sec->probe_events = f->probe_events;
+	sec->trap_calls = f->trap_calls;
+	for (c = 0; c < FS_N_CLOCKS; c++)
+		sec->trap_cost_s[c] = f->trap_cost_s[c];
+	sec->stripped = f->stripped;
+	sec->n_needed = f->needed ? f->n_needed : 0;
+	sec->needed = xcalloc(sec->n_needed ? sec->n_needed : 1, sizeof(*sec->needed));
+	for (size_t i = 0; i < sec->n_needed; i++)
+		sec->needed[i] = xstrdup(f->needed[i] ? f->needed[i] : "");
 	sec->note = dup_or_null(f->note);
 	sec->attached = f->attached;
 	sec->detached = f->detached;

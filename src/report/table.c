@@ -332,15 +332,42 @@ static void table_head(FILE *out, const struct report *rp)
 	fputc('\n', out);
 }
 
-/* The summary lines under the table: program time, unaccounted, calls, overhead. */
+/*
+ * "calls trapped": the calls whose entries were ptrace stops, and what their
+ * stops cost; with the traps every call is one.
+ */
+static void table_trapped(FILE *out, const struct report *rp)
+{
+	const struct profile_section *sec = rp->sec;
+
+	if (!sec->probes) {
+		fprintf(out, "  %-22s %14s   (the traps: every call is a ptrace stop)\n",
+			"calls trapped", "all");
+		return;
+	}
+	fprintf(out, "  %-22s %14" PRIu64, "calls trapped", sec->trap_calls);
+	if (rp->timed && sec->trap_calls)
+		fprintf(out, "   (ptrace stops, not probes: about %.6f s of stops)",
+			sec->trap_cost_s[rp->c]);
+	fputc('\n', out);
+}
+
+/*
+ * The summary lines under the table: program time, unaccounted, calls,
+ * calls trapped, overhead (and its share of the program's time), and the
+ * report's warning (trust.h) when it has one.
+ */
 static void table_summary(FILE *out, const struct report *rp)
 {
 	double f1 = rp->p->f1_ns[rp->c], f2 = rp->p->f2_ns[rp->c];
-	char num[32];
+	struct trust t;
+	char num[32], share[32] = "";
 
+	report_trust(rp, &t);
 	if (!rp->timed) {
 		fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
-		return;
+		table_trapped(out, rp);
+		goto warn;
 	}
 	fprintf(out, "  %-22s %14.6f s\n", "total program time", rp->total_s);
 	fprintf(out, "  %-22s %14.6f s", "time unaccounted", rp->unaccounted_s);
@@ -348,15 +375,22 @@ static void table_summary(FILE *out, const struct report *rp)
 		fprintf(out, " %7.2f %%", 100.0 * rp->unaccounted_s / rp->total_s);
 	fputc('\n', out);
 	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
+	table_trapped(out, rp);
 	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
+	if (isfinite(t.overhead_pct))
+		snprintf(share, sizeof(share), " %7.2f %%", t.overhead_pct);
 	if (rp->p->correct)
-		fprintf(out, "  %-22s %s s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
-			"overhead removed", num, f1 / 1e3, f2 / 1e3);
+		fprintf(out, "  %-22s %s s%s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
+			"overhead removed", num, share, f1 / 1e3, f2 / 1e3);
 	else if (f1 != 0 || f2 != 0)
 		fprintf(out,
-			"  %-22s %s s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
+			"  %-22s %s s%s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
 			"call made)\n",
-			"overhead estimated", num, f1 / 1e3, f2 / 1e3);
+			"overhead estimated", num, share, f1 / 1e3, f2 / 1e3);
+warn:
+	if (t.warning)
+		fprintf(out, "fortstat: warning: %s\n", t.warning);
+	trust_free(&t);
 }
 
 void write_table(FILE *out, const struct report *rp)

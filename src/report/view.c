@@ -106,6 +106,29 @@ void report_build(struct report *rp, const struct profile *p, const struct profi
 		rp->unaccounted_s = 0; /* no "-0.000000" from rounding */
 }
 
+void report_trust(const struct report *rp, struct trust *t)
+{
+	const struct profile_section *sec = rp->sec;
+	struct trust_facts f = {.timed = rp->timed,
+				.correct = rp->p->correct,
+				.probes = sec->probes,
+				.total_s = rp->total_s,
+				.unaccounted_s = rp->unaccounted_s,
+				.overhead_s = rp->overhead_s,
+				.calls = rp->calls,
+				.trap_calls = sec->trap_calls,
+				.trap_cost_s = sec->trap_cost_s[rp->c],
+				.stripped = sec->stripped,
+				.program = sec->label,
+				.pid = sec->attached ? sec->pid : 0,
+				.needed = sec->needed,
+				.n_needed = sec->n_needed,
+				.libs = (const char *const *)rp->p->libs,
+				.n_libs = rp->p->n_libs};
+
+	trust_judge(&f, t);
+}
+
 void report_free(struct report *rp)
 {
 	free(rp->rows);

@@ -14,6 +14,7 @@
 #include "fortstat/account.h"
 #include "fortstat/profile.h"
 #include "fortstat/report.h"
+#include "fortstat/trust.h"
 
 /* One routine shown in the report. */
 struct row {
@@ -119,6 +120,9 @@ static inline const char *stack_name(int tid, char *buf, size_t len)
 		snprintf(buf, len, "thread %d", tid);
 	return buf;
 }
+
+/* The trust verdict of one report (trust.h); trust_free frees. */
+void report_trust(const struct report *rp, struct trust *t);
 
 /* "cpu" or "wall". */
 const char *clock_name(enum clock_kind c);

@@ -105,6 +105,11 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 		    s->kind == STOP_PROBE_FULL
 		    ? NULL
 		    : &tr->ps->patches[s->patch];
+	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */
+	if (p && p->routine != ACCT_NONE && s->kind != STOP_EXIT_PROBE)
+		tr->ps->n_trap_calls++;
+	if (p ? p->routine != ACCT_NONE : s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE)
+		tr->ps->n_trap_stops++;
 	switch (s->kind) {
 	case STOP_RETURN:
 	case STOP_RETURN_SITE:

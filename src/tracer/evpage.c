@@ -267,6 +267,21 @@ static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_
 	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){ o_c, o_w });
 }
 
+void stop_cost_mean(const struct tracer *tr, double out[FS_N_CLOCKS])
+{
+	bool warm = tr->acc_n >= 100;
+
+	out[CLOCK_KIND_CPU] = warm ? tr->acc_c / tr->acc_n : tr->est[CLOCK_KIND_CPU];
+	out[CLOCK_KIND_WALL] = warm ? tr->acc_w / tr->acc_n : tr->est[CLOCK_KIND_WALL];
+}
+
+void trap_cost(const struct tracer *tr, const struct pstate *ps, double out[FS_N_CLOCKS])
+{
+	stop_cost_mean(tr, out);
+	for (int k = 0; k < FS_N_CLOCKS; k++)
+		out[k] = tr->o->count_only ? 0 : (double)ps->n_trap_stops * out[k];
+}
+
 /* One segment of thread th measured: it ends at TSC t_trap, `ev` holds its t_go. */
 static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
 		    struct insn_event_page *ev, uint64_t c, uint64_t w)

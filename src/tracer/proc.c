@@ -143,6 +143,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	}
 	ns.cpu_total_ns = 0;
 	ns.n_probe_events = 0;
+	ns.n_trap_calls = ns.n_trap_stops = 0;
 	ns.wall0 = wall_now();
 	ns.path = NULL;
 	ns.own_st = false;

@@ -217,6 +217,8 @@ static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct tra
 	sec->running = !ps->ended;
 	sec->probes = ps->probes;
 	sec->probe_events = ps->n_probe_events;
+	sec->trap_calls = ps->n_trap_calls;
+	trap_cost(tr, ps, sec->trap_cost_ns);
 	if (!ps->ended)
 		snprintf(sec->note, sizeof(sec->note),
 			 "snapshot after %.3f s: still running (its running clocks INCOMPLETE)",
@@ -251,6 +253,8 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	res.n_patched = tr->procs[0]->n_patches;
 	res.probes = tr->procs[0]->probes;
 	res.probe_events = tr->procs[0]->n_probe_events;
+	res.trap_calls = main_sec.trap_calls;
+	memcpy(res.trap_cost_ns, main_sec.trap_cost_ns, sizeof(res.trap_cost_ns));
 	res.n_refused = tr->n_refused;
 	if (tr->o->pid) { /* -p: said so, and what ran at attach */
 		res.attached = true;

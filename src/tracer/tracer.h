@@ -149,6 +149,8 @@ struct pstate {
 	struct u64map traps;   /* int3 address -> index into patches */
 	bool probes;	       /* in-process probes (probe.c): its stubs record, no stop */
 	uint64_t n_probe_events; /* events (calls, -c) read from its threads' areas */
+	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
+	uint64_t n_trap_stops;	 /* ... and their stops: entries, returns through a trap */
 	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
 	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
 	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
@@ -441,6 +443,15 @@ void fork_child_memory(struct tracer *tr, pid_t pid, int fd, int *deferred);
 int rdtsc_refused(struct tracer *tr, struct tthread *th);
 
 bool seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev);
+
+/*
+ * What a stop has been charged on each clock so far, ns: the mean measured
+ * once 100 stops were, else the calibration's estimate (trace_run's est_ns).
+ */
+void stop_cost_mean(const struct tracer *tr, double out[FS_N_CLOCKS]);
+
+/* What process ps's calls through the traps cost (n_trap_stops stops), ns, into out. */
+void trap_cost(const struct tracer *tr, const struct pstate *ps, double out[FS_N_CLOCKS]);
 
 /* What a stop's registers hold of the segment it ends (seg_slow). */
 enum seg_how {

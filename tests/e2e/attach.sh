@@ -77,9 +77,11 @@ clean() {
 }
 
 # probed WHAT: fortstat -v (fs.err) timed with probes when they are the
-# mechanism: their areas made, no warning (a GS base left set would say one)
+# mechanism: their areas made, no warning (a GS base left set would say one;
+# the report's own, on busy's tiny calls, says the times cannot be trusted)
 probed() {
-	grep -q 'warning' fs.err && fail "$1: $(grep warning fs.err)"
+	grep 'warning' fs.err | grep -v "warning: .* % of the program's time" >warn.txt &&
+		fail "$1: $(cat warn.txt)"
 	[ "$MECH" = probes ] || return 0
 	grep -q 'in-process probes: areas at' fs.err || fail "$1: not timed with probes: $(cat fs.err)"
 }
