@@ -20,7 +20,10 @@
  *    crashes: a crash on garbage depends on the stack's layout, which
  *    differs under a tracer), or refused in one line.
  * Prints one line per failure (seed, mutation, what was wrong, fortstat's
- * stderr) and a summary; the failing mutants are kept in WORKDIR. With
+ * stderr; for a hang, the state of fortstat and its children and, when gdb
+ * is installed, fortstat's stacks) and a summary; the failing mutants are
+ * kept in WORKDIR. The runs get PATH alone, and FORTSTAT_MECHANISM when it
+ * is set (the traps' and the probes' runs of the test differ by it). With
  * ELFFUZZ_VERBOSE set, also one line for every other mutant. Exits 1
  * if any seed failed, 0 otherwise.
  */
@@ -43,6 +46,11 @@
 #define ST_NOEXEC (-2)		 /* run_wait: execve itself failed */
 
 static uint64_t rng;
+/*
+ * The environment of every run: PATH, and the mechanism that the test
+ * asks fortstat for (tests/e2e/probes/ and tests/e2e/ differ by it alone).
+ */
+static char *child_env[3] = {"PATH=/usr/bin:/bin", NULL, NULL};
 
 static uint64_t next(void)
 {
@@ -211,6 +219,51 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Where the hung fortstat `pid` is, by gdb when there is one (a hang seen
+ * once in thousands of runs is gone when run again: its stacks are all
+ * there is). Its lines go to stdout, "hung: " before each.
+ */
+static void say_stacks(pid_t pid)
+{
+	char spid[16], out[] = "/tmp/elffuzz-gdb.XXXXXX", line[512];
+	int fd = mkstemp(out), status;
+	long end = now_ms() + 20000;
+	pid_t g;
+	FILE *f;
+
+	if (fd < 0)
+		return;
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	g = fork();
+	if (g == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execlp("gdb", "gdb", "-nx", "-batch", "-p", spid, "-ex", "thread apply all bt",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	while (g > 0 && waitpid(g, &status, WNOHANG) == 0) {
+		if (now_ms() > end) {
+			kill(g, SIGKILL);
+			waitpid(g, &status, 0);
+			break;
+		}
+		usleep(20000);
+	}
+	f = fopen(out, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (line[0] == '#' || !strncmp(line, "Thread ", 7))
+			printf("hung: %s", line);
+	if (f)
+		fclose(f);
+	unlink(out);
+}
+
 /* Print what a hung process and its descendants are doing (state, wait channel). */
 static void say_hung(pid_t pid, int depth)
 {
@@ -228,6 +281,12 @@ static void say_hung(pid_t pid, int depth)
 	if ((f = fopen(path, "r"))) {
 		if (fgets(buf, sizeof(buf), f))
 			printf("hung: %*s%.80s wchan %s\n", 2 * depth, "", buf, wchan);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(buf, sizeof(buf), f))
+			printf("hung: %*s  syscall %s", 2 * depth, "", buf);
 		fclose(f);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
@@ -263,7 +322,7 @@ static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(err, 2);
-		execve(argv[0], argv, (char *const[]){ "PATH=/usr/bin:/bin", NULL });
+		execve(argv[0], argv, child_env);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(125);
@@ -280,8 +339,10 @@ static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
 		if (w == pid)
 			return e ? ST_NOEXEC : status;
 		if (now_ms() > end) {
-			if (err_path)
+			if (err_path) {
 				say_hung(pid, 0);
+				say_stacks(pid);
+			}
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -384,6 +445,12 @@ int main(int argc, char **argv)
 	dir = argv[3];
 	first = strtoul(argv[4], NULL, 0);
 	count = strtoul(argv[5], NULL, 0);
+	if (getenv("FORTSTAT_MECHANISM")) {
+		static char mech[64];
+
+		snprintf(mech, sizeof(mech), "FORTSTAT_MECHANISM=%s", getenv("FORTSTAT_MECHANISM"));
+		child_env[1] = mech;
+	}
 	orig = (unsigned char *)slurp(fixture, &orig_len);
 	if (!orig || orig_len < 64) {
 		fprintf(stderr, "elffuzz: %s: cannot read\n", fixture);
