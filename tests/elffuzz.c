@@ -9,7 +9,9 @@
  * what the kernel makes of it, then run under fortstat with a timeout.
  * Demands:
  *  - fortstat is never killed by a signal and never hangs (a mutant that
- *    hangs when run directly is not run under fortstat);
+ *    hangs when run directly is not run under fortstat): hung is still
+ *    running after 15 s with 10 s of CPU used by fortstat and its children,
+ *    or after 120 s whatever it used (a starved run is no hang);
  *  - a refusal (status 125, 126 or 127 without a report) is exactly one
  *    line, "fortstat: ..." with a reason after the path, never "not an ELF
  *    file" for a file that starts with the ELF magic, never the tracer's
@@ -22,7 +24,8 @@
  * Prints one line per failure (seed, mutation, what was wrong, fortstat's
  * stderr; for a hang, the state of fortstat and its children and, when gdb
  * is installed, fortstat's stacks) and a summary; the failing mutants are
- * kept in WORKDIR. The runs get PATH alone, and FORTSTAT_MECHANISM when it
+ * kept in WORKDIR; the summary names the longest run under fortstat, with
+ * its CPU time. The runs get PATH alone, and FORTSTAT_MECHANISM when it
  * is set (the traps' and the probes' runs of the test differ by it). With
  * ELFFUZZ_VERBOSE set, also one line for every other mutant. Exits 1
  * if any seed failed, 0 otherwise.
@@ -35,13 +38,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define RUN_TIMEOUT_MS 3000	 /* the mutant run directly */
-#define FS_TIMEOUT_MS 15000	 /* the mutant under fortstat */
+/*
+ * The mutant under fortstat: a hang after FS_TIMEOUT_MS when fortstat and
+ * its children have used FS_CPU_MS of CPU by then, else after FS_HARD_MS.
+ * On a loaded machine a run is starved, not hung: a process that waits for
+ * a CPU is in state R too (a spinning loop got 1.7 s of CPU in 15 s here
+ * while six test suites ran on two CPUs).
+ */
+#define FS_TIMEOUT_MS 15000
+#define FS_CPU_MS 10000
+#define FS_HARD_MS 120000
 #define ST_TIMEOUT (-1)		 /* run_wait: killed after the timeout */
 #define ST_NOEXEC (-2)		 /* run_wait: execve itself failed */
 
@@ -279,8 +292,19 @@ static void say_hung(pid_t pid, int depth)
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((f = fopen(path, "r"))) {
-		if (fgets(buf, sizeof(buf), f))
+		if (fgets(buf, sizeof(buf), f)) {
+			const char *rp = strrchr(buf, ')');
+			unsigned long ut = 0, st = 0;
+			long hz = sysconf(_SC_CLK_TCK);
+
 			printf("hung: %*s%.80s wchan %s\n", 2 * depth, "", buf, wchan);
+			/* spinning or starved: the CPU time it had (fields 14 and 15) */
+			if (rp && hz > 0 &&
+			    sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				   &ut, &st) == 2)
+				printf("hung: %*s  %.2f s user, %.2f s system\n", 2 * depth, "",
+				       (double)ut / (double)hz, (double)st / (double)hz);
+		}
 		fclose(f);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
@@ -297,16 +321,51 @@ static void say_hung(pid_t pid, int depth)
 	}
 }
 
+/* CPU time (ms) of process pid and its descendants, the children it reaped too. */
+static long tree_cpu_ms(pid_t pid, int depth)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0, cut = 0, cst = 0;
+	long hz = sysconf(_SC_CLK_TCK), ms = 0;
+	const char *rp;
+	pid_t child;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (hz <= 0 || !(f = fopen(path, "r")))
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) &&
+	    sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %lu %lu", &ut, &st,
+		   &cut, &cst) == 4)
+		ms = (long)((ut + st + cut + cst) * 1000 / (unsigned long)hz);
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (depth < 4 && (f = fopen(path, "r"))) {
+		while (fscanf(f, "%d", &child) == 1)
+			ms += tree_cpu_ms(child, depth + 1);
+		fclose(f);
+	}
+	return ms;
+}
+
+/* How long a run took: wall and CPU (its own and its children's), ms. */
+struct run_time {
+	long wall_ms, cpu_ms;
+};
+
 /*
  * Start argv[0] (execve, no PATH, no shell) in a process group of its own,
  * stdout to /dev/null, stderr to err_path (or /dev/null). Wait up to
- * timeout_ms; kill the group after it. Returns the wait status, ST_TIMEOUT
- * or ST_NOEXEC.
+ * timeout_ms, and beyond it while the run and its children have used less
+ * than cpu_ms of CPU, up to hard_ms; then kill the group. Returns the wait
+ * status, ST_TIMEOUT or ST_NOEXEC; how long it took in *rt.
  */
-static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
+static int run_wait(char *const argv[], const char *err_path, long timeout_ms, long cpu_ms,
+		    long hard_ms, struct run_time *rt)
 {
 	int pfd[2], status, e = 0;
-	long end;
+	long start, end, next_look = 0;
+	struct rusage ru;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -332,14 +391,35 @@ static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
 	if (read(pfd[0], &e, sizeof(e)) != sizeof(e))
 		e = 0;
 	close(pfd[0]);
-	end = now_ms() + timeout_ms;
+	start = now_ms();
+	end = start + timeout_ms;
 	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		pid_t w = wait4(pid, &status, WNOHANG, &ru);
+		long now = now_ms();
 
-		if (w == pid)
+		if (w == pid) {
+			rt->wall_ms = now - start;
+			rt->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
+				     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 			return e ? ST_NOEXEC : status;
-		if (now_ms() > end) {
+		}
+		if (now > end) {
+			/* starved, not hung, while it has had little CPU */
+			bool hung = now >= start + hard_ms;
+
+			if (!hung && now >= next_look) {
+				hung = tree_cpu_ms(pid, 0) >= cpu_ms;
+				next_look = now + 200;
+			}
+			if (!hung) {
+				usleep(2000);
+				continue;
+			}
+			rt->wall_ms = now - start;
+			rt->cpu_ms = tree_cpu_ms(pid, 0);
 			if (err_path) {
+				printf("hung: after %.1f s, %.1f s of CPU\n",
+				       (double)rt->wall_ms / 1e3, (double)rt->cpu_ms / 1e3);
 				say_hung(pid, 0);
 				say_stacks(pid);
 			}
@@ -383,6 +463,8 @@ static char *slurp(const char *path, size_t *len)
 
 struct tally {
 	unsigned noexec, ran, hung, timed, refused, crash_differs, failed;
+	unsigned long slow_seed; /* the longest run under fortstat that ended */
+	struct run_time slow;
 };
 
 /*
@@ -462,6 +544,7 @@ int main(int argc, char **argv)
 		size_t len = orig_len, n_args = (size_t)argc - 6, errlen = 0;
 		char **fargv = calloc(n_args + 3, sizeof(*fargv));
 		const char *why;
+		struct run_time rt;
 		char *err;
 		int fd, k, fs;
 
@@ -475,7 +558,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "elffuzz: %s: cannot write\n", mut);
 			return 2;
 		}
-		k = run_wait((char *[]){ mut, NULL }, NULL, RUN_TIMEOUT_MS);
+		k = run_wait((char *[]){mut, NULL}, NULL, RUN_TIMEOUT_MS, 0, RUN_TIMEOUT_MS, &rt);
 		t.noexec += k == ST_NOEXEC;
 		t.hung += k == ST_TIMEOUT;
 		t.ran += k >= 0;
@@ -490,7 +573,11 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n_args; i++)
 			fargv[1 + i] = argv[6 + i];
 		fargv[1 + n_args] = mut;
-		fs = run_wait(fargv, errp, FS_TIMEOUT_MS);
+		fs = run_wait(fargv, errp, FS_TIMEOUT_MS, FS_CPU_MS, FS_HARD_MS, &rt);
+		if (fs != ST_TIMEOUT && rt.wall_ms >= t.slow.wall_ms) {
+			t.slow = rt;
+			t.slow_seed = seed;
+		}
 		err = slurp(errp, &errlen);
 		why = judge(k, fs, err ? err : "", len >= 4 && !memcmp(b, "\177ELF", 4), &t);
 		if (why) {
@@ -511,11 +598,12 @@ int main(int argc, char **argv)
 		free(fargv);
 		free(b);
 	}
-	printf("elffuzz: %lu mutants of %s: %u refused by the kernel, %u ran (%u hung); "
-	       "fortstat timed %u (%u of them crash when run directly but ended otherwise), "
-	       "refused %u; %u failed\n",
-	       count, fixture, t.noexec, t.ran, t.hung, t.timed, t.crash_differs, t.refused,
-	       t.failed);
+	printf(
+	    "elffuzz: %lu mutants of %s: %u refused by the kernel, %u ran (%u hung); "
+	    "fortstat timed %u (%u of them crash when run directly but ended otherwise), "
+	    "refused %u; %u failed; the longest under fortstat: seed %lu, %.1f s (%.1f s of CPU)\n",
+	    count, fixture, t.noexec, t.ran, t.hung, t.timed, t.crash_differs, t.refused, t.failed,
+	    t.slow_seed, (double)t.slow.wall_ms / 1e3, (double)t.slow.cpu_ms / 1e3);
 	free(orig);
 	return t.failed ? 1 : 0;
 }
