@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_stop.c - naming stops: wait statuses, event words and int3 addresses, synthetic. */
+/*
+ * check_stop.c - naming stops: wait statuses, event words and int3
+ * addresses, synthetic; and a real run whose waits fortstat's own signals
+ * interrupt.
+ */
 #include <check.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
+#include <sys/time.h>
 
+#include "fortstat/account.h"
+#include "fortstat/books.h"
+#include "fortstat/symtab.h"
+#include "fortstat/trace.h"
 #include "tracer/stop.h"
 #include "tracer/tracer.h"
+
+#ifndef BUILDDIR
+#error "BUILDDIR must name the build directory"
+#endif
 
 /* A wait status as the kernel makes them. */
 static int stopped(int sig, int event)
@@ -169,16 +183,84 @@ START_TEST(test_pc)
 }
 END_TEST
 
+static volatile sig_atomic_t n_alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	n_alarms++;
+}
+
+/*
+ * fortstat's own signals have no SA_RESTART (SIGIO of the context-switch
+ * records, the ticker's SIGALRM): each wait of the tracer goes on after
+ * them. The wait for the program's exec returned the error instead: the
+ * run was given up, its child left stopped. Here a timer interrupts every
+ * 50 us, the whole run through, five runs.
+ */
+START_TEST(test_waits_go_on_after_signals)
+{
+	static char prog[] = BUILDDIR "/fixtures/bin/chain-O0";
+	char *argv[] = {prog, NULL};
+	struct sigaction sa = {.sa_handler = on_alarm}, old;
+	struct itimerval it = {{0, 50}, {0, 50}}, off = {{0, 0}, {0, 0}};
+	struct trace_opts o;
+	struct symtab st;
+	long imain, iwork;
+
+	ck_assert_int_eq(symtab_load(prog, &st), 0);
+	symtab_select(&st, NULL, NULL, false);
+	imain = symtab_mainline(&st);
+	iwork = -1;
+	for (size_t i = 0; i < st.n; i++)
+		if (!strcmp(st.r[i].names[0], "work"))
+			iwork = (long)i;
+	ck_assert(imain >= 0 && iwork >= 0);
+	memset(&o, 0, sizeof(o));
+	o.count_only = true;
+	o.pin = PIN_NEVER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	for (int k = 0; k < 5; k++) {
+		struct books *b = books_new(st.n, false, false);
+		const struct acct_routine *r;
+		struct trace_result res;
+		int err;
+
+		n_alarms = 0;
+		setitimer(ITIMER_REAL, &it, NULL);
+		err = trace_run(prog, argv, &st, b, NULL, NULL, &o, NULL, &res);
+		setitimer(ITIMER_REAL, &off, NULL);
+		ck_assert_msg(err == 0, "run %d: %s after %d signals", k, strerror(-err),
+			      (int)n_alarms);
+		ck_assert_int_gt(n_alarms, 0);
+		ck_assert(res.started);
+		ck_assert_int_eq(res.exit_status, 0);
+		r = acct_routines(books_acct(b, CLOCK_KIND_WALL, false));
+		ck_assert_uint_eq(r[imain].calls, 1);
+		ck_assert_uint_eq(r[iwork].calls, 1000);
+		trace_result_free(&res);
+		books_free(b);
+	}
+	sigaction(SIGALRM, &old, NULL);
+	symtab_free(&st);
+}
+END_TEST
+
 static Suite *stop_suite(void)
 {
 	Suite *s = suite_create("stop");
 	TCase *tc = tcase_create("decode");
+	TCase *run = tcase_create("run");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_page);
 	tcase_add_test(tc, test_pc);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(run, 60);
+	tcase_add_test(run, test_waits_go_on_after_signals);
+	suite_add_tcase(s, run);
 	return s;
 }
 

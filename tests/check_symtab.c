@@ -624,6 +624,66 @@ START_TEST(test_symbol_outside_code)
 }
 END_TEST
 
+/* The section header of img whose type is `type`, or NULL. */
+static Elf64_Shdr *img_shdr(uint32_t type)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == type)
+			return &sh[i];
+	return NULL;
+}
+
+/*
+ * A table's count is what the file holds, never sh_size / sh_entsize: a
+ * section without data in the file (.bss, SHT_NOBITS) whose header says
+ * entries of a byte and 2^62 bytes was walked entry by entry (a hang: the
+ * test case's timeout fails it).
+ */
+START_TEST(test_nobits_counts_nothing)
+{
+	struct symtab st;
+	Elf64_Shdr *bss;
+	size_t n0;
+
+	img_read("c_pie");
+	ck_assert_int_eq(img_load(img_len, &st), 0);
+	n0 = st.n;
+	symtab_free(&st);
+	bss = img_shdr(SHT_NOBITS);
+	ck_assert_ptr_nonnull(bss);
+	bss->sh_entsize = 1;
+	bss->sh_size = 1ull << 62;
+	ck_assert_int_eq(img_load(img_len, &st), 0);
+	ck_assert_uint_eq(st.n, n0);
+	ck_assert_ptr_nonnull(by_name(&st, "main"));
+	symtab_free(&st);
+}
+END_TEST
+
+/*
+ * A symbol table whose sh_entsize is not an Elf64_Sym's is corrupt: with
+ * twice the size it was read half (the first half of the symbols, silently).
+ */
+START_TEST(test_symtab_entsize)
+{
+	struct symtab st;
+
+	for (uint64_t e = 0; e <= 2 * sizeof(Elf64_Sym); e += sizeof(Elf64_Sym) / 2) {
+		if (e == sizeof(Elf64_Sym))
+			continue;
+		img_read("c_pie");
+		img_shdr(SHT_SYMTAB)->sh_entsize = e;
+		ck_assert_msg(img_load(img_len, &st) == SYMTAB_EBADSHDR, "sh_entsize %llu",
+			      (unsigned long long)e);
+		ck_assert_uint_eq(st.n, 0);
+		symtab_free(&st);
+	}
+}
+END_TEST
+
 /* An interpreter that does not exist: said by name, before anything runs. */
 START_TEST(test_missing_interpreter)
 {
@@ -912,6 +972,7 @@ static Suite *symtab_suite(void)
 	TCase *load = tcase_create("load");
 	TCase *sel = tcase_create("select");
 	TCase *find = tcase_create("find");
+	TCase *bounds = tcase_create("bounds");
 
 	tcase_set_timeout(load, 30);
 	tcase_set_timeout(sel, 30);
@@ -938,6 +999,12 @@ static Suite *symtab_suite(void)
 	tcase_add_test(sel, test_select_exclude);
 	tcase_add_test(sel, test_select_source_names);
 	suite_add_tcase(s, sel);
+
+	/* hangs fail here, within seconds, rather than at the suite's timeout */
+	tcase_set_timeout(bounds, 10);
+	tcase_add_test(bounds, test_nobits_counts_nothing);
+	tcase_add_test(bounds, test_symtab_entsize);
+	suite_add_tcase(s, bounds);
 
 	tcase_add_test(find, test_find);
 	tcase_add_test(find, test_plt);

@@ -9,7 +9,9 @@
  * what the kernel makes of it, then run under fortstat with a timeout.
  * Demands:
  *  - fortstat is never killed by a signal and never hangs (a mutant that
- *    hangs when run directly is not run under fortstat);
+ *    hangs when run directly is not run under fortstat): hung is still
+ *    running after 15 s with 10 s of CPU used by fortstat and its children,
+ *    or after 120 s whatever it used (a starved run is no hang);
  *  - a refusal (status 125, 126 or 127 without a report) is exactly one
  *    line, "fortstat: ..." with a reason after the path, never "not an ELF
  *    file" for a file that starts with the ELF magic, never the tracer's
@@ -20,7 +22,11 @@
  *    crashes: a crash on garbage depends on the stack's layout, which
  *    differs under a tracer), or refused in one line.
  * Prints one line per failure (seed, mutation, what was wrong, fortstat's
- * stderr) and a summary; the failing mutants are kept in WORKDIR. With
+ * stderr; for a hang, the state of fortstat and its children and, when gdb
+ * is installed, fortstat's stacks) and a summary; the failing mutants are
+ * kept in WORKDIR; the summary names the longest run under fortstat, with
+ * its CPU time. The runs get PATH alone, and FORTSTAT_MECHANISM when it
+ * is set (the traps' and the probes' runs of the test differ by it). With
  * ELFFUZZ_VERBOSE set, also one line for every other mutant. Exits 1
  * if any seed failed, 0 otherwise.
  */
@@ -32,17 +38,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define RUN_TIMEOUT_MS 3000	 /* the mutant run directly */
-#define FS_TIMEOUT_MS 15000	 /* the mutant under fortstat */
+/*
+ * The mutant under fortstat: a hang after FS_TIMEOUT_MS when fortstat and
+ * its children have used FS_CPU_MS of CPU by then, else after FS_HARD_MS.
+ * On a loaded machine a run is starved, not hung: a process that waits for
+ * a CPU is in state R too (a spinning loop got 1.7 s of CPU in 15 s here
+ * while six test suites ran on two CPUs).
+ */
+#define FS_TIMEOUT_MS 15000
+#define FS_CPU_MS 10000
+#define FS_HARD_MS 120000
 #define ST_TIMEOUT (-1)		 /* run_wait: killed after the timeout */
 #define ST_NOEXEC (-2)		 /* run_wait: execve itself failed */
 
 static uint64_t rng;
+/*
+ * The environment of every run: PATH, and the mechanism that the test
+ * asks fortstat for (tests/e2e/probes/ and tests/e2e/ differ by it alone).
+ */
+static char *child_env[3] = {"PATH=/usr/bin:/bin", NULL, NULL};
 
 static uint64_t next(void)
 {
@@ -211,6 +232,51 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Where the hung fortstat `pid` is, by gdb when there is one (a hang seen
+ * once in thousands of runs is gone when run again: its stacks are all
+ * there is). Its lines go to stdout, "hung: " before each.
+ */
+static void say_stacks(pid_t pid)
+{
+	char spid[16], out[] = "/tmp/elffuzz-gdb.XXXXXX", line[512];
+	int fd = mkstemp(out), status;
+	long end = now_ms() + 20000;
+	pid_t g;
+	FILE *f;
+
+	if (fd < 0)
+		return;
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	g = fork();
+	if (g == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execlp("gdb", "gdb", "-nx", "-batch", "-p", spid, "-ex", "thread apply all bt",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	while (g > 0 && waitpid(g, &status, WNOHANG) == 0) {
+		if (now_ms() > end) {
+			kill(g, SIGKILL);
+			waitpid(g, &status, 0);
+			break;
+		}
+		usleep(20000);
+	}
+	f = fopen(out, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (line[0] == '#' || !strncmp(line, "Thread ", 7))
+			printf("hung: %s", line);
+	if (f)
+		fclose(f);
+	unlink(out);
+}
+
 /* Print what a hung process and its descendants are doing (state, wait channel). */
 static void say_hung(pid_t pid, int depth)
 {
@@ -226,8 +292,25 @@ static void say_hung(pid_t pid, int depth)
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((f = fopen(path, "r"))) {
-		if (fgets(buf, sizeof(buf), f))
+		if (fgets(buf, sizeof(buf), f)) {
+			const char *rp = strrchr(buf, ')');
+			unsigned long ut = 0, st = 0;
+			long hz = sysconf(_SC_CLK_TCK);
+
 			printf("hung: %*s%.80s wchan %s\n", 2 * depth, "", buf, wchan);
+			/* spinning or starved: the CPU time it had (fields 14 and 15) */
+			if (rp && hz > 0 &&
+			    sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				   &ut, &st) == 2)
+				printf("hung: %*s  %.2f s user, %.2f s system\n", 2 * depth, "",
+				       (double)ut / (double)hz, (double)st / (double)hz);
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(buf, sizeof(buf), f))
+			printf("hung: %*s  syscall %s", 2 * depth, "", buf);
 		fclose(f);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
@@ -238,16 +321,51 @@ static void say_hung(pid_t pid, int depth)
 	}
 }
 
+/* CPU time (ms) of process pid and its descendants, the children it reaped too. */
+static long tree_cpu_ms(pid_t pid, int depth)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0, cut = 0, cst = 0;
+	long hz = sysconf(_SC_CLK_TCK), ms = 0;
+	const char *rp;
+	pid_t child;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (hz <= 0 || !(f = fopen(path, "r")))
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) &&
+	    sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %lu %lu", &ut, &st,
+		   &cut, &cst) == 4)
+		ms = (long)((ut + st + cut + cst) * 1000 / (unsigned long)hz);
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (depth < 4 && (f = fopen(path, "r"))) {
+		while (fscanf(f, "%d", &child) == 1)
+			ms += tree_cpu_ms(child, depth + 1);
+		fclose(f);
+	}
+	return ms;
+}
+
+/* How long a run took: wall and CPU (its own and its children's), ms. */
+struct run_time {
+	long wall_ms, cpu_ms;
+};
+
 /*
  * Start argv[0] (execve, no PATH, no shell) in a process group of its own,
  * stdout to /dev/null, stderr to err_path (or /dev/null). Wait up to
- * timeout_ms; kill the group after it. Returns the wait status, ST_TIMEOUT
- * or ST_NOEXEC.
+ * timeout_ms, and beyond it while the run and its children have used less
+ * than cpu_ms of CPU, up to hard_ms; then kill the group. Returns the wait
+ * status, ST_TIMEOUT or ST_NOEXEC; how long it took in *rt.
  */
-static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
+static int run_wait(char *const argv[], const char *err_path, long timeout_ms, long cpu_ms,
+		    long hard_ms, struct run_time *rt)
 {
 	int pfd[2], status, e = 0;
-	long end;
+	long start, end, next_look = 0;
+	struct rusage ru;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -263,7 +381,7 @@ static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(err, 2);
-		execve(argv[0], argv, (char *const[]){ "PATH=/usr/bin:/bin", NULL });
+		execve(argv[0], argv, child_env);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(125);
@@ -273,15 +391,38 @@ static int run_wait(char *const argv[], const char *err_path, long timeout_ms)
 	if (read(pfd[0], &e, sizeof(e)) != sizeof(e))
 		e = 0;
 	close(pfd[0]);
-	end = now_ms() + timeout_ms;
+	start = now_ms();
+	end = start + timeout_ms;
 	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		pid_t w = wait4(pid, &status, WNOHANG, &ru);
+		long now = now_ms();
 
-		if (w == pid)
+		if (w == pid) {
+			rt->wall_ms = now - start;
+			rt->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
+				     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 			return e ? ST_NOEXEC : status;
-		if (now_ms() > end) {
-			if (err_path)
+		}
+		if (now > end) {
+			/* starved, not hung, while it has had little CPU */
+			bool hung = now >= start + hard_ms;
+
+			if (!hung && now >= next_look) {
+				hung = tree_cpu_ms(pid, 0) >= cpu_ms;
+				next_look = now + 200;
+			}
+			if (!hung) {
+				usleep(2000);
+				continue;
+			}
+			rt->wall_ms = now - start;
+			rt->cpu_ms = tree_cpu_ms(pid, 0);
+			if (err_path) {
+				printf("hung: after %.1f s, %.1f s of CPU\n",
+				       (double)rt->wall_ms / 1e3, (double)rt->cpu_ms / 1e3);
 				say_hung(pid, 0);
+				say_stacks(pid);
+			}
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -322,6 +463,8 @@ static char *slurp(const char *path, size_t *len)
 
 struct tally {
 	unsigned noexec, ran, hung, timed, refused, crash_differs, failed;
+	unsigned long slow_seed; /* the longest run under fortstat that ended */
+	struct run_time slow;
 };
 
 /*
@@ -384,6 +527,12 @@ int main(int argc, char **argv)
 	dir = argv[3];
 	first = strtoul(argv[4], NULL, 0);
 	count = strtoul(argv[5], NULL, 0);
+	if (getenv("FORTSTAT_MECHANISM")) {
+		static char mech[64];
+
+		snprintf(mech, sizeof(mech), "FORTSTAT_MECHANISM=%s", getenv("FORTSTAT_MECHANISM"));
+		child_env[1] = mech;
+	}
 	orig = (unsigned char *)slurp(fixture, &orig_len);
 	if (!orig || orig_len < 64) {
 		fprintf(stderr, "elffuzz: %s: cannot read\n", fixture);
@@ -395,6 +544,7 @@ int main(int argc, char **argv)
 		size_t len = orig_len, n_args = (size_t)argc - 6, errlen = 0;
 		char **fargv = calloc(n_args + 3, sizeof(*fargv));
 		const char *why;
+		struct run_time rt;
 		char *err;
 		int fd, k, fs;
 
@@ -408,7 +558,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "elffuzz: %s: cannot write\n", mut);
 			return 2;
 		}
-		k = run_wait((char *[]){ mut, NULL }, NULL, RUN_TIMEOUT_MS);
+		k = run_wait((char *[]){mut, NULL}, NULL, RUN_TIMEOUT_MS, 0, RUN_TIMEOUT_MS, &rt);
 		t.noexec += k == ST_NOEXEC;
 		t.hung += k == ST_TIMEOUT;
 		t.ran += k >= 0;
@@ -423,7 +573,11 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n_args; i++)
 			fargv[1 + i] = argv[6 + i];
 		fargv[1 + n_args] = mut;
-		fs = run_wait(fargv, errp, FS_TIMEOUT_MS);
+		fs = run_wait(fargv, errp, FS_TIMEOUT_MS, FS_CPU_MS, FS_HARD_MS, &rt);
+		if (fs != ST_TIMEOUT && rt.wall_ms >= t.slow.wall_ms) {
+			t.slow = rt;
+			t.slow_seed = seed;
+		}
 		err = slurp(errp, &errlen);
 		why = judge(k, fs, err ? err : "", len >= 4 && !memcmp(b, "\177ELF", 4), &t);
 		if (why) {
@@ -444,11 +598,12 @@ int main(int argc, char **argv)
 		free(fargv);
 		free(b);
 	}
-	printf("elffuzz: %lu mutants of %s: %u refused by the kernel, %u ran (%u hung); "
-	       "fortstat timed %u (%u of them crash when run directly but ended otherwise), "
-	       "refused %u; %u failed\n",
-	       count, fixture, t.noexec, t.ran, t.hung, t.timed, t.crash_differs, t.refused,
-	       t.failed);
+	printf(
+	    "elffuzz: %lu mutants of %s: %u refused by the kernel, %u ran (%u hung); "
+	    "fortstat timed %u (%u of them crash when run directly but ended otherwise), "
+	    "refused %u; %u failed; the longest under fortstat: seed %lu, %.1f s (%.1f s of CPU)\n",
+	    count, fixture, t.noexec, t.ran, t.hung, t.timed, t.crash_differs, t.refused, t.failed,
+	    t.slow_seed, (double)t.slow.wall_ms / 1e3, (double)t.slow.cpu_ms / 1e3);
 	free(orig);
 	return t.failed ? 1 : 0;
 }

@@ -135,12 +135,9 @@ static void strset_add_exports(struct strset *set, const char *path)
 		Elf_Data *data;
 		size_t i, n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
+		n = section_entries(scn, &sh, sizeof(Elf64_Sym), &data);
 		for (i = 1; i < n; i++) {
 			GElf_Sym sym;
 			const char *name;

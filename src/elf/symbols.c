@@ -44,6 +44,21 @@ int rawsym_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/* See symtab_int.h. */
+size_t section_entries(Elf_Scn *scn, const GElf_Shdr *sh, size_t entsize, Elf_Data **data)
+{
+	Elf_Data *d;
+
+	*data = NULL;
+	if (sh->sh_type == SHT_NOBITS || sh->sh_entsize != entsize || !entsize)
+		return 0;
+	d = elf_getdata(scn, NULL);
+	if (!d || (!d->d_buf && d->d_size))
+		return 0;
+	*data = d;
+	return (d->d_size < sh->sh_size ? d->d_size : sh->sh_size) / entsize;
+}
+
 /* Symbol versions of .dynsym: to name symbols of a non-default version. */
 struct verinfo {
 	Elf_Data *versym; /* .gnu.version */
@@ -141,15 +156,14 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 	GElf_Shdr sh;
 	Elf_Data *data;
 
-	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrnum(elf, &shnum) != 0)
+	if (!gelf_getshdr(scn, &sh) || elf_getshdrnum(elf, &shnum) != 0)
 		return SYMTAB_EBADSHDR;
-	data = elf_getdata(scn, NULL);
+	n = section_entries(scn, &sh, sizeof(Elf64_Sym), &data);
 	if (!data)
 		return SYMTAB_EBADSHDR;
 	memset(&vi, 0, sizeof(vi));
 	if (sh.sh_type == SHT_DYNSYM)
 		verinfo_init(elf, &vi);
-	n = sh.sh_size / sh.sh_entsize;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Shdr tsh;
@@ -235,12 +249,13 @@ int symtab_symbol(const char *path, const char *name, uint64_t *value)
 		while (rc && (scn = elf_nextscn(elf, scn)) != NULL) {
 			GElf_Shdr sh;
 			Elf_Data *d;
+			size_t n;
 
-			if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+			if (!gelf_getshdr(scn, &sh) ||
 			    sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
 				continue;
-			d = elf_getdata(scn, NULL);
-			for (size_t i = 1; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			n = section_entries(scn, &sh, sizeof(Elf64_Sym), &d);
+			for (size_t i = 1; i < n; i++) {
 				GElf_Sym sym;
 				const char *s;
 

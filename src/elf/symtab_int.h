@@ -43,6 +43,18 @@ static inline int u64_cmp(const void *pa, const void *pb)
 
 /* ---- symbols.c: the raw symbols of one symbol table ---- */
 
+/*
+ * The table of `entsize`-byte entries (the ELF type's size: Elf64_Sym,
+ * Elf64_Dyn, Elf64_Rela, ...) that section `scn` (header *sh) holds: its
+ * data in *data, and how many entries, as many as libelf read from the file
+ * and no more. 0 entries and *data NULL when the section has no data in
+ * the file (SHT_NOBITS: its sh_size is a size in memory, read from nowhere,
+ * up to 2^64), when its data cannot be read, or when its sh_entsize says
+ * another size. Every loop over a table of the file and every allocation
+ * for one takes its count from here, never from sh_size / sh_entsize.
+ */
+size_t section_entries(Elf_Scn *scn, const GElf_Shdr *sh, size_t entsize, Elf_Data **data);
+
 /* A function symbol as read, before aliases are merged into routines. */
 struct rawsym {
 	uint64_t addr;

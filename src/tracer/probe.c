@@ -90,6 +90,9 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 		PROBE_AREAS - 1);
 }
 
+/* no context-switch records: said once a fortstat */
+static bool cs_said;
+
 void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 {
 	int k = 0, err;
@@ -112,9 +115,18 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	if (k)
 		tr->area_used[k] = 1;
 	th->area = k;
-	if (k && !tr->o->count_only && (err = cswitch_open(&th->cs, th->tid)) < 0 && !tr->cs_said) {
-		tr->cs_said = true;
-		fs_warn("--probes: no context-switch records (%s): CPU times are spread over "
+	/*
+	 * Refused where perf is refused to users (kernel.perf_event_paranoid=3,
+	 * Debian's default): said with -v, once a fortstat (the calibration's
+	 * runs are silent), as the CPU clock's own fallback to schedstat is. A
+	 * warning, from each of the calibration's runs too, was seven lines
+	 * before every report there.
+	 */
+	if (k && !tr->o->count_only && (err = cswitch_open(&th->cs, th->tid)) < 0 &&
+	    fs_verbose >= 1 && !cs_said) {
+		cs_said = true;
+		fs_info(1,
+			"--probes: no context-switch records (%s): CPU times are spread over "
 			"the elapsed time between stops",
 			strerror(-err));
 	}

@@ -45,6 +45,24 @@ static void forward_signal(int sig)
 		kill(forward_pid, sig);
 }
 
+/*
+ * waitpid, on after fortstat's own signals: SIGIO (the context-switch
+ * records, cswitch.c) has no SA_RESTART and comes whenever a ring's
+ * wakeup is due, a closed one's too. An interrupted wait for the program's
+ * exec returned an error: under load, a calibration batch was lost and
+ * its child left stopped (seen in state t beside a hung-looking fortstat),
+ * or the program was given up without a word.
+ */
+static pid_t wait_on(pid_t pid, int *status, int flags)
+{
+	pid_t w;
+
+	do
+		w = waitpid(pid, status, flags);
+	while (w < 0 && errno == EINTR);
+	return w;
+}
+
 static pid_t launch(const char *path, char *const argv[])
 {
 	pid_t pid = fork();
@@ -67,7 +85,7 @@ static int wait_exec(struct tracer *tr, int *status)
 	pid_t pid = tr->ps->leader;
 
 	for (;;) {
-		if (waitpid(pid, status, __WALL) < 0)
+		if (wait_on(pid, status, __WALL) < 0)
 			return -errno;
 		if (!WIFSTOPPED(*status))
 			return 1; /* exited before exec */
@@ -214,7 +232,7 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	tr->ps->leader = pid;
 	tr->program = pid;
 	res->pid = pid;
-	if (waitpid(pid, &status, WSTOPPED) == pid && WIFSTOPPED(status) &&
+	if (wait_on(pid, &status, WSTOPPED) == pid && WIFSTOPPED(status) &&
 	    ptrace(PTRACE_SEIZE, pid, 0, opts) == 0)
 		return pid;
 	e = errno ? errno : ESRCH;
@@ -226,7 +244,7 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	if (e == EPERM)
 		res->exit_status = EXIT_FS_CANNOT;
 	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	wait_on(pid, &status, 0);
 	return -e;
 }
 

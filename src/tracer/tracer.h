@@ -204,7 +204,6 @@ struct tracer {
 	size_t ev_size;		     /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
 	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
-	bool cs_said;			/* no context-switch records: said once */
 	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
 	const char *attach_active;	/* -p: the routines active at attach (the result's) */
