@@ -26,8 +26,8 @@ static const uint8_t map0[256] = {
 	/* 50 */ N,  N,  N,  N,  N,  N,  N,  N,  N,  N,  N,  N,  N,  N,  N,  N,
 	/* 60 */ X,  X,  X,  M,  X,  X,  X,  X,  Z,  MZ, B,  MB, N,  N,  N,  N,
 	/* 70 */ S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,
-	/* 80 */ MB, MZ, X,  MB, M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  S,
-	/* 90 */ S,  N,  N,  N,  N,  N,  N,  N,  N,  N,  X,  N,  N,  N,  N,  N,
+	/* 80 */ MB, MZ, X,  MB, M,  M,  M,  M,  M,  M,  M,  M,  S,  S,  S,  S,
+	/* 90 */ S,  N,  N,  N,  N,  N,  N,  N,  N,  N,  X,  X,  N,  N,  N,  N,
 	/* a0 */ S,  S,  S,  S,  N,  N,  N,  N,  B,  Z,  N,  N,  N,  N,  N,  N,
 	/* b0 */ B,  B,  B,  B,  B,  B,  B,  B,  S,  S,  S,  S,  S,  S,  S,  S,
 	/* c0 */ MB, MB, S,  S,  S,  S,  S,  S,  S,  N,  X,  X,  S,  B,  X,  X,
@@ -43,20 +43,20 @@ static const uint8_t map1[256] = {
 	/*        0   1   2   3   4   5   6   7   8   9   a   b   c   d   e   f */
 	/* 00 */ S,  S,  M,  M,  X,  N,  N,  N,  N,  N,  X,  S,  X,  S,  X,  X,
 	/* 10 */ M,  M,  M,  M,  M,  M,  M,  M,  S,  X,  X,  X,  X,  X,  S,  S,
-	/* 20 */ M,  M,  M,  M,  X,  X,  X,  X,  M,  M,  M,  M,  M,  M,  M,  M,
+	/* 20 */ X,  X,  X,  X,  X,  X,  X,  X,  M,  M,  M,  M,  M,  M,  M,  M,
 	/* 30 */ N,  N,  N,  N,  N,  X,  X,  X,  S,  X,  S,  X,  X,  X,  X,  X,
 	/* 40 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
-	/* 50 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
-	/* 60 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
-	/* 70 */ MB, MB, MB, MB, M,  M,  M,  N,  S,  S,  X,  X,  M,  M,  M,  M,
+	/* 50 */ S,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
+	/* 60 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  S,  S,  M,  M,
+	/* 70 */ MB, S,  S,  S,  M,  M,  M,  N,  X,  X,  X,  X,  S,  S,  M,  M,
 	/* 80 */ S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,  S,
 	/* 90 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
 	/* a0 */ N,  N,  N,  M,  MB, M,  X,  X,  N,  N,  X,  M,  MB, M,  S,  M,
 	/* b0 */ M,  M,  M,  M,  M,  M,  M,  M,  S,  X,  S,  M,  M,  M,  M,  M,
-	/* c0 */ M,  M,  MB, M,  MB, MB, MB, S,  N,  N,  N,  N,  N,  N,  N,  N,
-	/* d0 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
-	/* e0 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,
-	/* f0 */ M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  X,
+	/* c0 */ M,  M,  MB, M,  MB, S,  MB, S,  N,  N,  N,  N,  N,  N,  N,  N,
+	/* d0 */ S,  M,  M,  M,  M,  M,  S,  S,  M,  M,  M,  M,  M,  M,  M,  M,
+	/* e0 */ M,  M,  M,  M,  M,  M,  S,  M,  M,  M,  M,  M,  M,  M,  M,  M,
+	/* f0 */ S,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  M,  X,
 };
 // clang-format on
 
@@ -79,6 +79,40 @@ static bool map3_ok(unsigned op)
 	       (op >= 0x60 && op <= 0x63) || op == 0xcc || op == 0xce || op == 0xcf || op == 0xdf;
 }
 
+/* The 3DNow! opcodes (the imm8 after the ModRM). */
+static bool amd3dnow(unsigned op)
+{
+	switch (op) {
+	case 0x0c:
+	case 0x0d:
+	case 0x1c:
+	case 0x1d:
+	case 0x8a:
+	case 0x8e:
+	case 0x90:
+	case 0x94:
+	case 0x96:
+	case 0x97:
+	case 0x9a:
+	case 0x9e:
+	case 0xa0:
+	case 0xa4:
+	case 0xa6:
+	case 0xa7:
+	case 0xaa:
+	case 0xae:
+	case 0xb0:
+	case 0xb4:
+	case 0xb6:
+	case 0xb7:
+	case 0xbb:
+	case 0xbf:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Decoding state of one instruction. */
 struct ld {
 	const uint8_t *c;
@@ -86,6 +120,7 @@ struct ld {
 	size_t pos;
 	bool p66, p67, rep, repne, lock;
 	uint8_t rex;
+	size_t npfx; /* legacy prefixes */
 };
 
 static int byte(struct ld *s, size_t at)
@@ -176,6 +211,8 @@ static unsigned operands(struct ld *s, unsigned f, struct x86_ld *d)
 		return 0;
 	if (f & B)
 		s->pos += 1;
+	if ((f & Z) && s->p66 && (s->rep || s->repne))
+		return 0; /* capstone 4 then reads an imm32 */
 	if (f & Z)
 		s->pos += (s->p66 && !(s->rex & 8)) ? 2 : 4;
 	return done(s, d);
@@ -269,6 +306,33 @@ static unsigned two_byte(struct ld *s, uint64_t addr, struct x86_ld *d)
 	if (op >= 0x80 && op <= 0x8f)
 		return branch(s, 4, addr, d);
 	switch (op) {
+	case 0x50: /* movmskps, movmskpd, pmovmskb, pextrw: a register operand only */
+	case 0xd7:
+		return mod == 3 ? operands(s, M, d) : 0;
+	case 0xc5:
+		return mod == 3 ? operands(s, MB, d) : 0;
+	case 0x71: /* psrlw, psraw, psllw $imm8 */
+	case 0x72:
+		return mod == 3 && (r == 2 || r == 4 || r == 6) && !s->rep && !s->repne
+			   ? operands(s, MB, d)
+			   : 0;
+	case 0x73: /* psrlq, psrldq, psllq, pslldq $imm8 */
+		return mod == 3 && (r == 2 || r == 6 || ((r == 3 || r == 7) && s->p66)) &&
+			       !s->rep && !s->repne
+			   ? operands(s, MB, d)
+			   : 0;
+	case 0x6c: /* punpcklqdq, punpckhqdq: 66 only */
+	case 0x6d:
+	case 0xd6: /* movq */
+		return s->p66 && !s->rep && !s->repne ? operands(s, M, d) : 0;
+	case 0x7c: /* haddpd, haddps, hsubpd, hsubps, addsubpd, addsubps: 66 or f2 */
+	case 0x7d:
+	case 0xd0:
+		return (s->p66 || s->repne) && !s->rep ? operands(s, M, d) : 0;
+	case 0xe6: /* cvttpd2dq, cvtpd2dq, cvtdq2pd: 66, f2 or f3 */
+		return s->p66 || s->rep || s->repne ? operands(s, M, d) : 0;
+	case 0xf0: /* lddqu: f2, memory */
+		return s->repne && mod >= 0 && mod != 3 ? operands(s, M, d) : 0;
 	case 0x00: /* sldt ... verw */
 		return r >= 0 && r <= 5 ? operands(s, M, d) : 0;
 	case 0x01:
@@ -296,8 +360,8 @@ static unsigned two_byte(struct ld *s, uint64_t addr, struct x86_ld *d)
 			return 0;
 		d->flags |= X86_LD_ENDS;
 		return done(s, d);
-	case 0x0d: /* prefetch, prefetchw, prefetchwt1 */
-		return mod >= 0 && mod != 3 && r <= 2 ? operands(s, M, d) : 0;
+	case 0x0d: /* prefetchw (capstone 4 fails on prefetch, prefetchwt1) */
+		return mod >= 0 && mod != 3 && r == 1 ? operands(s, M, d) : 0;
 	case 0x18: /* prefetchnta ... prefetcht2 */
 		return mod >= 0 && mod != 3 && r <= 3 ? operands(s, M, d) : 0;
 	case 0x1e: /* endbr64, endbr32 (capstone 4 knows them; other hint nops: unknown) */
@@ -322,9 +386,6 @@ static unsigned two_byte(struct ld *s, uint64_t addr, struct x86_ld *d)
 			return 0;
 		s->pos++;
 		return operands(s, MB, d);
-	case 0x78: /* vmread, vmwrite (extrq, insertq with 66, f2: other forms) */
-	case 0x79:
-		return s->p66 || s->rep || s->repne ? 0 : operands(s, M, d);
 	case 0xae:
 		if (mod < 0)
 			return 0;
@@ -343,11 +404,38 @@ static unsigned two_byte(struct ld *s, uint64_t addr, struct x86_ld *d)
 		if (mod < 0)
 			return 0;
 		if (mod != 3)
-			return r == 1 || (r >= 3 && r <= 7) ? operands(s, M, d) : 0;
-		return r >= 6 ? operands(s, M, d) : 0; /* rdrand, rdseed, rdpid */
+			return r == 1 ? operands(s, M, d) : 0; /* cmpxchg8b, cmpxchg16b */
+		return r >= 6 && !s->rep && !s->repne ? operands(s, M, d) : 0; /* rdrand, rdseed */
 	default:
 		return 0;
 	}
+}
+
+/*
+ * A lock prefix on an instruction that takes it (a memory destination):
+ * capstone 4 may decode the others either way, so they are unknown.
+ */
+static bool lockable(const uint8_t *c, size_t left, size_t at)
+{
+	unsigned op;
+
+	if (at < left && c[at] >= 0x40 && c[at] <= 0x4f)
+		at++;
+	if (at + 1 >= left)
+		return false;
+	op = c[at];
+	if (op == 0x0f) {
+		op = c[++at];
+		if (at + 1 >= left ||
+		    (op != 0xb0 && op != 0xb1 && op != 0xc0 && op != 0xc1 && op != 0xc7 &&
+		     op != 0xab && op != 0xb3 && op != 0xbb && op != 0xba))
+			return false;
+	} else if (op > 0x31 || (op & 7) > 1) { /* add, or, adc, sbb, and, sub, xor r/m, r */
+		if (op != 0x80 && op != 0x81 && op != 0x83 && op != 0x86 && op != 0x87 &&
+		    op != 0xf6 && op != 0xf7 && op != 0xfe && op != 0xff)
+			return false;
+	}
+	return c[at + 1] >> 6 != 3;
 }
 
 unsigned x86_lendec(const uint8_t *code, size_t left, uint64_t addr, struct x86_ld *d)
@@ -392,6 +480,9 @@ unsigned x86_lendec(const uint8_t *code, size_t left, uint64_t addr, struct x86_
 		s.pos++;
 	}
 opcode:
+	s.npfx = s.pos;
+	if (s.lock && !lockable(code, left, s.pos))
+		return 0;
 	if (o >= 0x40 && o <= 0x4f) {
 		s.rex = (uint8_t)o;
 		s.pos++;
@@ -410,6 +501,8 @@ opcode:
 	if (op >= 0x70 && op <= 0x7f)
 		return branch(&s, 1, addr, d);
 	if (op >= 0xb8 && op <= 0xbf) { /* mov imm, imm64 with REX.W */
+		if (s.p66 && (s.rep || s.repne))
+			return 0;
 		s.pos += (s.rex & 8) ? 8 : s.p66 ? 2 : 4;
 		return done(&s, d);
 	}
@@ -417,7 +510,9 @@ opcode:
 	case 0x0f:
 		if (byte(&s, s.pos) == 0x0f) { /* 3DNow!: ModRM, then the opcode as imm8 */
 			s.pos++;
-			return operands(&s, MB, d);
+			if (!operands(&s, MB, d) || !amd3dnow(code[s.pos - 1]))
+				return 0;
+			return done(&s, d);
 		}
 		return two_byte(&s, addr, d);
 	case 0xc4:
@@ -426,10 +521,19 @@ opcode:
 		return vex(&s, (int)op, d);
 	case 0x8f: /* pop r/m; another reg field: XOP or invalid */
 		return r == 0 ? operands(&s, M, d) : 0;
+	case 0x8c: /* mov %sreg (es, cs, ss, ds, fs, gs) */
+		return r >= 0 && r <= 5 ? operands(&s, M, d) : 0;
+	case 0x8e: /* mov to %sreg: not cs */
+		return r >= 0 && r <= 5 && r != 1 ? operands(&s, M, d) : 0;
+	case 0x8d: /* lea: a register operand is invalid */
+		return mod_of(&s) >= 0 && mod_of(&s) != 3 ? operands(&s, M, d) : 0;
 	case 0x90:
-		if (s.rex & 1) /* xchg %eax,%r8d */
+		for (size_t k = 0; k < s.npfx; k++)
+			if (code[k] != 0x66)
+				return 0; /* only 0x66 before a nop */
+		if (s.rex == 0x41)	  /* xchg %eax,%r8d */
 			return done(&s, d);
-		if (s.rex || s.rep || s.repne || s.lock)
+		if (s.rex)
 			return 0;
 		d->flags |= X86_LD_PAD;
 		return done(&s, d);
