@@ -199,6 +199,9 @@ static const struct hand hands[] = {
     {"prefetch (unknown: capstone 4 fails)", {0x0f, 0x0d, 0x00}, 3, 0, 0, 0},
     {"prefetchwt1 (unknown: capstone 4 fails)", {0x0f, 0x0d, 0x10}, 3, 0, 0, 0},
     {"rdfsbase", {0xf3, 0x48, 0x0f, 0xae, 0xc0}, 5, 5, 0, 0},
+    {"lfence", {0x0f, 0xae, 0xe8}, 3, 3, 0, 0},
+    {"0f ae e9 (unknown: capstone 4 fails)", {0x0f, 0xae, 0xe9}, 3, 0, 0, 0},
+    {"rex.W lfence (unknown: capstone 4 fails)", {0x48, 0x0f, 0xae, 0xe8}, 4, 0, 0, 0},
     {"lea reg,reg (unknown)", {0x48, 0x8d, 0xc0}, 3, 0, 0, 0},
     {"mov %cr0 (unknown)", {0x0f, 0x20, 0xc0}, 3, 0, 0, 0},
     {"fwait (unknown)", {0x9b}, 1, 0, 0, 0},
@@ -352,7 +355,12 @@ static int cross_file(const char *file, size_t max, struct tally *t)
 		return 0;
 	ck_assert_int_ne(elf_version(EV_CURRENT), EV_NONE);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	ck_assert_ptr_nonnull(e);
+	if (!e || elf_kind(e) != ELF_K_ELF) { /* a directory, a Fortran module... */
+		if (e)
+			elf_end(e);
+		close(fd);
+		return 0;
+	}
 	while ((scn = elf_nextscn(e, scn)) && done < max) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -403,7 +411,7 @@ START_TEST(against_capstone_more)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (cross_file(files[i], 6u << 20, &t))
 			fprintf(stderr, "%s: checked\n", files[i]);
-	/* the fixtures the e2e tests trace, when built */
+	/* the fixtures the e2e tests trace, when built (make check builds them) */
 	dir = opendir(BUILDDIR "/fixtures/bin");
 	while (dir && (de = readdir(dir))) {
 		if (de->d_name[0] == '.')

@@ -391,8 +391,9 @@ static unsigned two_byte(struct ld *s, uint64_t addr, struct x86_ld *d)
 			return 0;
 		if (mod != 3)
 			return operands(s, M, d);
-		if (!s->p66 && !s->rep && !s->repne && r >= 5) /* lfence, mfence, sfence */
-			return operands(s, M, d);
+		if (!s->p66 && !s->rep && !s->repne && !s->rex && r >= 5 && !(s->c[s->pos] & 7))
+			return operands(s, M,
+					d); /* lfence, mfence, sfence (capstone: e8, f0, f8) */
 		if (s->rep && !s->p66 && !s->repne && r <= 3) /* rd/wr fs/gs base */
 			return operands(s, M, d);
 		return 0;
