@@ -800,6 +800,37 @@ START_TEST(stub_refusals)
 }
 END_TEST
 
+/*
+ * The walk over the whole routine decodes with lendec and falls back to
+ * capstone instruction by instruction (x87, EVEX): a branch after them
+ * into the covered bytes is still found, and what capstone cannot decode
+ * refuses the routine as before.
+ */
+START_TEST(stub_walk_mixed)
+{
+	/*
+	 * push %rbp; xor %eax,%eax; inc %eax; fldz; fstp %st(0);
+	 * vmovdqu64 (%rdi),%zmm0; cmp $10,%eax; jne entry+1; pop %rbp; ret
+	 */
+	uint8_t code[] = {
+	    0x55, 0x31, 0xc0, 0xff, 0xc0, 0xd9, 0xee, 0xdd, 0xd8, 0x62, 0xf1,
+	    0xfe, 0x48, 0x6f, 0x07, 0x83, 0xf8, 0x0a, 0x75, 0xed, 0x5d, 0xc3,
+	};
+	/* kmovq %rbx,%k1 (capstone 4 cannot decode it); nop */
+	static const uint8_t kmov[] = {0xc4, 0xe1, 0xfb, 0x92, 0xcb, 0x90};
+	struct insn_stub st;
+
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes");
+	code[19] = 0xec; /* jne entry: not inside */
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 5);
+	memcpy(code + 9, kmov, sizeof(kmov));
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "routine not fully decodable");
+}
+END_TEST
+
 static jmp_buf stub_env;
 static uint64_t stub_got;
 
@@ -1463,6 +1494,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_emulates_call);
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
+	tcase_add_test(tc, stub_walk_mixed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");
