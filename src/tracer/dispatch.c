@@ -197,7 +197,7 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	thr_stamp(tr, th);
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
-		probe_drain(tr, th);
+		probe_drain(tr, th, s.kind != STOP_BREAK);
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
 		s.ev = tr->page->ev;

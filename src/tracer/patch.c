@@ -230,7 +230,7 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	if (p->throttle && (r->flags & RT_COUNTED)) { /* throttled from its first call */
 		stub.code[stub.throttle_off] = 1;
 		p->throttled = true;
-		tr->n_throttled++;
+		probe_throttled(tr, (size_t)(p - tr->ps->patches));
 	}
 	p->call_ret = stub.call_ret;
 	if (stub.call_ret)
