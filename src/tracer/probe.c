@@ -456,10 +456,61 @@ static void throttle(struct tracer *tr)
 	tr->ps->n_cand = 0;
 }
 
-/* Patch j (a live probe) had an entry in this drain: throttle() looks at it. */
-static void throttle_candidate(struct tracer *tr, struct patch *p, size_t j)
+/*
+ * A routine on the trap path (its entry an int3: no stub fits it) is
+ * throttled at its own entry stops by the same rule, with its call just
+ * accounted: past it, the int3 is removed (the original byte back) and
+ * from then on the routine's calls and time are its caller's, uncounted:
+ * its count is a lower bound (routine.calls_lower; with -c the rule has
+ * no time to look at, CALLS calls are enough). The patch stays, marked
+ * removed: a thread of the program that hit the int3 before it went stops
+ * on it still, and that stop is ours (on_break) and its call counted.
+ * Only a timed routine's entry: never an unwinder's hook, a PLT stub's,
+ * the rendezvous, Go's (its traps never throttle), nor without probes
+ * (--traps: every call stops, exact).
+ */
+void trap_throttle(struct tracer *tr, size_t j)
 {
 	struct pstate *ps = tr->ps;
+	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
+	acct_time_t self = 0;
+	struct routine *rt;
+	uint64_t calls;
+
+	if (!p || !tr->o->throttle_calls || !ps->probes || ps->go || p->stub || p->removed ||
+	    p->dead || p->unhook || p->rehook || p->got || p->rdebug || p->exit_probe ||
+	    p->go_hook || p->routine == ACCT_NONE)
+		return;
+	calls = books_calls(ps->books, p->routine);
+	if (calls < tr->o->throttle_calls)
+		return;
+	if (books_timed(ps->books))
+		self = books_self(ps->books, CLOCK_KIND_CPU, true, p->routine);
+	if ((double)self >= tr->o->throttle_ns * (double)calls ||
+	    mem_write(ps->memfd, p->trap, &p->orig, 1) < 0)
+		return;
+	p->removed = true;
+	rt = &ps->st->r[p->routine];
+	rt->throttled_at = calls;
+	rt->calls_lower = true;
+	fs_info(1,
+		"%s: on the trap path, throttled after %" PRIu64
+		" calls (%.3f us a call): its int3 removed, its count a lower bound",
+		rt->display ? rt->display : rt->names[0], calls,
+		(double)self / (double)calls / 1e3);
+}
+
+/*
+ * Patch j (a live probe) had an entry in this drain, or at a stop (a thread
+ * without an area, the first call): the next drain's throttle() looks at it.
+ */
+void probe_throttle_candidate(struct tracer *tr, size_t j)
+{
+	struct pstate *ps = tr->ps;
+	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
+
+	if (!p || !ps->probes)
+		return;
 
 	if (p->cand || !p->throttle || p->throttled || !tr->o->throttle_calls)
 		return;
@@ -501,7 +552,7 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 		if (p && p->stub && !p->dead && p->routine != ACCT_NONE) {
 			entry_recorded(tr, th, p->routine, e->slot, e->ret,
 				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap);
-			throttle_candidate(tr, p, j);
+			probe_throttle_candidate(tr, j);
 		}
 	} else if (kind == PROBE_W_RETURN) {
 		return_recorded(tr, th, e->slot);

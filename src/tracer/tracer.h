@@ -74,6 +74,7 @@ struct patch {
 	uint64_t call_ret; /* stub: the return address of the call it emulates (0: none) */
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
 	bool cand;	   /* in pstate.cand: an entry read in the drain under way */
+	bool removed;	   /* an int3 entry throttled: the original byte is back (trap_throttle) */
 };
 struct tthread {
 	pid_t tid;
@@ -571,8 +572,18 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all);
 /* Read every thread's context-switch records now (cswitch_due: a ring a quarter full). */
 void probe_read_switches(struct tracer *tr);
 
+/* Patch j of the current process had an entry: throttle() looks at it at the next drain. */
+void probe_throttle_candidate(struct tracer *tr, size_t j);
+
 /* Patch j of the current process was throttled: its counter is read from now on. */
 void probe_throttled(struct tracer *tr, size_t j);
+
+/*
+ * Patch j's entry int3 (a routine on the trap path) has just stopped a
+ * thread, whose call is accounted: past --throttle's rule, the int3 is
+ * removed and the routine's count becomes a lower bound.
+ */
+void trap_throttle(struct tracer *tr, size_t j);
 
 /*
  * Thread th stopped on a full ring (drained already): if nothing could be
