@@ -509,10 +509,7 @@ void probe_throttle_candidate(struct tracer *tr, size_t j)
 	struct pstate *ps = tr->ps;
 	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
 
-	if (!p || !ps->probes)
-		return;
-
-	if (p->cand || !p->throttle || p->throttled || !tr->o->throttle_calls)
+	if (!p || !ps->probes || p->cand || !p->throttle || p->throttled || !tr->o->throttle_calls)
 		return;
 	if (ps->n_cand == ps->cap_cand) {
 		ps->cap_cand = ps->cap_cand ? 2 * ps->cap_cand : 64;

@@ -132,7 +132,9 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	if (ns.n_thr_ix)
 		memcpy(ns.thr_ix, tr->ps->thr_ix, ns.n_thr_ix * sizeof(*ns.thr_ix));
 	ns.cap_thr_ix = ns.n_thr_ix;
-	ns.cand = NULL; /* empty between drains */
+	for (size_t i = 0; i < tr->ps->n_cand; i++) /* the parent's to look at */
+		ns.patches[tr->ps->cand[i]].cand = false;
+	ns.cand = NULL;
 	ns.n_cand = ns.cap_cand = 0;
 	ns.go = go_dup(tr->ps->go);
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
