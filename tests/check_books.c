@@ -374,6 +374,54 @@ START_TEST(test_dup_close_now)
 }
 END_TEST
 
+/*
+ * books_calls and books_self read one routine where it is up to date: the
+ * only thread's results before the program's copy is made (each read must
+ * not copy every routine), the program's with two threads.
+ */
+START_TEST(test_calls_self_uncopied)
+{
+	struct books *b = books_new(3, true, true);
+	struct stamp s;
+
+	for (int i = 0; i < 5; i++) {
+		s = at(100 * i, 1000 * i);
+		books_enter(b, T, 1, 0x7000, 1, &s);
+		s = at(100 * i + 30, 1000 * i + 300);
+		books_leave(b, T, &s, NULL);
+	}
+	/* nothing read the program's results yet: they lag behind the thread's */
+	ck_assert_uint_eq(books_calls(b, 1), 5);
+	ck_assert_uint_eq(books_calls(b, 0), 0);
+	ck_assert_uint_eq(books_calls(b, 3), 0); /* out of range */
+	ck_assert_uint_eq(books_self(b, CPU, false, 1), 150);
+	ck_assert_uint_eq(books_self(b, WALL, false, 1), 1500);
+	s = at(1000, 10000);
+	books_enter(b, T, 1, 0x7000, 1, &s);
+	books_stop_cost(b, T, (double[FS_N_CLOCKS]){10, 100}); /* a stop inside it */
+	s = at(1040, 10400);
+	books_leave(b, T, &s, NULL);
+	ck_assert_uint_eq(books_calls(b, 1), 6);
+	ck_assert_uint_eq(books_self(b, CPU, false, 1), 190);
+	ck_assert_uint_eq(books_self(b, CPU, true, 1), 180); /* less the stop's 10 */
+	ck_assert_uint_eq(books_self(b, WALL, true, 1), 1800);
+	/* the same as the whole lanes say */
+	ck_assert_uint_eq(acct_routines(books_acct(b, CPU, false))[1].calls, 6);
+	ck_assert_uint_eq(self_of(b, CPU, true, 1), 180);
+	/* a second thread: the program's results are the sum */
+	s = at(50, 500);
+	books_enter(b, T + 1, 1, 0x9000, 1, &s);
+	books_count_n(b, T + 1, 2, 7, true);
+	s = at(70, 700);
+	books_leave(b, T + 1, &s, NULL);
+	ck_assert_uint_eq(books_calls(b, 1), 7);
+	ck_assert_uint_eq(books_calls(b, 2), 7);
+	ck_assert_uint_eq(books_self(b, CPU, false, 1), 210);
+	ck_assert_uint_eq(books_self(b, WALL, false, 1), 2100);
+	books_free(b);
+}
+END_TEST
+
 static Suite *books_suite(void)
 {
 	Suite *s = suite_create("books");
@@ -388,6 +436,7 @@ static Suite *books_suite(void)
 	tcase_add_test(tc, test_frames_finish);
 	tcase_add_test(tc, test_snapshot);
 	tcase_add_test(tc, test_dup_close_now);
+	tcase_add_test(tc, test_calls_self_uncopied);
 	suite_add_tcase(s, tc);
 	return s;
 }

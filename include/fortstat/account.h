@@ -97,6 +97,8 @@ void acct_free(struct acct *a);
 struct acct *acct_lane(const struct acct *a, int k);
 /* Routine's self time so far on lane k (0 when out of range), without a copy. */
 acct_time_t acct_lane_self(const struct acct *a, int k, uint32_t routine);
+/* Routine's calls so far (0 when out of range), without a copy: O(1). */
+uint64_t acct_routine_calls(const struct acct *a, uint32_t routine);
 
 /*
  * A deep copy of a (every thread's stack and results, arcs, contexts) that

@@ -96,6 +96,12 @@ const struct acct *books_acct(const struct books *b, enum clock_kind c, bool net
  * while the program runs (throttling). Counts: books_acct(b, c, false).
  */
 acct_time_t books_self(const struct books *b, enum clock_kind c, bool net, uint32_t routine);
+/*
+ * A routine's calls so far (0 when out of range), in O(1), copying
+ * nothing: with books_self, what a decision at a stop may read without its
+ * cost growing with the program.
+ */
+uint64_t books_calls(const struct books *b, uint32_t routine);
 
 bool books_timed(const struct books *b);
 size_t books_n_routines(const struct books *b);

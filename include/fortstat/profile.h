@@ -54,6 +54,8 @@ struct profile_routine {
 	bool mainline; /* the mainline (marked '*') */
 	bool selected; /* chosen for timing: only selected routines are shown */
 	uint64_t throttled_at; /* counted only after this many calls (--throttle), 0: timed */
+	bool calls_lower;      /* its calls are a lower bound: uncounted once throttled (its
+				* entry's int3 removed, --throttle) */
 };
 
 /* A routine's results in one set (the whole process, or one thread). */

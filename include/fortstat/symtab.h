@@ -32,6 +32,7 @@ struct routine {
 	unsigned flags;	  /* RT_* */
 	const char *module; /* shared library it came from (-l), NULL for the program's own */
 	uint64_t throttled_at; /* --throttle: its calls when it stopped being timed (0: never) */
+	bool calls_lower;      /* ... and counted (its entry's int3 removed): calls a lower bound */
 };
 
 /* A GNU indirect function (STT_GNU_IFUNC): its resolver picks the routine at run time. */

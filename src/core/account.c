@@ -769,12 +769,31 @@ struct acct *acct_lane(const struct acct *a, int k)
 	return c;
 }
 
+/*
+ * One routine's results are read where they are up to date: while one
+ * thread alone has had events (a->stale), in its own; solo_sync, which
+ * copies every routine, arc and context, would make each read cost the
+ * whole program.
+ */
 acct_time_t acct_lane_self(const struct acct *a, int k, uint32_t routine)
 {
+	const struct acct_routine *r = a->r;
+	struct ltimes *const *lr = a->lr;
+
 	if (routine >= a->n || k < 0 || k >= a->lanes)
 		return 0;
-	synced(a);
-	return k ? a->lr[k][routine].self : a->r[routine].self;
+	if (a->stale && a->thr_n == 1) {
+		r = a->list[0]->r;
+		lr = a->list[0]->lr;
+	}
+	return k ? lr[k][routine].self : r[routine].self;
+}
+
+uint64_t acct_routine_calls(const struct acct *a, uint32_t routine)
+{
+	if (routine >= a->n)
+		return 0;
+	return (a->stale && a->thr_n == 1 ? a->list[0]->r : a->r)[routine].calls;
 }
 
 /* t, one time for every lane of a. */

@@ -257,6 +257,11 @@ acct_time_t books_self(const struct books *b, enum clock_kind c, bool net, uint3
 	return acct_lane_self(b->a, b->timed ? LANE(c, net) : 0, routine);
 }
 
+uint64_t books_calls(const struct books *b, uint32_t routine)
+{
+	return acct_routine_calls(b->a, routine);
+}
+
 bool books_timed(const struct books *b)
 {
 	return b->timed;

@@ -57,6 +57,7 @@ static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
 		fputc(',', out);
 		if (timed)
 			fprintf(out, "%.6f", percent(rp, secs(r->incl)));
+		fprintf(out, ",%d", rt->calls_lower);
 		if (with_tid) {
 			fputc(',', out);
 			if (rp->set->tid)
@@ -72,7 +73,7 @@ void write_csv(FILE *out, const struct report *rp)
 	size_t t;
 
 	fputs("routine,calls,self_s,total_s,percent,avg_s,incomplete,mainline,address,file,line,"
-	      "total_percent",
+	      "total_percent,calls_lower_bound",
 	      out);
 	fputs(threads ? ",thread\n" : "\n", out);
 	csv_rows(out, rp, threads);

@@ -160,6 +160,7 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 		fprintf(out, ", \"throttled_after\": %" PRIu64, rt->throttled_at);
 	else
 		fputs(", \"throttled_after\": null", out);
+	fprintf(out, ", \"calls_lower_bound\": %s", rt->calls_lower ? "true" : "false");
 	fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"file\": ", rt->addr);
 	json_str(out, rt->file);
 	if (rt->line > 0)

@@ -136,6 +136,7 @@ static void routine_from(struct profile_routine *pr, const struct routine *rt)
 	pr->mainline = rt->flags & RT_MAINLINE;
 	pr->selected = rt->flags & RT_SELECTED;
 	pr->throttled_at = rt->throttled_at;
+	pr->calls_lower = rt->calls_lower;
 }
 
 /* Routine i's results on every clock. */

@@ -61,6 +61,8 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	const struct report_opts *opts = rp->opts;
 	bool timed = rp->timed;
 	size_t i;
+	char called[32];
+	bool lower = false;
 
 	fprintf(out, "  %-*s %12s", w, "ROUTINE", "CALLED");
 	if (timed) {
@@ -77,7 +79,11 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		const struct row *r = &rp->rows[i];
 		double s = secs(r->shown);
 
-		fprintf(out, "%c %-*s %12" PRIu64, r->mainline ? '*' : ' ', w, r->name, r->calls);
+		/* >=: a lower bound, the routine's calls uncounted once throttled */
+		lower |= rp->sec->routines[r->idx].calls_lower;
+		snprintf(called, sizeof(called), "%s%" PRIu64,
+			 rp->sec->routines[r->idx].calls_lower ? ">=" : "", r->calls);
+		fprintf(out, "%c %-*s %12s", r->mainline ? '*' : ' ', w, r->name, called);
 		if (timed) {
 			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
 			if (opts->inclusive)
@@ -99,7 +105,8 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 				rp->sec->routines[r->idx].throttled_at);
 		fputc('\n', out);
 	}
-	fprintf(out, "  %-*s %12" PRIu64, w, "TOTAL", rp->calls);
+	snprintf(called, sizeof(called), "%s%" PRIu64, lower ? ">=" : "", rp->calls);
+	fprintf(out, "  %-*s %12s", w, "TOTAL", called);
 	if (timed)
 		fprintf(out, "%16.6f%9.2f", rp->sum_s, percent(rp, rp->sum_s));
 	fputc('\n', out);

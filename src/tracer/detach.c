@@ -321,7 +321,7 @@ static void drain_all(struct tracer *tr)
 
 		if (th && th->area > 0 && !th->exiting) {
 			thr_stamp(tr, th);
-			probe_drain(tr, th);
+			probe_drain(tr, th, true);
 		}
 	}
 }

@@ -90,6 +90,20 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
 }
 
 /*
+ * A stop at the int3 of a trap-path entry that was throttled since
+ * (trap_throttle: the original byte is back): another thread hit it before
+ * it went, and its SIGTRAP was still pending. That one is the kernel's
+ * (SI_KERNEL, an int3); another SIGTRAP that found RIP just past the
+ * entry's first instruction is the program's own.
+ */
+static bool removed_trap_hit(pid_t tid)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code == SI_KERNEL;
+}
+
+/*
  * A SIGTRAP that may be ours: act on what it was. Returns true when it was
  * ours (or the thread is gone), false for the program's own SIGTRAP.
  */
@@ -105,6 +119,8 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 		    s->kind == STOP_PROBE_FULL
 		    ? NULL
 		    : &tr->ps->patches[s->patch];
+	if (p && p->removed && !removed_trap_hit(th->tid))
+		return false;
 	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */
 	if (p && p->routine != ACCT_NONE && s->kind != STOP_EXIT_PROBE)
 		tr->ps->n_trap_calls++;
@@ -120,10 +136,15 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 		return true;
 	case STOP_ENTRY:
 	case STOP_UNWINDER:
-		if (tr->ps->go)
+		if (tr->ps->go) {
 			go_entry(tr, th, &regs, p);
+			return true;
+		}
+		handle_entry(tr, th, &regs, p);
+		if (p->stub)
+			probe_throttle_candidate(tr, s->patch);
 		else
-			handle_entry(tr, th, &regs, p);
+			trap_throttle(tr, s->patch);
 		return true;
 	case STOP_COUNT:
 		if (tr->ps->go) {
@@ -131,8 +152,10 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 			return true;
 		}
 		ev_count(tr, th, p->routine);
-		if (!p->stub) /* a stub goes on by itself */
+		if (!p->stub) { /* a stub goes on by itself */
 			resume_patched(tr, th->tid, &regs, p, true);
+			trap_throttle(tr, s->patch);
+		}
 		return true;
 	case STOP_RENDEZVOUS:
 		handle_rdebug(tr, th);
@@ -202,7 +225,7 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	thr_stamp(tr, th);
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
-		probe_drain(tr, th);
+		probe_drain(tr, th, s.kind != STOP_BREAK);
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
 		s.ev = tr->page->ev;

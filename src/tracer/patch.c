@@ -159,6 +159,26 @@ static uint8_t *gap_before(struct tracer *tr, const struct routine *r, uint64_t 
 	return b;
 }
 
+/*
+ * A test hook, not an option: FORTSTAT_TRAP_ROUTINES=NAME,NAME... keeps
+ * those routines (any of their symbol names) off the stubs, as if none
+ * fitted them: their entries get the int3 of the trap path
+ * (tests/e2e/trapthrottle.sh).
+ */
+static bool forced_trap(const struct routine *r)
+{
+	const char *list = getenv("FORTSTAT_TRAP_ROUTINES");
+
+	for (size_t k = 0; list && *list && k < r->n_names; k++) {
+		size_t n = strlen(r->names[k]);
+
+		for (const char *s = list; (s = strstr(s, r->names[k])); s += n)
+			if ((s == list || s[-1] == ',') && (s[n] == ',' || !s[n]))
+				return true;
+	}
+	return false;
+}
+
 static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 		     struct patch *p, uint8_t *slot_buf)
 {
@@ -173,7 +193,7 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	/* A routine of unknown size (an indirect function's target) cannot be
 	 * checked for branches; one that never returns is never hooked. */
 	/* Go: the stub's hook path would rewrite a return address (golang.c). */
-	if (off || tr->ps->go || (r->flags & RT_IFUNC) ||
+	if (off || tr->ps->go || (r->flags & RT_IFUNC) || forced_trap(r) ||
 	    (!tr->o->count_only && (r->flags & RT_NORETURN)) || !(r->flags & RT_SELECTED) ||
 	    len < 5 || len > 65536)
 		return false;
@@ -230,7 +250,7 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	if (p->throttle && (r->flags & RT_COUNTED)) { /* throttled from its first call */
 		stub.code[stub.throttle_off] = 1;
 		p->throttled = true;
-		tr->n_throttled++;
+		probe_throttled(tr, (size_t)(p - tr->ps->patches));
 	}
 	p->call_ret = stub.call_ret;
 	if (stub.call_ret)

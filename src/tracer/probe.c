@@ -133,6 +133,7 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	th->p_tsc = __rdtsc();
 	th->p_at = th->now;
 	th->p_ncount = 0;
+	th->c_ncount = 0;
 	if (!k)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
 }
@@ -365,26 +366,64 @@ cpu:
 		: c0;
 }
 
-/* -c, throttled probes: the thread's counters, added to its books and cleared. */
-static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
+/* Patch j's counter in the thread's area, added to its books and cleared. */
+static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, size_t j)
+{
+	uint64_t c = ctr[j];
+	const struct patch *p = &tr->ps->patches[j];
+
+	if (!c)
+		return;
+	ctr[j] = 0;
+	if (p->routine == ACCT_NONE)
+		return;
+	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
+	books_count_n(tr->ps->books, th->tid, p->routine, c, true);
+	tr->ps->n_probe_events += c;
+}
+
+/*
+ * -c, throttled probes: the thread's counters into its books. Nothing when
+ * no call took the count path since they were last read (PROBE_NCOUNT
+ * counts them); timed, the throttled probes' alone (pstate.thr_ix). With
+ * -c every probe counts there: the walk over all of them is put off at a
+ * breakpoint (a routine on the trap path stops at each call) until the
+ * calls counted since the last one are a quarter of the probes, at most
+ * four counters read a counted call; any other stop (`all`: an event, an
+ * interrupt, the end) reads them all. A count taken away from the stack
+ * (spontaneous) has no order to keep.
+ */
+static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool all)
 {
 	uint64_t *ctr = (uint64_t *)(void *)(a + PROBE_CTR);
+	uint64_t nc = *hdr(a, PROBE_NCOUNT);
 	size_t n = tr->ps->n_patches < PROBE_CTR_N ? tr->ps->n_patches : PROBE_CTR_N;
 
-	for (size_t j = 0; j < n; j++) {
-		uint64_t c = ctr[j];
-		const struct patch *p = &tr->ps->patches[j];
-
-		if (!c || (!tr->o->count_only && !p->throttled))
-			continue;
-		ctr[j] = 0;
-		if (p->routine == ACCT_NONE)
-			continue;
-		/* counted away from the stack: -c has none; a throttled routine's caller is unknown
-		 */
-		books_count_n(tr->ps->books, th->tid, p->routine, c, true);
-		tr->ps->n_probe_events += c;
+	if (nc == th->c_ncount)
+		return;
+	if (tr->o->count_only) {
+		if (!all && (nc - th->c_ncount) * 4 < n)
+			return;
+		for (size_t j = 0; j < n; j++)
+			drain_counter(tr, th, ctr, j);
+	} else {
+		for (size_t i = 0; i < tr->ps->n_thr_ix; i++)
+			if (tr->ps->thr_ix[i] < n)
+				drain_counter(tr, th, ctr, tr->ps->thr_ix[i]);
 	}
+	th->c_ncount = nc;
+}
+
+void probe_throttled(struct tracer *tr, size_t j)
+{
+	struct pstate *ps = tr->ps;
+
+	if (ps->n_thr_ix == ps->cap_thr_ix) {
+		ps->cap_thr_ix = ps->cap_thr_ix ? 2 * ps->cap_thr_ix : 64;
+		ps->thr_ix = xrealloc(ps->thr_ix, ps->cap_thr_ix * sizeof(*ps->thr_ix));
+	}
+	ps->thr_ix[ps->n_thr_ix++] = (uint32_t)j;
+	tr->n_throttled++;
 }
 
 /*
@@ -393,33 +432,103 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a)
  * stub's flag sends its calls to the count-only path (one increment in the
  * thread's area), and from then on its time is its caller's, as for an
  * untimed routine. Calls under way still return through the trampoline.
+ * Only the probes whose entries the drain read are looked at (take()
+ * lists them, pstate.cand), each in O(1): a stop costs what it read, not
+ * what the program holds.
  */
 static void throttle(struct tracer *tr)
 {
 	const struct books *b = tr->ps->books;
-	const struct acct_routine *r = acct_routines(books_acct(b, CLOCK_KIND_CPU, false));
 	static const uint8_t one = 1;
 
-	for (size_t j = 0; j < tr->ps->n_patches; j++) {
-		struct patch *p = &tr->ps->patches[j];
+	for (size_t i = 0; i < tr->ps->n_cand; i++) {
+		struct patch *p = &tr->ps->patches[tr->ps->cand[i]];
+		uint64_t calls;
+		acct_time_t self;
 		struct routine *rt;
 
-		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE ||
-		    r[p->routine].calls < tr->o->throttle_calls ||
-		    (double)books_self(b, CLOCK_KIND_CPU, true, p->routine) >=
-			tr->o->throttle_ns * (double)r[p->routine].calls)
+		p->cand = false;
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
-		if (mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+		calls = books_calls(b, p->routine);
+		if (calls < tr->o->throttle_calls)
+			continue;
+		self = books_self(b, CLOCK_KIND_CPU, true, p->routine);
+		if ((double)self >= tr->o->throttle_ns * (double)calls ||
+		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
-		tr->n_throttled++;
+		probe_throttled(tr, tr->ps->cand[i]);
 		rt = &tr->ps->st->r[p->routine];
-		rt->throttled_at = r[p->routine].calls;
+		rt->throttled_at = calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
-			(double)books_self(b, CLOCK_KIND_CPU, true, p->routine) /
-			    (double)r[p->routine].calls / 1e3);
+			(double)self / (double)calls / 1e3);
 	}
+	tr->ps->n_cand = 0;
+}
+
+/*
+ * A routine on the trap path (its entry an int3: no stub fits it) is
+ * throttled at its own entry stops by the same rule, with its call just
+ * accounted: past it, the int3 is removed (the original byte back) and
+ * from then on the routine's calls and time are its caller's, uncounted:
+ * its count is a lower bound (routine.calls_lower; with -c the rule has
+ * no time to look at, CALLS calls are enough). The patch stays, marked
+ * removed: a thread of the program that hit the int3 before it went stops
+ * on it still, and that stop is ours (on_break) and its call counted.
+ * Only a timed routine's entry: never an unwinder's hook, a PLT stub's,
+ * the rendezvous, Go's (its traps never throttle), nor without probes
+ * (--traps: every call stops, exact).
+ */
+void trap_throttle(struct tracer *tr, size_t j)
+{
+	struct pstate *ps = tr->ps;
+	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
+	acct_time_t self = 0;
+	struct routine *rt;
+	uint64_t calls;
+
+	if (!p || !tr->o->throttle_calls || !ps->probes || ps->go || p->stub || p->removed ||
+	    p->dead || p->unhook || p->rehook || p->got || p->rdebug || p->exit_probe ||
+	    p->go_hook || p->routine == ACCT_NONE)
+		return;
+	calls = books_calls(ps->books, p->routine);
+	if (calls < tr->o->throttle_calls)
+		return;
+	if (books_timed(ps->books))
+		self = books_self(ps->books, CLOCK_KIND_CPU, true, p->routine);
+	if ((double)self >= tr->o->throttle_ns * (double)calls ||
+	    mem_write(ps->memfd, p->trap, &p->orig, 1) < 0)
+		return;
+	p->removed = true;
+	rt = &ps->st->r[p->routine];
+	rt->throttled_at = calls;
+	rt->calls_lower = true;
+	fs_info(1,
+		"%s: on the trap path, throttled after %" PRIu64
+		" calls (%.3f us a call): its int3 removed, its count a lower bound",
+		rt->display ? rt->display : rt->names[0], calls,
+		(double)self / (double)calls / 1e3);
+}
+
+/*
+ * Patch j (a live probe) had an entry in this drain, or at a stop (a thread
+ * without an area, the first call): the next drain's throttle() looks at it.
+ */
+void probe_throttle_candidate(struct tracer *tr, size_t j)
+{
+	struct pstate *ps = tr->ps;
+	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
+
+	if (!p || !ps->probes || p->cand || !p->throttle || p->throttled || !tr->o->throttle_calls)
+		return;
+	if (ps->n_cand == ps->cap_cand) {
+		ps->cap_cand = ps->cap_cand ? 2 * ps->cap_cand : 64;
+		ps->cand = xrealloc(ps->cand, ps->cap_cand * sizeof(*ps->cand));
+	}
+	p->cand = true;
+	ps->cand[ps->n_cand++] = (uint32_t)j;
 }
 
 /* One event, checked: an entry of a live probe stub, or a return. */
@@ -447,18 +556,20 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	books_stop_cost(tr->ps->books, th->tid,
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
-		const struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
+		struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
 
-		if (p && p->stub && !p->dead && p->routine != ACCT_NONE)
+		if (p && p->stub && !p->dead && p->routine != ACCT_NONE) {
 			entry_recorded(tr, th, p->routine, e->slot, e->ret,
 				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap);
+			probe_throttle_candidate(tr, j);
+		}
 	} else if (kind == PROBE_W_RETURN) {
 		return_recorded(tr, th, e->slot);
 	}
 	th->now = *now;
 }
 
-size_t probe_drain(struct tracer *tr, struct tthread *th)
+size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 {
 	uint64_t t1 = __rdtsc(), tail, head;
 	struct stamp now = th->now;
@@ -472,7 +583,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	a = area_mem(tr, th->area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
 	if (tr->o->count_only || tr->n_throttled)
-		drain_counts(tr, th, a);
+		drain_counts(tr, th, a, all);
 	if (!tr->o->count_only && th->cs.fd >= 0)
 		cswitch_read(&th->cs);
 	tail = *hdr(a, PROBE_TAIL);
@@ -505,7 +616,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th)
 	th->p_at = th->now;
 	if (th->cs.fd >= 0)
 		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
-	if (n && tr->o->throttle_calls)
+	if (tr->ps->n_cand)
 		throttle(tr);
 	return n;
 }

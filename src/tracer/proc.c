@@ -128,6 +128,14 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps->patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps->traps);
+	ns.thr_ix = xmalloc((ns.n_thr_ix ? ns.n_thr_ix : 1) * sizeof(*ns.thr_ix));
+	if (ns.n_thr_ix)
+		memcpy(ns.thr_ix, tr->ps->thr_ix, ns.n_thr_ix * sizeof(*ns.thr_ix));
+	ns.cap_thr_ix = ns.n_thr_ix;
+	for (size_t i = 0; i < tr->ps->n_cand; i++) /* the parent's to look at */
+		ns.patches[tr->ps->cand[i]].cand = false;
+	ns.cand = NULL;
+	ns.n_cand = ns.cap_cand = 0;
 	ns.go = go_dup(tr->ps->go);
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
 	u64map_dup(&ns.callret, &tr->ps->callret);

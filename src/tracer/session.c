@@ -109,6 +109,8 @@ void tracer_free(struct tracer *tr)
 		struct pstate *ps = tr->procs[k];
 
 		free(ps->patches);
+		free(ps->thr_ix);
+		free(ps->cand);
 		go_free(ps->go);
 		for (size_t i = 0; i < ps->n_mods; i++) {
 			free(ps->mods[i].path);

@@ -73,6 +73,8 @@ struct patch {
 	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
 	uint64_t call_ret; /* stub: the return address of the call it emulates (0: none) */
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
+	bool cand;	   /* in pstate.cand: an entry read in the drain under way */
+	bool removed;	   /* an int3 entry throttled: the original byte is back (trap_throttle) */
 };
 struct tthread {
 	pid_t tid;
@@ -97,6 +99,7 @@ struct tthread {
 	uint64_t p_tsc;	  /* the TSC at its last stop ... */
 	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
 	uint64_t p_ncount; /* the count path's calls (PROBE_NCOUNT) as its last event said */
+	uint64_t c_ncount; /* ... when its counters were last read (drain_counts) */
 	struct cswitch cs; /* its context switches (probes), fd -1: none */
 };
 /* A shared library of the program (-l). */
@@ -147,6 +150,10 @@ struct pstate {
 	struct tmodule *mods;  /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;   /* int3 address -> index into patches */
+	uint32_t *thr_ix;      /* the throttled probes (patch indices): their counters are read */
+	size_t n_thr_ix, cap_thr_ix;
+	uint32_t *cand; /* probes with an entry in the drain under way (throttle()) */
+	size_t n_cand, cap_cand;
 	bool probes;	       /* in-process probes (probe.c): its stubs record, no stop */
 	uint64_t n_probe_events; /* events (calls, -c) read from its threads' areas */
 	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
@@ -577,11 +584,27 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own);
 /*
  * Read what thread th's probes recorded since its last stop into the books
  * (stamped between that stop's clocks and this one's), at every stop of
- * it. Returns the events read.
+ * it. Returns the events read. The count path's counters are read when
+ * it took calls since; with -c (every probe counts there) at a breakpoint
+ * only once enough calls make the walk worth it, at any other stop
+ * (`all`: an event, an interrupt for a snapshot, the end) always.
  */
+size_t probe_drain(struct tracer *tr, struct tthread *th, bool all);
 /* Read every thread's context-switch records now (cswitch_due: a ring a quarter full). */
 void probe_read_switches(struct tracer *tr);
-size_t probe_drain(struct tracer *tr, struct tthread *th);
+
+/* Patch j of the current process had an entry: throttle() looks at it at the next drain. */
+void probe_throttle_candidate(struct tracer *tr, size_t j);
+
+/* Patch j of the current process was throttled: its counter is read from now on. */
+void probe_throttled(struct tracer *tr, size_t j);
+
+/*
+ * Patch j's entry int3 (a routine on the trap path) has just stopped a
+ * thread, whose call is accounted: past --throttle's rule, the int3 is
+ * removed and the routine's count becomes a lower bound.
+ */
+void trap_throttle(struct tracer *tr, size_t j);
 
 /*
  * Thread th stopped on a full ring (drained already): if nothing could be

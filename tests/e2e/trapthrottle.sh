@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# trapthrottle.sh - a routine on the trap path (an int3 at its entry, every
+# call a stop; forced here with the test hook FORTSTAT_TRAP_ROUTINES) is
+# throttled like any other under the probes: past --throttle its int3 is
+# removed, its calls from then on uncounted, its count a lower bound (>= in
+# the table, calls_lower_bound in CSV and JSON), the program's output and
+# exit status unchanged. Four threads call it (10,000 calls each): stops
+# still pending on the int3 when it goes are met, and counted. With
+# --no-throttle, -c --no-throttle and the traps (which never throttle):
+# exact counts.
+. "$SRCDIR/tests/lib.sh"
+FORTSTAT_TRAP_ROUTINES=leaf
+export FORTSTAT_TRAP_ROUTINES
+for opt in O0 O2; do
+	p=$BIN/threads-$opt
+	# the hook works: leaf's entry is an int3 (out of line or emulated), worker's a stub
+	"$FORTSTAT" -vv -o /dev/null "$p" >/dev/null 2>t.err
+	grep -q '^fortstat: patch leaf at .*(\(out of line\|emulated\))$' t.err ||
+		fail "$p: leaf not on the trap path: $(grep 'patch leaf' t.err)"
+	for c in "" -c; do
+		traced $c -v --throttle=1000,1000 -- "$p"
+		n=$(calls leaf)
+		if [ "$MECH" = probes ]; then
+			# throttled at its 1,000th call; a stop pending in each other thread
+			[ "${n:-0}" -ge 1000 ] && [ "${n:-0}" -le 1003 ] ||
+				fail "$p $c: leaf counted $n times, not 1000..1003"
+			[ "$(field leaf 13)" = 1 ] || fail "$p $c: leaf's count not a lower bound in CSV"
+			[ "$(field worker 13)" = 0 ] || fail "$p $c: worker's count a lower bound"
+			grep -q '^fortstat: leaf: on the trap path, throttled after 1000 calls' t.err ||
+				fail "$p $c: -v did not say leaf was throttled: $(grep -i thrott t.err)"
+			"$FORTSTAT" $c --throttle=1000,1000 -o r.txt "$p" >/dev/null 2>&1
+			grep -Eq '^ +leaf +>=100[0-3]( |$)' r.txt ||
+				fail "$p $c: table: $(grep leaf r.txt)"
+			"$FORTSTAT" $c --throttle=1000,1000 --format=json -o r.json "$p" >/dev/null 2>&1
+			python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open("r.json"))["routines"]}; l=d["leaf"]; sys.exit(not (l["calls_lower_bound"] is True and 1000 <= l["calls"] <= 1003 and l["throttled_after"] == 1000 and d["worker"]["calls_lower_bound"] is False))' ||
+				fail "$p $c: JSON: $(grep -o '"name": "leaf".*calls_lower_bound": [a-z]*' r.json)"
+		else
+			expect "$p $c" leaf 40000 worker 4
+			[ "$(field leaf 13)" = 0 ] || fail "$p $c: traps: leaf's count a lower bound"
+		fi
+		traced $c --no-throttle -- "$p"
+		expect "$p $c --no-throttle" leaf 40000 worker 4
+		[ "$(field leaf 13)" = 0 ] || fail "$p $c --no-throttle: leaf's count a lower bound"
+	done
+done
+finish
