@@ -190,7 +190,7 @@ static bool exec_close_threads(struct tracer *tr, struct tthread *th)
 		if (o != th) {
 			/* not running again: its ring can be read (th's was, by dispatch) */
 			thr_stamp(tr, o);
-			probe_drain(tr, o);
+			probe_drain(tr, o, true);
 		}
 		ev_thread_exit(tr, o);
 		thr_end(tr, o);
