@@ -1367,6 +1367,72 @@ START_TEST(stub_moves_branch_and_ret)
 }
 END_TEST
 
+/*
+ * A routine entered past its first instruction by the code before it
+ * (glibc's mempcpy: mov %rdi,%rax; add %rdx,%rax; jmp memmove+3): that
+ * code's branches (insn_gap.near) count as the routine's own. The jmp
+ * would cover memmove+3: a short entry instead, through padding.
+ */
+START_TEST(stub_entered_inside)
+{
+	static const uint8_t code[] = {
+	    /* 0x00 pcpy: */
+	    0x48, 0x89, 0xf8,				    /* 0x00 mov %rdi,%rax */
+	    0x48, 0x01, 0xf0,				    /* 0x03 add %rsi,%rax */
+	    0xeb, 0x0b,					    /* 0x06 jmp 0x13 (move+3) */
+	    0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, /* 0x08 nopl: padding */
+	    /* 0x10 move: */
+	    0x48, 0x89, 0xf8,	    /* 0x10 mov %rdi,%rax */
+	    0x48, 0x83, 0xc0, 0x01, /* 0x13 add $1,%rax */
+	    0xc3,		    /* 0x17 ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	uint64_t base, (*move)(uint64_t), (*pcpy)(uint64_t, uint64_t);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, code, sizeof(code));
+	/* alone, move looks like any routine: a jmp over its first 7 bytes */
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 7);
+	/* with the code before it, refused but through padding */
+	gap.near_addr = base;
+	gap.near = pg;
+	gap.near_len = 0x10;
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, no padding within reach");
+	/* pcpy's padding (after its jmp, which nothing reaches) takes the jmp rel32 */
+	gap.addr = base;
+	gap.bytes = pg;
+	gap.code_len = 8;
+	gap.len = 0x10;
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 3);
+	ck_assert_uint_eq(st.pad_addr, base + 0x0b);
+	put_short(pg, base, 0x10, &st);
+	move = (uint64_t(*)(uint64_t))(uintptr_t)(pg + 0x10);
+	pcpy = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(move(41), 42);
+	ck_assert_uint_eq(pcpy(40, 2), 43); /* past the stub, as before */
+	/* code before it that cannot be decoded (an instruction cut short): no guess */
+	gap.bytes = NULL;
+	gap.near = (const uint8_t[]){0x90, 0x48, 0x8b};
+	gap.near_addr = base + 0x10 - 3;
+	gap.near_len = 3;
+	ck_assert_int_eq(
+	    insn_plan_stub(code + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason, "the code before it not fully decodable");
+	munmap(pg, 8192);
+}
+END_TEST
+
 START_TEST(stub_count)
 {
 	uint8_t *pg;
@@ -1463,6 +1529,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_emulates_call);
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
+	tcase_add_test(tc, stub_entered_inside);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

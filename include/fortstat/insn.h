@@ -117,14 +117,26 @@ struct insn_gap {
 	uint64_t addr;	      /* where bytes[0] is: the routine's start */
 	const uint8_t *bytes; /* up to the entry: len = entry - addr */
 	size_t code_len, len;
+	/*
+	 * Other code whose branches may land in the routine's first bytes:
+	 * near[0..near_len) at near_addr, starting on an instruction, walked
+	 * for its branch targets only (near_len 0: none). An indirect
+	 * function's target has no symbol of its own: the entry points of its
+	 * file before it jump into its body (glibc's mempcpy to memmove's
+	 * second instruction).
+	 */
+	uint64_t near_addr;
+	const uint8_t *near;
+	size_t near_len;
 };
 
 /*
  * Plan the fast entry patch of the routine at `entry` whose code is
- * fn[0..fn_len) (the whole routine: no branch of it may land inside the
- * bytes the jmp covers). `stub_addr` is where the stub will live, `retrap`
- * the return trap (0: counting only, no hook path: the stub goes on to its
- * plain continuation after the stop); with an event page at `page` (0: none) the stub reports
+ * fn[0..fn_len) (the whole routine: no branch of it, nor of the code
+ * before it in gap->near, may land inside the bytes the jmp covers).
+ * `stub_addr` is where the stub will live, `retrap` the return trap (0:
+ * counting only, no hook path: the stub goes on to its plain continuation
+ * after the stop); with an event page at `page` (0: none) the stub reports
  * itself there as event `ev`. When a branch of the routine lands in its
  * first 5 bytes, the whole instructions before the first such target (2
  * bytes at least) take a `jmp rel8` to padding within reach: the

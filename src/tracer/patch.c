@@ -122,12 +122,6 @@ struct patch *patch_new(struct tracer *tr)
 }
 
 /*
- * The fast entry patch (insn_plan_stub): a jmp to a stub that swaps the
- * return address itself. Fills p and the stub's bytes at `slot_buf`;
- * returns false when the routine must get the plain int3 instead.
- * FORTSTAT_NO_STUBS=1 turns it off (bench/overhead compares both).
- */
-/*
  * The routine before r in the program's own table and the bytes after it
  * up to r's entry, which belong to no routine: where a short entry may put
  * its jmp rel32 (insn_gap). Only with a full symbol table (.symtab: local
@@ -159,41 +153,134 @@ static uint8_t *gap_before(struct tracer *tr, const struct routine *r, uint64_t 
 	return b;
 }
 
-static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
-		     struct patch *p, uint8_t *slot_buf)
+/* Are st->r[j] and r routines of one image (the program's own, or one library's)? */
+static bool same_image(const struct symtab *st, size_t j, const struct routine *r)
+{
+	return st->r[j].module == r->module && (r->module || j < st->n_own);
+}
+
+/*
+ * The routine starts around r in its image's table, within `near` bytes
+ * below it: *prev the one before r, *lo the lowest (r's own when none);
+ * *next the first above r and *far the first at least `near` bytes above
+ * it (0: none).
+ */
+static void neighbours(const struct symtab *st, const struct routine *r, uint64_t near,
+		       uint64_t *prev, uint64_t *lo, uint64_t *next, uint64_t *far)
+{
+	size_t i = (size_t)(r - st->r);
+
+	*prev = *lo = r->addr;
+	*next = *far = 0;
+	for (size_t j = i; j-- > 0 && same_image(st, j, r) && st->r[j].addr + near >= r->addr;) {
+		if (*prev == r->addr)
+			*prev = st->r[j].addr;
+		*lo = st->r[j].addr;
+	}
+	for (size_t j = i + 1; j < st->n && same_image(st, j, r); j++) {
+		if (!*next)
+			*next = st->r[j].addr;
+		if (st->r[j].addr >= r->addr + near) {
+			*far = st->r[j].addr;
+			break;
+		}
+	}
+}
+
+#define IFUNC_NEAR 4096	  /* bytes around an indirect function's target walked for branches */
+#define ROUTINE_MAX 65536 /* bytes of a routine walked at most */
+
+/*
+ * What to read of r at `entry` for the planner: *len bytes of it, and in
+ * gap what surrounds it. The routine before it is walked for branches
+ * into its first bytes (hand-written code enters a routine past its first
+ * instruction: glibc's mempcpy jumps into memmove). An indirect
+ * function's target has no symbol (size unknown): it runs up to the next
+ * routine known, and the code within IFUNC_NEAR bytes either side is
+ * walked. Returns NULL or why it cannot be planned.
+ */
+static const char *stub_extent(struct tracer *tr, const struct routine *r, uint64_t entry,
+			       size_t *len, struct insn_gap *gap)
+{
+	uint64_t prev, lo, next, far;
+
+	neighbours(tr->ps->st, r, IFUNC_NEAR, &prev, &lo, &next, &far);
+	*len = (size_t)r->size;
+	gap->near_addr = prev + (entry - r->addr);
+	gap->near_len = (size_t)(r->addr - prev);
+	if (r->flags & RT_IFUNC) {
+		if (!next || next - r->addr > ROUTINE_MAX)
+			return "an indirect function's target with no routine known within 64 KiB "
+			       "after it";
+		*len = (size_t)((far && far - r->addr <= ROUTINE_MAX ? far : next) - r->addr);
+		gap->near_addr = lo + (entry - r->addr);
+		gap->near_len = (size_t)(r->addr - lo);
+	}
+	if (*len > ROUTINE_MAX)
+		return "routine longer than 64 KiB";
+	return NULL;
+}
+
+/*
+ * The fast entry patch (insn_plan_stub, insn_plan_probe): a jmp to a stub.
+ * Fills p and the stub's bytes at `slot_buf`. Returns NULL, or why the
+ * routine must take the plain int3 instead (FORTSTAT_NO_STUBS=1 turns the
+ * stubs off: bench/overhead compares both).
+ */
+static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
+			    struct patch *p, uint8_t *slot_buf)
 {
 	static int off = -1;
 	struct insn_stub stub;
 	struct insn_gap gap = {0};
-	uint8_t *code, *gap_bytes;
-	size_t len = (size_t)r->size;
+	uint8_t *code = NULL, *gap_bytes, *near = NULL;
+	const char *why;
+	size_t len;
+	int rc;
 
 	if (off < 0)
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
-	/* A routine of unknown size (an indirect function's target) cannot be
-	 * checked for branches; one that never returns is never hooked. */
+	if (off)
+		return "FORTSTAT_NO_STUBS is set";
 	/* Go: the stub's hook path would rewrite a return address (golang.c). */
-	if (off || tr->ps->go || (r->flags & RT_IFUNC) ||
-	    (!tr->o->count_only && (r->flags & RT_NORETURN)) || !(r->flags & RT_SELECTED) ||
-	    len < 5 || len > 65536)
-		return false;
+	if (tr->ps->go)
+		return "a Go program";
+	/* one that never returns is never hooked */
+	if (!tr->o->count_only && (r->flags & RT_NORETURN))
+		return "it never returns: its entry alone is timed";
+	if (!(r->flags & RT_SELECTED))
+		return "not timed";
+	why = stub_extent(tr, r, entry, &len, &gap);
+	if (why)
+		return why;
 	code = xmalloc(len);
+	if (gap.near_len) {
+		near = xmalloc(gap.near_len);
+		gap.near = near;
+		if (mem_read(tr->ps->memfd, gap.near_addr, near, gap.near_len) < 0)
+			gap.near_len = 0;
+	}
 	gap_bytes = gap_before(tr, r, entry, &gap);
-	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
-	    (tr->ps->probes
-		     ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp, tr->ps->retrap,
-				       (uint32_t)(p - tr->ps->patches), tr->o->count_only,
-				       gap_bytes ? &gap : NULL, &stub)
-		     : insn_plan_stub(code, len, entry, p->slot,
-				      tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
-				      (uint32_t)(p - tr->ps->patches) + 1, gap_bytes ? &gap : NULL,
-				      &stub)) != 0) {
-		if (stub.reason)
-			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
-				stub.reason);
+	if (len < 5)
+		why = "routine shorter than a jmp";
+	else if (mem_read(tr->ps->memfd, entry, code, len) < 0)
+		why = "its code cannot be read";
+	if (!why) {
+		rc = tr->ps->probes
+			 ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp,
+					   tr->ps->retrap, (uint32_t)(p - tr->ps->patches),
+					   tr->o->count_only, &gap, &stub)
+			 : insn_plan_stub(code, len, entry, p->slot,
+					  tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
+					  (uint32_t)(p - tr->ps->patches) + 1, &gap, &stub);
+		if (rc)
+			why = rc < 0 ? "capstone failed" : stub.reason ? stub.reason : "no stub";
+	}
+	free(near);
+	if (why) {
 		free(code);
 		free(gap_bytes);
-		return false;
+		return why;
 	}
 	free(gap_bytes);
 	for (size_t i = 0; i < tr->n_avoid; i++) {
@@ -205,15 +292,13 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 
 		if ((pc > stub.addr && pc < stub.addr + stub.len) ||
 		    (stub.pad_addr && pc >= stub.pad_addr && pc < stub.pad_addr + 5)) {
-			fs_info(2, "%s: int3 patch (a thread is inside its first bytes)",
-				r->display ? r->display : r->names[0]);
 			free(code);
-			return false;
+			return "a thread is inside its first bytes";
 		}
 	}
 	if (stub.pad_addr && mem_read(tr->ps->memfd, stub.pad_addr, p->pad_orig, 5) < 0) {
 		free(code);
-		return false;
+		return "its padding cannot be read";
 	}
 	p->stub = true;
 	p->jmp_addr = stub.addr;
@@ -240,7 +325,7 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	p->orig = 0xcc;
 	memcpy(slot_buf, stub.code, stub.code_len);
 	free(code);
-	return true;
+	return NULL;
 }
 
 /* Is routine r to be patched in this mode (timed, or hooked for the unwinder)? */
@@ -272,7 +357,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	bool own = mode == PATCH_OWN;
 	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
 	uint64_t lo = UINT64_MAX, hi = 0, base;
-	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches;
+	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches, n_trap = 0;
 	/* The program's first scratch page: its header, then the probes' trampoline. */
 	size_t hdr = own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
 	uint8_t *buf;
@@ -331,14 +416,16 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		uint8_t code[32];
 		uint64_t entry = r->addr + bias;
 		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
-		const char *name = r->display ? r->display : r->names[0];
+		const char *name = r->display ? r->display : r->names[0], *why;
 		bool hook;
 
 		if (!patch_wanted(tr, r, mode, &hook))
 			continue;
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
-		if (!hook && try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE)) {
+		why = hook ? "the unwinder: return addresses are put back at each call"
+			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE);
+		if (!why) {
 			if (p->pad_addr)
 				fs_info(2,
 					"patch %s at 0x%" PRIx64 ": jmp to a stub through padding at "
@@ -374,6 +461,11 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
 		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+		/* with probes, each timed routine that stops at every call, and why */
+		if (tr->ps->probes && !tr->ps->go && p->routine != ACCT_NONE) {
+			fs_info(1, "%s: a trap at each call (%s)", name, why);
+			n_trap++;
+		}
 		tr->ps->n_patches++;
 		k++;
 		if (own && tr->ps->go && p->routine != ACCT_NONE && !tr->o->count_only)
@@ -396,6 +488,9 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
 		tr->ps->n_patches++;
 	}
+	if (n_trap)
+		fs_info(1, "%s: %zu timed routine%s a trap at each call", what, n_trap,
+			n_trap == 1 ? " takes" : "s take");
 	err = mem_write(tr->ps->memfd, base, buf, size);
 	free(buf);
 	if (err) {

@@ -490,20 +490,12 @@ static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 	return stub->len < 5 ? stub_refuse(stub, "routine shorter than a jmp") : 0;
 }
 
-/*
- * No branch of the routine code[0..left) may land inside the covered
- * bytes: walk it one instruction at a time (constant memory, whatever its
- * size). Returns 0, 1 (refused: stub->reason) or -1.
- */
-static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
-				 struct insn_stub *stub)
+/* The first branch of code[0..left) at a that lands inside the covered bytes: why not, or NULL. */
+static const char *branch_inside(csh h, cs_insn *it, const uint8_t *code, size_t left, uint64_t a,
+				 const struct insn_stub *stub)
 {
-	cs_insn *it = cs_malloc(h);
-	uint64_t a = stub->addr;
 	const char *why = NULL;
 
-	if (!it)
-		return -1;
 	while (left && !why) {
 		const cs_x86 *x;
 		uint64_t t;
@@ -520,6 +512,30 @@ static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
 		if (t > stub->addr && t < stub->addr + stub->len)
 			why = lands_inside;
 	}
+	return why;
+}
+
+/*
+ * No branch of the routine code[0..left), nor of the code near it
+ * (insn_gap.near), may land inside the covered bytes: walk them one
+ * instruction at a time (constant memory, whatever their size). Returns
+ * 0, 1 (refused: stub->reason) or -1.
+ */
+static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
+				 const struct insn_gap *gap, struct insn_stub *stub)
+{
+	cs_insn *it = cs_malloc(h);
+	const char *why = NULL;
+
+	if (!it)
+		return -1;
+	if (gap && gap->near && gap->near_len) {
+		why = branch_inside(h, it, gap->near, gap->near_len, gap->near_addr, stub);
+		if (why && why != lands_inside)
+			why = "the code before it not fully decodable";
+	}
+	if (!why)
+		why = branch_inside(h, it, code, left, stub->addr, stub);
 	cs_free(it, 1);
 	return why ? stub_refuse(stub, why) : 0;
 }
@@ -833,7 +849,10 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 		return -1;
 	}
 	sc->addr = stub->addr;
-	if (!short_walk(h, it, code, left, stub->addr, sc, true))
+	if (gap && gap->near && gap->near_len &&
+	    !short_walk(h, it, gap->near, gap->near_len, gap->near_addr, sc, false))
+		why = "the code before it not fully decodable";
+	else if (!short_walk(h, it, code, left, stub->addr, sc, true))
 		why = "routine not fully decodable";
 	else if (!sc->first)
 		why = stub->reason; /* nothing lands inside: the first reason stands */
@@ -885,7 +904,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		return stub_refuse(stub, "undecodable code");
 	rc = stub_cover(in, n, stub);
 	if (!rc)
-		rc = stub_no_branch_inside(h, fn + off, fn_len - off, stub);
+		rc = stub_no_branch_inside(h, fn + off, fn_len - off, gap, stub);
 	/* A branch lands inside the 5 bytes: a short jmp to padding, if any */
 	if (rc == 1 && (stub->reason == lands_inside || stub->reason == among_first))
 		rc = stub_short(h, in, n, fn + off, fn_len - off, entry, gap, stub);
