@@ -1368,6 +1368,109 @@ START_TEST(stub_moves_branch_and_ret)
 END_TEST
 
 /*
+ * Routines shorter than a jmp: the jmp goes across the routine and the
+ * padding after it (insn_gap.tail), and the whole routine runs in its
+ * stub. Refused with no padding after it, or when it runs on into what
+ * follows.
+ */
+START_TEST(stub_tiny_routine)
+{
+	static const uint8_t getter[] = {
+	    0x48, 0x8b, 0x47, 0x08, /* mov 0x8(%rdi),%rax */
+	    0xc3,		    /* ret (5 bytes: no tail needed) */
+	};
+	static const uint8_t zero[] = {
+	    0x31, 0xc0,			  /* xor %eax,%eax */
+	    0xc3,			  /* ret */
+	    0x0f, 0x1f, 0x44, 0x00, 0x00, /* nopl 0(%rax,%rax): padding */
+	};
+	static const uint8_t load[] = {
+	    0x8b, 0x47, 0x04,	    /* mov 0x4(%rdi),%eax */
+	    0xc3,		    /* ret */
+	    0xcc, 0xcc, 0xcc, 0xcc, /* int3 fill */
+	};
+	static const uint8_t cet[] = {
+	    0xf3, 0x0f, 0x1e, 0xfa, /* endbr64 */
+	    0x31, 0xc0,		    /* xor %eax,%eax */
+	    0xc3,		    /* ret */
+	    0x90, 0x90, 0x90,	    /* nops */
+	};
+	static const uint8_t packed[] = {
+	    0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+	    0xc3,	      /* ret */
+	    0x48, 0x89, 0xf8, /* the next routine: mov %rdi,%rax */
+	    0xc3,
+	};
+	static const uint8_t runs_on[] = {
+	    0x48, 0x89, 0xf8, /* mov %rdi,%rax: falls into the next */
+	    0x90, 0x90, 0x90, 0x90,
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	uint64_t base, (*fn)(const void *);
+	uint8_t *pg = code_page(&base, &ep);
+	uint32_t w[2] = {5, 9};
+
+	if (!pg)
+		return;
+	/* without the tail the routine is refused */
+	ck_assert_int_eq(insn_plan_stub(zero, 3, ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a routine shorter than a jmp, without padding after it");
+	/* xor; ret; padding: the jmp covers 5 bytes, the stub moves 3 */
+	memcpy(pg, zero, sizeof(zero));
+	gap.tail = 5;
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(zero), base, base + 0x800, 0, 0, 1, &gap, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+	ck_assert_uint_eq(st.jmp[0], 0xe9);
+	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, zero, 3));
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t(*)(const void *))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(NULL) & 0xffffffff, 0);
+
+	/* a load and a ret, int3 fill after it */
+	memcpy(pg + 0x100, load, sizeof(load));
+	gap.tail = 4;
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(load), base + 0x100, base + 0x900, 0, 0,
+					2, &gap, &st),
+			 0);
+	memcpy(pg + 0x900, st.code, st.code_len);
+	memcpy(pg + 0x100, st.jmp, st.len);
+	pg[0x900 + st.trap_off] = 0x90;
+	fn = (uint64_t(*)(const void *))(uintptr_t)(pg + 0x100);
+	ck_assert_uint_eq(fn(w) & 0xffffffff, 9);
+
+	/* endbr64 stays: the jmp after it, across xor; ret and two nops */
+	gap.tail = 3;
+	ck_assert_int_eq(insn_plan_stub(cet, sizeof(cet), ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.addr, ENTRY + 4);
+	ck_assert_uint_eq(st.len, 5);
+
+	/* 5 bytes are no tiny routine: the tail is not needed, nor covered */
+	gap.tail = 0;
+	ck_assert_int_eq(insn_plan_stub(getter, sizeof(getter), ENTRY, SLOT, 0, 0, 1, &gap, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+
+	/* the next routine right after it: not padding */
+	gap.tail = 4;
+	ck_assert_int_eq(insn_plan_stub(packed, sizeof(packed), ENTRY, SLOT, 0, 0, 1, &gap, &st),
+			 1);
+	ck_assert_str_eq(st.reason, "a routine shorter than a jmp, without padding after it");
+	/* code that runs on into the padding is no routine to move */
+	gap.tail = 4;
+	ck_assert_int_eq(insn_plan_stub(runs_on, sizeof(runs_on), ENTRY, SLOT, 0, 0, 1, &gap, &st),
+			 1);
+	ck_assert_str_eq(st.reason,
+			 "a routine shorter than a jmp that runs on into what follows it");
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
  * A routine entered past its first instruction by the code before it
  * (glibc's mempcpy: mov %rdi,%rax; add %rdx,%rax; jmp memmove+3): that
  * code's branches (insn_gap.near) count as the routine's own. The jmp
@@ -1529,6 +1632,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_emulates_call);
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
+	tcase_add_test(tc, stub_tiny_routine);
 	tcase_add_test(tc, stub_entered_inside);
 	suite_add_tcase(s, tc);
 

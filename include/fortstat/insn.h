@@ -128,6 +128,12 @@ struct insn_gap {
 	uint64_t near_addr;
 	const uint8_t *near;
 	size_t near_len;
+	/*
+	 * The last `tail` bytes of fn belong to no routine: padding up to the
+	 * next one. A routine shorter than the jmp (xor %eax,%eax; ret) takes
+	 * it across itself and that padding, and runs whole in its stub.
+	 */
+	size_t tail;
 };
 
 /*

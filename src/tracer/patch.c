@@ -197,7 +197,9 @@ static void neighbours(const struct symtab *st, const struct routine *r, uint64_
  * instruction: glibc's mempcpy jumps into memmove). An indirect
  * function's target has no symbol (size unknown): it runs up to the next
  * routine known, and the code within IFUNC_NEAR bytes either side is
- * walked. Returns NULL or why it cannot be planned.
+ * walked. A routine shorter than a jmp takes up to 16 bytes after it
+ * (gap->tail, padding if the planner finds so). Returns NULL or why it
+ * cannot be planned.
  */
 static const char *stub_extent(struct tracer *tr, const struct routine *r, uint64_t entry,
 			       size_t *len, struct insn_gap *gap)
@@ -215,6 +217,13 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 		*len = (size_t)((far && far - r->addr <= ROUTINE_MAX ? far : next) - r->addr);
 		gap->near_addr = lo + (entry - r->addr);
 		gap->near_len = (size_t)(r->addr - lo);
+	} else if (r->size < 9) { /* shorter than a jmp, perhaps after an endbr64 */
+		uint64_t end = r->addr + r->size;
+
+		gap->tail = 16;
+		if (next && next < end + 16) /* up to the next routine (none if it overlaps) */
+			gap->tail = next > end ? (size_t)(next - end) : 0;
+		*len += gap->tail;
 	}
 	if (*len > ROUTINE_MAX)
 		return "routine longer than 64 KiB";
@@ -261,10 +270,13 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 			gap.near_len = 0;
 	}
 	gap_bytes = gap_before(tr, r, entry, &gap);
-	if (len < 5)
-		why = "routine shorter than a jmp";
-	else if (mem_read(tr->ps->memfd, entry, code, len) < 0)
-		why = "its code cannot be read";
+	if (mem_read(tr->ps->memfd, entry, code, len) < 0) {
+		/* the padding after a tiny routine may end its mapping */
+		len -= gap.tail;
+		gap.tail = 0;
+		if (mem_read(tr->ps->memfd, entry, code, len) < 0)
+			why = "its code cannot be read";
+	}
 	if (!why) {
 		rc = tr->ps->probes
 			 ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp,

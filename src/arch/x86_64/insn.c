@@ -584,11 +584,13 @@ static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint6
 }
 
 /*
- * The plain continuation: registers back, the covered instructions moved
- * (relocated), a jmp back after them; then the jmp that enters the stub.
+ * The plain continuation: registers back, the first `body` bytes of
+ * covered instructions moved (relocated; all of them but for a tiny
+ * routine, whose padding is not moved), a jmp back after them; then the
+ * jmp that enters the stub.
  */
 static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, const uint8_t *code,
-		     uint64_t stub_addr, bool hooked_page)
+		     size_t body, uint64_t stub_addr, bool hooked_page)
 {
 	uint64_t back_from;
 	int64_t d;
@@ -597,7 +599,7 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 	if (hooked_page) /* entered from the stop too: RAX, RDX, r10 as they were */
 		emit(stub, &pos, plain_page, sizeof(plain_page));
 	emit(stub, &pos, restore, sizeof(restore));
-	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
+	for (size_t k = 0, moved = 0; moved < body; k++) {
 		int cond = is_control(&in[k]) ? movable_branch(&in[k]) : -1;
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
@@ -880,12 +882,62 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 	return 0;
 }
 
+/*
+ * A routine shorter than the jmp, code[0..own) at stub->addr, with the
+ * padding code[own..left) after it (insn_gap.tail): straight-line code
+ * that ends by a return or a jump (xor %eax,%eax; ret; a load and a ret)
+ * and padding (nop, int3) up to 5 bytes at least. The jmp covers both; the
+ * whole routine runs in its stub. Returns 0 (stub->len set), 1 (refused:
+ * stub->reason) or -1.
+ */
+static int stub_tiny(csh h, const uint8_t *code, size_t own, size_t left, struct insn_stub *stub)
+{
+	cs_insn *it = cs_malloc(h);
+	const uint8_t *c = code;
+	uint64_t a = stub->addr;
+	size_t n = own;
+	const char *why = NULL;
+	bool ended = false;
+
+	if (!it)
+		return -1;
+	while (n && !why) {
+		int mb;
+
+		if (!cs_disasm_iter(h, &c, &n, &a, it)) {
+			why = "routine not fully decodable";
+			break;
+		}
+		mb = movable_branch(it);
+		if (is_control(it) && !(mb >= 0 && mb <= 16) && it->id != X86_INS_RET &&
+		    !(is_indirect_jmp(it) && !n))
+			why = "a routine shorter than a jmp, with a call or trap";
+		else if (mb >= 0 && (uint64_t)it->detail->x86.operands[0].imm > stub->addr &&
+			 (uint64_t)it->detail->x86.operands[0].imm < stub->addr + 5)
+			why = lands_inside;
+		ended = ends_flow(it) || is_indirect_jmp(it);
+	}
+	if (!why && !ended)
+		why = "a routine shorter than a jmp that runs on into what follows it";
+	/* the padding after it, up to the jmp's 5 bytes */
+	n = left - own;
+	while (!why && (size_t)(a - stub->addr) < 5) {
+		if (!n || !cs_disasm_iter(h, &c, &n, &a, it) || !is_pad(it))
+			why = "a routine shorter than a jmp, without padding after it";
+	}
+	cs_free(it, 1);
+	if (why)
+		return stub_refuse(stub, why);
+	stub->len = 5;
+	return 0;
+}
+
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		   uint64_t retrap, uint64_t page, uint32_t ev, const struct insn_gap *gap,
 		   struct insn_stub *stub)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	size_t off = 0, n, pos = 0;
+	size_t off = 0, n, pos = 0, own, body;
 	cs_insn *in = NULL;
 	csh h;
 	int rc;
@@ -895,19 +947,27 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	memset(stub, 0, sizeof(*stub));
 	if (x86_cs_get(&h) < 0)
 		return -1;
-	if (fn_len >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
+	/* the routine's own bytes: fn less the padding after it */
+	own = gap && gap->tail < fn_len ? fn_len - gap->tail : fn_len;
+	if (own >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
 		off = sizeof(endbr64);
 	stub->addr = entry + off;
 	/* The first few instructions, kept for moving (a dozen at most). */
 	n = cs_disasm(h, fn + off, fn_len - off < 64 ? fn_len - off : 64, stub->addr, 12, &in);
 	if (n == 0)
 		return stub_refuse(stub, "undecodable code");
-	rc = stub_cover(in, n, stub);
+	if (own - off < 5) { /* shorter than the jmp: across it and its padding, if any */
+		rc = stub_tiny(h, fn + off, own - off, fn_len - off, stub);
+		body = own - off;
+	} else {
+		rc = stub_cover(in, n, stub);
+		body = 0;
+	}
 	if (!rc)
-		rc = stub_no_branch_inside(h, fn + off, fn_len - off, gap, stub);
+		rc = stub_no_branch_inside(h, fn + off, own - off, gap, stub);
 	/* A branch lands inside the 5 bytes: a short jmp to padding, if any */
-	if (rc == 1 && (stub->reason == lands_inside || stub->reason == among_first))
-		rc = stub_short(h, in, n, fn + off, fn_len - off, entry, gap, stub);
+	if (rc == 1 && !body && (stub->reason == lands_inside || stub->reason == among_first))
+		rc = stub_short(h, in, n, fn + off, own - off, entry, gap, stub);
 	if (!rc) {
 		stub_head(stub, &pos, retrap, page, ev);
 		/* counting: nothing to hook, the plain path follows the stop */
@@ -915,7 +975,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 			rc = stub_hook(stub, &pos, retrap, page);
 	}
 	if (!rc)
-		rc = stub_tail(stub, pos, in, fn + off, stub_addr, page && retrap);
+		rc = stub_tail(stub, pos, in, fn + off, body ? body : stub->len, stub_addr,
+			       page && retrap);
 	cs_free(in, n);
 	return rc;
 }
