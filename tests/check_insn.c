@@ -1536,6 +1536,45 @@ START_TEST(stub_entered_inside)
 }
 END_TEST
 
+/*
+ * An indirect function's target has a guessed end (insn_gap.open_end):
+ * an instruction cut by the end, or code that cannot be decoded after a
+ * ret, ends the walk without a refusal; code that cannot be decoded where
+ * the routine runs on still refuses.
+ */
+START_TEST(stub_open_end)
+{
+	uint8_t fn[40];
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	static const uint8_t body[] = {
+	    0x48, 0x89, 0xf8,	    /* mov %rdi,%rax */
+	    0x48, 0x83, 0xc0, 0x01, /* add $1,%rax */
+	    0xc3,		    /* ret */
+	};
+
+	memcpy(fn, body, sizeof(body));
+	fn[8] = 0x48; /* an instruction cut by the end */
+	fn[9] = 0x8b;
+	ck_assert_int_eq(insn_plan_stub(fn, 10, ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason, "routine not fully decodable");
+	gap.open_end = true;
+	ck_assert_int_eq(insn_plan_stub(fn, 10, ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 7);
+	/* after the ret, a byte that is no instruction in 64-bit mode, then code */
+	memset(fn + 8, 0x90, sizeof(fn) - 8);
+	fn[8] = 0x06;
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	gap.open_end = false;
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	/* where the routine runs on into it: refused, a guess or not */
+	gap.open_end = true;
+	fn[7] = 0x90; /* the ret a nop */
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason, "routine not fully decodable");
+}
+END_TEST
+
 START_TEST(stub_count)
 {
 	uint8_t *pg;
@@ -1634,6 +1673,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_short_entry);
 	tcase_add_test(tc, stub_tiny_routine);
 	tcase_add_test(tc, stub_entered_inside);
+	tcase_add_test(tc, stub_open_end);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

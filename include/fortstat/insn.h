@@ -129,6 +129,13 @@ struct insn_gap {
 	const uint8_t *near;
 	size_t near_len;
 	/*
+	 * fn's end is a guess (an indirect function's target: up to the next
+	 * routine known, or the end of its mapping): the walks stop, with no
+	 * refusal, at code they cannot decode after an instruction that does
+	 * not fall through, or at an instruction cut by the end.
+	 */
+	bool open_end;
+	/*
 	 * The last `tail` bytes of fn belong to no routine: padding up to the
 	 * next one. A routine shorter than the jmp (xor %eax,%eax; ret) takes
 	 * it across itself and that padding, and runs whole in its stub.

@@ -187,17 +187,38 @@ static void neighbours(const struct symtab *st, const struct routine *r, uint64_
 	}
 }
 
-#define IFUNC_NEAR 4096	  /* bytes around an indirect function's target walked for branches */
-#define ROUTINE_MAX 65536 /* bytes of a routine walked at most */
+#define IFUNC_NEAR 4096	       /* bytes around an indirect function's target walked for branches */
+#define IFUNC_FAR 65536	       /* bytes after it walked when routines are known after that */
+#define ROUTINE_MAX (1u << 20) /* bytes of a routine walked at most */
+
+/* The end of the executable mapping of process pid that holds addr (0: none). */
+static uint64_t exec_map_end(pid_t pid, uint64_t addr)
+{
+	char path[48], line[512], perm[5];
+	uint64_t s, e, end = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &s, &e, perm) == 3 && addr >= s &&
+		    addr < e && perm[2] == 'x')
+			end = e;
+	fclose(f);
+	return end;
+}
 
 /*
  * What to read of r at `entry` for the planner: *len bytes of it, and in
  * gap what surrounds it. The routine before it is walked for branches
  * into its first bytes (hand-written code enters a routine past its first
  * instruction: glibc's mempcpy jumps into memmove). An indirect
- * function's target has no symbol (size unknown): it runs up to the next
- * routine known, and the code within IFUNC_NEAR bytes either side is
- * walked. A routine shorter than a jmp takes up to 16 bytes after it
+ * function's target has no symbol (size unknown): it runs up to a routine
+ * known IFUNC_NEAR bytes after it (else the next one, else the end of its
+ * mapping: the vDSO's, the last of a library), and the code IFUNC_NEAR
+ * bytes before it is walked too. A routine shorter than a jmp takes up to 16 bytes after it
  * (gap->tail, padding if the planner finds so). Returns NULL or why it
  * cannot be planned.
  */
@@ -211,10 +232,19 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 	gap->near_addr = prev + (entry - r->addr);
 	gap->near_len = (size_t)(r->addr - prev);
 	if (r->flags & RT_IFUNC) {
-		if (!next || next - r->addr > ROUTINE_MAX)
-			return "an indirect function's target with no routine known within 64 KiB "
-			       "after it";
-		*len = (size_t)((far && far - r->addr <= ROUTINE_MAX ? far : next) - r->addr);
+		/* up to a routine known, else the end of its code's mapping */
+		uint64_t hi = far && far - r->addr <= IFUNC_FAR ? far : next;
+
+		if (!hi) {
+			hi = exec_map_end(tr->ps->leader, entry);
+			hi = hi > entry ? r->addr + (hi - entry) : 0;
+		}
+		if (!hi)
+			return "an indirect function's target outside the code mapped";
+		if (hi - r->addr > ROUTINE_MAX)
+			hi = r->addr + ROUTINE_MAX;
+		*len = (size_t)(hi - r->addr);
+		gap->open_end = true;
 		gap->near_addr = lo + (entry - r->addr);
 		gap->near_len = (size_t)(r->addr - lo);
 	} else if (r->size < 9) { /* shorter than a jmp, perhaps after an endbr64 */
@@ -226,7 +256,7 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 		*len += gap->tail;
 	}
 	if (*len > ROUTINE_MAX)
-		return "routine longer than 64 KiB";
+		return "routine longer than 1 MiB";
 	return NULL;
 }
 

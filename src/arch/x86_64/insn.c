@@ -329,6 +329,17 @@ static int is_control(const cs_insn *in)
 	       in->id == X86_INS_UD2 || in->id == X86_INS_HLT;
 }
 
+/* Does execution never go on to the next instruction after in? */
+static bool ends_flow(const cs_insn *in)
+{
+	return in->id == X86_INS_JMP || in->id == X86_INS_RET || in->id == X86_INS_UD2;
+}
+
+static bool is_pad(const cs_insn *in)
+{
+	return in->id == X86_INS_NOP || in->id == X86_INS_INT3;
+}
+
 /* Reasons compared by address: refusals that a short entry may overcome. */
 static const char lands_inside[] = "a branch lands inside the first 5 bytes";
 static const char among_first[] = "a branch among the first 5 bytes";
@@ -490,20 +501,28 @@ static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 	return stub->len < 5 ? stub_refuse(stub, "routine shorter than a jmp") : 0;
 }
 
-/* The first branch of code[0..left) at a that lands inside the covered bytes: why not, or NULL. */
+/*
+ * The first branch of code[0..left) at a that lands inside the covered
+ * bytes: why not, or NULL. With `open_end` (an end that is a guess) the
+ * walk stops at code it cannot decode after an instruction that does not
+ * fall through, or at an instruction that the end cuts (under 15 bytes).
+ */
 static const char *branch_inside(csh h, cs_insn *it, const uint8_t *code, size_t left, uint64_t a,
-				 const struct insn_stub *stub)
+				 bool open_end, const struct insn_stub *stub)
 {
 	const char *why = NULL;
+	bool ended = false;
 
 	while (left && !why) {
 		const cs_x86 *x;
 		uint64_t t;
 
 		if (!cs_disasm_iter(h, &code, &left, &a, it)) {
-			why = "routine not fully decodable";
+			if (!(open_end && (ended || left < 15)))
+				why = "routine not fully decodable";
 			break;
 		}
+		ended = ends_flow(it);
 		x = &it->detail->x86;
 		if (!x86_has_group(it, X86_GRP_BRANCH_RELATIVE) || x->op_count < 1 ||
 		    x->operands[0].type != X86_OP_IMM)
@@ -530,12 +549,12 @@ static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
 	if (!it)
 		return -1;
 	if (gap && gap->near && gap->near_len) {
-		why = branch_inside(h, it, gap->near, gap->near_len, gap->near_addr, stub);
+		why = branch_inside(h, it, gap->near, gap->near_len, gap->near_addr, false, stub);
 		if (why && why != lands_inside)
 			why = "the code before it not fully decodable";
 	}
 	if (!why)
-		why = branch_inside(h, it, code, left, stub->addr, stub);
+		why = branch_inside(h, it, code, left, stub->addr, gap && gap->open_end, stub);
 	cs_free(it, 1);
 	return why ? stub_refuse(stub, why) : 0;
 }
@@ -724,17 +743,6 @@ struct short_scan {
 	bool ended;	   /* the last instruction walked does not fall through */
 };
 
-/* Does execution never go on to the next instruction after in? */
-static bool ends_flow(const cs_insn *in)
-{
-	return in->id == X86_INS_JMP || in->id == X86_INS_RET || in->id == X86_INS_UD2;
-}
-
-static bool is_pad(const cs_insn *in)
-{
-	return in->id == X86_INS_NOP || in->id == X86_INS_INT3;
-}
-
 static void short_run(struct short_scan *sc, uint64_t start, uint64_t end, bool runs)
 {
 	if (runs && end - start >= 5 && sc->nr < SHORT_RUNS) {
@@ -750,7 +758,7 @@ static void short_run(struct short_scan *sc, uint64_t start, uint64_t end, bool 
  * false when it is not fully decodable.
  */
 static bool short_walk(csh h, cs_insn *it, const uint8_t *code, size_t len, uint64_t a,
-		       struct short_scan *sc, bool runs)
+		       struct short_scan *sc, bool runs, bool open_end)
 {
 	uint64_t rs = 0, end = a + len;
 
@@ -759,8 +767,12 @@ static bool short_walk(csh h, cs_insn *it, const uint8_t *code, size_t len, uint
 		const cs_x86 *x;
 		uint64_t t;
 
-		if (!cs_disasm_iter(h, &code, &len, &a, it))
-			return false;
+		if (!cs_disasm_iter(h, &code, &len, &a, it)) {
+			if (!open_end || !(sc->ended || rs || len < 15))
+				return false;
+			end = a; /* an end that was a guess: the code stops here */
+			break;
+		}
 		if (is_pad(it) && (sc->ended || rs)) {
 			if (!rs)
 				rs = it->address;
@@ -819,7 +831,8 @@ static void short_gap(csh h, cs_insn *it, const struct insn_gap *gap, uint64_t e
 	*pad = 0;
 	if (!gap || !gap->bytes || gap->code_len == 0 || gap->code_len + 5 > gap->len ||
 	    gap->addr + gap->len != entry ||
-	    !short_walk(h, it, gap->bytes, gap->code_len, gap->addr, sc, false) || !sc->ended)
+	    !short_walk(h, it, gap->bytes, gap->code_len, gap->addr, sc, false, false) ||
+	    !sc->ended)
 		return;
 	code = gap->bytes + gap->code_len;
 	left = gap->len - gap->code_len;
@@ -852,9 +865,9 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 	}
 	sc->addr = stub->addr;
 	if (gap && gap->near && gap->near_len &&
-	    !short_walk(h, it, gap->near, gap->near_len, gap->near_addr, sc, false))
+	    !short_walk(h, it, gap->near, gap->near_len, gap->near_addr, sc, false, false))
 		why = "the code before it not fully decodable";
-	else if (!short_walk(h, it, code, left, stub->addr, sc, true))
+	else if (!short_walk(h, it, code, left, stub->addr, sc, true, gap && gap->open_end))
 		why = "routine not fully decodable";
 	else if (!sc->first)
 		why = stub->reason; /* nothing lands inside: the first reason stands */
