@@ -187,6 +187,7 @@ static void neighbours(const struct symtab *st, const struct routine *r, uint64_
 	}
 }
 
+#define PREV_NEAR 1024	       /* the routine before one walked if it starts this close */
 #define IFUNC_NEAR 4096	       /* bytes around an indirect function's target walked for branches */
 #define IFUNC_FAR 65536	       /* bytes after it walked when routines are known after that */
 #define ROUTINE_MAX (1u << 20) /* bytes of a routine walked at most */
@@ -212,9 +213,10 @@ static uint64_t exec_map_end(pid_t pid, uint64_t addr)
 
 /*
  * What to read of r at `entry` for the planner: *len bytes of it, and in
- * gap what surrounds it. The routine before it is walked for branches
- * into its first bytes (hand-written code enters a routine past its first
- * instruction: glibc's mempcpy jumps into memmove). An indirect
+ * gap what surrounds it. The routine before it, if it starts PREV_NEAR
+ * bytes before at most, is walked for branches into its first bytes
+ * (hand-written code enters a routine past its first instruction: glibc's
+ * mempcpy, 8 bytes, jumps into memmove). An indirect
  * function's target has no symbol (size unknown): it runs up to a routine
  * known IFUNC_NEAR bytes after it (else the next one, else the end of its
  * mapping: the vDSO's, the last of a library), and the code IFUNC_NEAR
@@ -229,8 +231,10 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 
 	neighbours(tr->ps->st, r, IFUNC_NEAR, &prev, &lo, &next, &far);
 	*len = (size_t)r->size;
-	gap->near_addr = prev + (entry - r->addr);
-	gap->near_len = (size_t)(r->addr - prev);
+	if (r->addr - prev <= PREV_NEAR) {
+		gap->near_addr = prev + (entry - r->addr);
+		gap->near_len = (size_t)(r->addr - prev);
+	}
 	if (r->flags & RT_IFUNC) {
 		/* up to a routine known, else the end of its code's mapping */
 		uint64_t hi = far && far - r->addr <= IFUNC_FAR ? far : next;
