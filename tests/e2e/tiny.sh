@@ -1,17 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tiny.sh - routines shorter than a jmp (a load and a ret, xor %eax,%eax;
-# ret) and a routine entered past its first instruction by another (as
-# glibc's mempcpy enters memmove): exact counts, same output and exit
-# status; with the probes none of them stops at each call but the one with
-# no padding after it, which -v names with its reason.
+# ret), a routine entered past its first instruction by another (as
+# glibc's mempcpy enters memmove), and glibc's indirect functions' targets
+# (-l libc): exact counts, same output and exit status; with the probes
+# none of them stops at each call but the one with no padding after it,
+# which -v names with its reason.
 . "$SRCDIR/tests/lib.sh"
 for opt in O0 O2; do
 	p=$BIN/tiny-$opt
 	traced -- "$p"
-	grep -q '^sum 19675$' t.out || fail "$p: output $(cat t.out)"
+	grep -q '^sum 22155$' t.out || fail "$p: output $(cat t.out)"
 	expect "$p" main 1 getv 300 zero 200 fwd 100 fwd_p 50 ident 30 ident2 30 twice 20
+	traced -l libc -- "$p"
+	expect "$p" main 1 fwd 100 fwd_p 50 libc.so.6:memrchr 70 libc.so.6:rawmemchr 40 \
+		libc.so.6:wcsnlen 10
 	[ "$MECH" = probes ] || continue
+	"$FORTSTAT" -v -l libc -o /dev/null "$p" >/dev/null 2>v.err
+	! grep -E ':(memrchr|rawmemchr|wcsnlen): a trap' v.err ||
+		fail "$p: glibc's indirect functions' targets take a trap"
+	grep -q '^fortstat: libc.so.6: [0-9]* timed routines take a trap at each call$' v.err ||
+		fail "$p: -v does not count libc's routines that trap"
 	"$FORTSTAT" -v -o /dev/null "$p" >/dev/null 2>v.err
 	grep 'a trap at each call' v.err >traps.txt
 	want="fortstat: ident: a trap at each call (a routine shorter than a jmp, without padding after it)
