@@ -189,7 +189,7 @@ static void neighbours(const struct symtab *st, const struct routine *r, uint64_
 
 #define PREV_NEAR 1024	       /* the routine before one walked if it starts this close */
 #define IFUNC_NEAR 4096	       /* bytes around an indirect function's target walked for branches */
-#define IFUNC_FAR 65536	       /* bytes after it walked when routines are known after that */
+#define IFUNC_WALK 8192	       /* ... and after it at most (beyond: the file's AVX-512 variants) */
 #define ROUTINE_MAX (1u << 20) /* bytes of a routine walked at most */
 
 /* The end of the executable mapping of process pid that holds addr (0: none). */
@@ -214,13 +214,16 @@ static uint64_t exec_map_end(pid_t pid, uint64_t addr)
 /*
  * What to read of r at `entry` for the planner: *len bytes of it, and in
  * gap what surrounds it. The routine before it, if it starts PREV_NEAR
- * bytes before at most, is walked for branches into its first bytes
- * (hand-written code enters a routine past its first instruction: glibc's
- * mempcpy, 8 bytes, jumps into memmove). An indirect
+ * bytes before at most (IFUNC_NEAR in an image known by its .dynsym
+ * alone, where unnamed routines lie between), is walked for branches into
+ * its first bytes (hand-written code enters a routine past its first
+ * instruction: glibc's mempcpy, 8 bytes, jumps into memmove). An indirect
  * function's target has no symbol (size unknown): it runs up to a routine
  * known IFUNC_NEAR bytes after it (else the next one, else the end of its
- * mapping: the vDSO's, the last of a library), and the code IFUNC_NEAR
- * bytes before it is walked too. A routine shorter than a jmp takes up to 16 bytes after it
+ * mapping: the vDSO's, the last of a library), IFUNC_WALK bytes at most
+ * (beyond lie the other variants of its file, whose AVX-512 instructions
+ * capstone 4 may not decode), and the code IFUNC_NEAR bytes before it is
+ * walked too. A routine shorter than a jmp takes up to 16 bytes after it
  * (gap->tail, padding if the planner finds so). Returns NULL or why it
  * cannot be planned.
  */
@@ -231,13 +234,14 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 
 	neighbours(tr->ps->st, r, IFUNC_NEAR, &prev, &lo, &next, &far);
 	*len = (size_t)r->size;
-	if (r->addr - prev <= PREV_NEAR) {
+	/* with .dynsym alone, routines unknown lie between those known (glibc's variants) */
+	if (r->addr - prev <= (!r->module && tr->ps->st->has_symtab ? PREV_NEAR : IFUNC_NEAR)) {
 		gap->near_addr = prev + (entry - r->addr);
 		gap->near_len = (size_t)(r->addr - prev);
 	}
 	if (r->flags & RT_IFUNC) {
 		/* up to a routine known, else the end of its code's mapping */
-		uint64_t hi = far && far - r->addr <= IFUNC_FAR ? far : next;
+		uint64_t hi = far ? far : next;
 
 		if (!hi) {
 			hi = exec_map_end(tr->ps->leader, entry);
@@ -245,8 +249,8 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 		}
 		if (!hi)
 			return "an indirect function's target outside the code mapped";
-		if (hi - r->addr > ROUTINE_MAX)
-			hi = r->addr + ROUTINE_MAX;
+		if (hi - r->addr > IFUNC_WALK) /* cut there: a guess, as the rest */
+			hi = r->addr + IFUNC_WALK;
 		*len = (size_t)(hi - r->addr);
 		gap->open_end = true;
 		gap->near_addr = lo + (entry - r->addr);
