@@ -1287,11 +1287,14 @@ START_TEST(stub_short_entry)
 	memcpy(pg + 0x110, loop4, 0x12);
 	gap = (struct insn_gap){ .addr = base + 0x100, .bytes = pg + 0x100, .code_len = sizeof(prev),
 				 .len = 0x10 };
-	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, NULL,
-					&st), 1);
-	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, no padding within reach");
+	/* (without it, small and a leaf, it would run whole in its stub) */
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.whole, 0x12);
+	ck_assert_uint_eq(st.pad_addr, 0);
 	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
 					&st), 0);
+	ck_assert_uint_eq(st.whole, 0);
 	ck_assert_uint_eq(st.pad_addr, base + 0x10b);
 	put_short(pg, base, 0x110, &st);
 	fn = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x110);
@@ -1302,8 +1305,9 @@ START_TEST(stub_short_entry)
 	/* 3: padding that a branch reaches, or after a call, is no padding */
 	memcpy(code, loop4, sizeof(loop4));
 	memcpy(code + 0x0d, (const uint8_t[]){ 0xeb, 0x03, 0x90 }, 3); /* jmp 0x12; nop */
-	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
-	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, no padding within reach");
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.pad_addr, 0); /* not a short entry: moved whole */
+	ck_assert_uint_eq(st.whole, sizeof(code));
 	memcpy(pg + 0x100, (const uint8_t[]){ 0xe8, 0, 0, 0, 0, 0xcc }, 6); /* call; int3 */
 	gap.code_len = 5;
 	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
@@ -1502,14 +1506,14 @@ START_TEST(stub_entered_inside)
 	ck_assert_int_eq(
 	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, NULL, &st), 0);
 	ck_assert_uint_eq(st.len, 7);
-	/* with the code before it, refused but through padding */
+	/* with the code before it, refused (not moved whole: it is entered) but through padding */
 	gap.near_addr = base;
 	gap.near = pg;
 	gap.near_len = 0x10;
 	ck_assert_int_eq(
 	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 1);
 	ck_assert_str_eq(st.reason,
-			 "a branch lands inside the first 5 bytes, no padding within reach");
+			 "a branch lands inside the first 5 bytes, and other code enters it");
 	/* pcpy's padding (after its jmp, which nothing reaches) takes the jmp rel32 */
 	gap.addr = base;
 	gap.bytes = pg;
@@ -1572,6 +1576,96 @@ START_TEST(stub_open_end)
 	fn[7] = 0x90; /* the ret a nop */
 	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
 	ck_assert_str_eq(st.reason, "routine not fully decodable");
+}
+END_TEST
+
+/*
+ * A loop back to the second instruction and no padding within reach: a
+ * small leaf routine runs whole in its stub, its branches re-aimed at the
+ * copy (a linked list's length, as python's _PyWeakref_GetWeakrefCount).
+ * Refused with a call, a branch out of it, or code before it that enters
+ * its body.
+ */
+START_TEST(stub_whole_routine)
+{
+	static const uint8_t count[] = {
+	    0x31, 0xc0,		    /* 0x00 xor %eax,%eax */
+	    0x48, 0x85, 0xff,	    /* 0x02 test %rdi,%rdi  <- the loop */
+	    0x74, 0x09,		    /* 0x05 je 0x10 */
+	    0x48, 0x8b, 0x7f, 0x08, /* 0x07 mov 0x8(%rdi),%rdi */
+	    0x48, 0xff, 0xc0,	    /* 0x0b inc %rax */
+	    0xeb, 0xf2,		    /* 0x0e jmp 0x02 */
+	    0xc3,		    /* 0x10 ret */
+	};
+	static const uint8_t runs_on[] = {
+	    0x31, 0xc0,	      /* 0x0 xor %eax,%eax */
+	    0xff, 0xc0,	      /* 0x2 inc %eax  <- the loop */
+	    0x83, 0xf8, 0x03, /* 0x4 cmp $3,%eax */
+	    0x75, 0xf9,	      /* 0x7 jne 0x2 */
+	};
+	struct node {
+		long v;
+		struct node *next;
+	} nodes[4] = {{0, &nodes[1]}, {0, &nodes[2]}, {0, &nodes[3]}, {0, NULL}};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	uint64_t base, (*fn)(const struct node *);
+	uint8_t *pg = code_page(&base, &ep), code[sizeof(count)];
+
+	if (!pg)
+		return;
+	memcpy(pg + 0x40, count, sizeof(count));
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x40, sizeof(count), base + 0x40, base + 0x800, 0, 0, 1, NULL, &st),
+	    0);
+	ck_assert_uint_eq(st.whole, sizeof(count));
+	ck_assert_uint_eq(st.len, 5);
+	ck_assert_uint_eq(st.pad_addr, 0);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg + 0x40, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90;		    /* no tracer here: go on past the stop */
+	memset(pg + 0x45, 0xcc, sizeof(count) - 5); /* nothing runs the original any more */
+	fn = (uint64_t(*)(const struct node *))(uintptr_t)(pg + 0x40);
+	ck_assert_uint_eq(fn(nodes), 4);
+	ck_assert_uint_eq(fn(&nodes[2]), 2);
+	ck_assert_uint_eq(fn(NULL), 0);
+
+	/* one that runs on at its end goes on there, after the copy */
+	memcpy(pg + 0x80, runs_on, sizeof(runs_on));
+	pg[0x80 + sizeof(runs_on)] = 0xc3; /* what follows it: ret */
+	ck_assert_int_eq(insn_plan_stub(pg + 0x80, sizeof(runs_on), base + 0x80, base + 0x900, 0, 0,
+					2, NULL, &st),
+			 0);
+	ck_assert_uint_eq(st.whole, sizeof(runs_on));
+	memcpy(pg + 0x900, st.code, st.code_len);
+	memcpy(pg + 0x80, st.jmp, st.len);
+	pg[0x900 + st.trap_off] = 0x90;
+	fn = (uint64_t(*)(const struct node *))(uintptr_t)(pg + 0x80);
+	ck_assert_uint_eq(fn(NULL) & 0xffffffff, 3);
+
+	/* a branch out of it (a cold part may come back into the original) */
+	memcpy(code, count, sizeof(count));
+	code[6] = 0x20; /* je 0x27 */
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, and one leaves the routine");
+	/* a call */
+	memcpy(code, count, sizeof(count));
+	memcpy(code + 7, (const uint8_t[]){0xe8, 0, 0, 0, 0}, 5); /* call; then 2 bytes */
+	code[12] = 0x90;
+	code[13] = 0x90;
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, and a call or an "
+				    "indirect branch in the routine");
+	/* code before it that jumps into its body */
+	gap.near = (const uint8_t[]){0xeb, 0x0c}; /* jmp entry+0xb */
+	gap.near_addr = ENTRY - 2;
+	gap.near_len = 2;
+	ck_assert_int_eq(insn_plan_stub(count, sizeof(count), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, and other code enters it");
+	munmap(pg, 8192);
 }
 END_TEST
 
@@ -1674,6 +1768,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_tiny_routine);
 	tcase_add_test(tc, stub_entered_inside);
 	tcase_add_test(tc, stub_open_end);
+	tcase_add_test(tc, stub_whole_routine);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

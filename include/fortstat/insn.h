@@ -102,6 +102,12 @@ struct insn_stub {
 	 */
 	uint64_t pad_addr;
 	uint8_t pad[5];
+	/*
+	 * A branch of the routine lands in its first 5 bytes and no padding
+	 * is within reach: a small routine runs whole in its stub (this many
+	 * bytes at addr; 0: not), its branches re-aimed at the copy.
+	 */
+	unsigned whole;
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
 };
 

@@ -336,16 +336,20 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	for (size_t i = 0; i < tr->n_avoid; i++) {
 		/*
 		 * -p: a thread stopped inside the bytes the jmp covers would
-		 * resume mid-jmp; one in the padding would run the jmp there.
+		 * resume mid-jmp (inside a routine moved whole, it could loop
+		 * back into them); one in the padding would run the jmp there.
 		 */
 		uint64_t pc = tr->avoid_pc[i];
 
-		if ((pc > stub.addr && pc < stub.addr + stub.len) ||
+		if ((pc > stub.addr && pc < stub.addr + (stub.whole ? stub.whole : stub.len)) ||
 		    (stub.pad_addr && pc >= stub.pad_addr && pc < stub.pad_addr + 5)) {
 			free(code);
 			return "a thread is inside its first bytes";
 		}
 	}
+	if (stub.whole)
+		fs_info(2, "%s: moved whole into its stub (%u bytes)",
+			r->display ? r->display : r->names[0], stub.whole);
 	if (stub.pad_addr && mem_read(tr->ps->memfd, stub.pad_addr, p->pad_orig, 5) < 0) {
 		free(code);
 		return "its padding cannot be read";

@@ -343,6 +343,8 @@ static bool is_pad(const cs_insn *in)
 /* Reasons compared by address: refusals that a short entry may overcome. */
 static const char lands_inside[] = "a branch lands inside the first 5 bytes";
 static const char among_first[] = "a branch among the first 5 bytes";
+/* ... and one that moving the whole routine may */
+static const char no_pad[] = "a branch lands inside the first 5 bytes, no padding within reach";
 
 static int stub_refuse(struct insn_stub *stub, const char *why)
 {
@@ -602,6 +604,134 @@ static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint6
 	return 0;
 }
 
+#define WHOLE_MAX 64 /* bytes of a routine moved whole into its stub at most */
+
+/*
+ * The instructions of a routine moved whole (stub->whole bytes of code at
+ * stub->addr) at *pos: its relative branches, all within it, re-aimed at
+ * the copy (rel32), RIP-relative operands re-encoded. Returns 0 or 1
+ * (refused: stub->reason).
+ */
+static int whole_tail(struct insn_stub *stub, size_t *pos, const uint8_t *code, uint64_t stub_addr)
+{
+	unsigned at[WHOLE_MAX], cur = 0;
+	cs_insn *in = NULL;
+	size_t n = 0;
+	int rc = 0;
+	csh h;
+
+	if (x86_cs_get(&h) < 0)
+		return stub_refuse(stub, "capstone failed");
+	n = cs_disasm(h, code, stub->whole, stub->addr, 0, &in);
+	for (size_t k = 0; k < n; k++) { /* where each instruction goes in the copy */
+		int mb = movable_branch(&in[k]);
+
+		at[k] = cur;
+		cur += mb == 16 ? 5 : mb >= 0 && mb < 16 ? 6 : in[k].size;
+	}
+	if (*pos + cur + 5 > INSN_STUB_SIZE)
+		rc = stub_refuse(stub, "instructions too long for the stub");
+	for (size_t k = 0; !rc && k < n; k++) {
+		int mb = movable_branch(&in[k]);
+		uint8_t *o = stub->code + *pos + at[k];
+		uint64_t t;
+		size_t j = 0;
+
+		if (mb < 0 || mb > 16) {
+			if (relocate(&in[k], code + (in[k].address - stub->addr),
+				     stub_addr + *pos + at[k], o))
+				rc = stub_refuse(stub, "an instruction that cannot be moved");
+			continue;
+		}
+		t = (uint64_t)in[k].detail->x86.operands[0].imm;
+		while (j < n && in[j].address != t)
+			j++;
+		if (j == n) { /* stub_whole saw to it */
+			rc = stub_refuse(stub, "a branch out of a routine moved whole");
+			break;
+		}
+		if (mb == 16) {
+			o[0] = 0xe9;
+		} else {
+			o[0] = 0x0f;
+			o[1] = (uint8_t)(0x80 | mb);
+		}
+		put_le32(o + (mb == 16 ? 1 : 2),
+			 (int32_t)((int64_t)at[j] - (int64_t)(at[k] + (mb == 16 ? 5 : 6))));
+	}
+	cs_free(in, n);
+	if (!rc)
+		*pos += cur;
+	return rc;
+}
+
+/*
+ * A small routine whose own branches land in its first 5 bytes (a loop
+ * back to its second instruction) with no padding within reach: the whole
+ * routine, code[0..len) at stub->addr, runs in its stub (one that runs on
+ * at its end goes on there). Only a leaf whose branches all stay within it
+ * (a branch out may go to a cold part that jumps back into the original),
+ * and that no code before it enters (gap->near): its original bytes after
+ * the jmp are left, and nothing runs them. Returns 0 (stub->whole and stub->len
+ * set), 1 (refused: stub->reason) or -1.
+ */
+static int stub_whole(csh h, const uint8_t *code, size_t len, const struct insn_gap *gap,
+		      struct insn_stub *stub)
+{
+	cs_insn *in = NULL;
+	size_t n, sum = 0, cover = 0;
+	const char *why = NULL;
+
+	if (len > WHOLE_MAX)
+		return stub_refuse(stub, no_pad);
+	n = cs_disasm(h, code, len, stub->addr, 0, &in);
+	for (size_t k = 0; k < n; k++)
+		sum += in[k].size;
+	if (sum != len || !n)
+		why = "routine not fully decodable";
+	for (size_t k = 0; !why && k < n; k++) {
+		int mb = movable_branch(&in[k]);
+		uint64_t t;
+		size_t j = 0;
+
+		if (cover < 5)
+			cover += in[k].size;
+		if (!is_control(&in[k]))
+			continue;
+		if (in[k].id == X86_INS_RET)
+			continue;
+		if (mb < 0 || mb > 16) {
+			why = "a branch lands inside the first 5 bytes, and a call or an indirect "
+			      "branch in the routine";
+			break;
+		}
+		t = (uint64_t)in[k].detail->x86.operands[0].imm;
+		while (j < n && in[j].address != t)
+			j++;
+		if (j == n)
+			why = "a branch lands inside the first 5 bytes, and one leaves the routine";
+	}
+	cs_free(in, n);
+	if (!why && gap && gap->near && gap->near_len) {
+		/* the code before it may enter it anywhere but at its entry */
+		struct insn_stub body = *stub;
+		cs_insn *it = cs_malloc(h);
+
+		if (!it)
+			return -1;
+		body.len = (unsigned)len;
+		if (branch_inside(h, it, gap->near, gap->near_len, gap->near_addr, false, &body))
+			why = "a branch lands inside the first 5 bytes, and other code enters it";
+		cs_free(it, 1);
+	}
+	if (why)
+		return stub_refuse(stub, why);
+	stub->whole = (unsigned)len;
+	stub->len = (unsigned)cover;
+	stub->reason = NULL;
+	return 0;
+}
+
 /*
  * The plain continuation: registers back, the first `body` bytes of
  * covered instructions moved (relocated; all of them but for a tiny
@@ -618,7 +748,9 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 	if (hooked_page) /* entered from the stop too: RAX, RDX, r10 as they were */
 		emit(stub, &pos, plain_page, sizeof(plain_page));
 	emit(stub, &pos, restore, sizeof(restore));
-	for (size_t k = 0, moved = 0; moved < body; k++) {
+	if (stub->whole && whole_tail(stub, &pos, code, stub_addr))
+		return 1;
+	for (size_t k = 0, moved = 0; !stub->whole && moved < body; k++) {
 		int cond = is_control(&in[k]) ? movable_branch(&in[k]) : -1;
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
@@ -676,7 +808,7 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 		moved += in[k].size;
 	}
 	back_from = stub_addr + pos + 5;
-	d = (int64_t)(stub->addr + stub->len - back_from);
+	d = (int64_t)(stub->addr + (stub->whole ? stub->whole : stub->len) - back_from);
 	if (!fits32(d))
 		return stub_refuse(stub, "jump back out of range");
 	stub->code[pos] = 0xe9;
@@ -883,7 +1015,7 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 		for (size_t i = 0; !pad && i < sc->nr; i++)
 			short_pick(sc, sc->run[i][0], sc->run[i][1], false, &pad);
 		if (!pad)
-			why = "a branch lands inside the first 5 bytes, no padding within reach";
+			why = no_pad;
 	}
 	cs_free(it, 1);
 	free(sc);
@@ -981,6 +1113,9 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	/* A branch lands inside the 5 bytes: a short jmp to padding, if any */
 	if (rc == 1 && !body && (stub->reason == lands_inside || stub->reason == among_first))
 		rc = stub_short(h, in, n, fn + off, own - off, entry, gap, stub);
+	/* no padding: the whole routine into its stub, if it is small */
+	if (rc == 1 && !body && stub->reason == no_pad)
+		rc = stub_whole(h, fn + off, own - off, gap, stub);
 	if (!rc) {
 		stub_head(stub, &pos, retrap, page, ev);
 		/* counting: nothing to hook, the plain path follows the stop */
