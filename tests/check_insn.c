@@ -1318,11 +1318,14 @@ START_TEST(stub_short_entry)
 	memcpy(pg + 0x110, loop4, 0x12);
 	gap = (struct insn_gap){ .addr = base + 0x100, .bytes = pg + 0x100, .code_len = sizeof(prev),
 				 .len = 0x10 };
-	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, NULL,
-					&st), 1);
-	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, no padding within reach");
+	/* (without it, small and a leaf, it would run whole in its stub) */
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.whole, 0x12);
+	ck_assert_uint_eq(st.pad_addr, 0);
 	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
 					&st), 0);
+	ck_assert_uint_eq(st.whole, 0);
 	ck_assert_uint_eq(st.pad_addr, base + 0x10b);
 	put_short(pg, base, 0x110, &st);
 	fn = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x110);
@@ -1333,8 +1336,9 @@ START_TEST(stub_short_entry)
 	/* 3: padding that a branch reaches, or after a call, is no padding */
 	memcpy(code, loop4, sizeof(loop4));
 	memcpy(code + 0x0d, (const uint8_t[]){ 0xeb, 0x03, 0x90 }, 3); /* jmp 0x12; nop */
-	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
-	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, no padding within reach");
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.pad_addr, 0); /* not a short entry: moved whole */
+	ck_assert_uint_eq(st.whole, sizeof(code));
 	memcpy(pg + 0x100, (const uint8_t[]){ 0xe8, 0, 0, 0, 0, 0xcc }, 6); /* call; int3 */
 	gap.code_len = 5;
 	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
@@ -1394,6 +1398,304 @@ START_TEST(stub_moves_branch_and_ret)
 	pg[0x900 + st.trap_off] = 0x90;
 	get = (uint64_t (*)(const uint8_t *))(uintptr_t)(pg + 0x100);
 	ck_assert_uint_eq(get(bytes) & 0xffffffff, 0x2a);
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * Routines shorter than a jmp: the jmp goes across the routine and the
+ * padding after it (insn_gap.tail), and the whole routine runs in its
+ * stub. Refused with no padding after it, or when it runs on into what
+ * follows.
+ */
+START_TEST(stub_tiny_routine)
+{
+	static const uint8_t getter[] = {
+	    0x48, 0x8b, 0x47, 0x08, /* mov 0x8(%rdi),%rax */
+	    0xc3,		    /* ret (5 bytes: no tail needed) */
+	};
+	static const uint8_t zero[] = {
+	    0x31, 0xc0,			  /* xor %eax,%eax */
+	    0xc3,			  /* ret */
+	    0x0f, 0x1f, 0x44, 0x00, 0x00, /* nopl 0(%rax,%rax): padding */
+	};
+	static const uint8_t load[] = {
+	    0x8b, 0x47, 0x04,	    /* mov 0x4(%rdi),%eax */
+	    0xc3,		    /* ret */
+	    0xcc, 0xcc, 0xcc, 0xcc, /* int3 fill */
+	};
+	static const uint8_t cet[] = {
+	    0xf3, 0x0f, 0x1e, 0xfa, /* endbr64 */
+	    0x31, 0xc0,		    /* xor %eax,%eax */
+	    0xc3,		    /* ret */
+	    0x90, 0x90, 0x90,	    /* nops */
+	};
+	static const uint8_t packed[] = {
+	    0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+	    0xc3,	      /* ret */
+	    0x48, 0x89, 0xf8, /* the next routine: mov %rdi,%rax */
+	    0xc3,
+	};
+	static const uint8_t runs_on[] = {
+	    0x48, 0x89, 0xf8, /* mov %rdi,%rax: falls into the next */
+	    0x90, 0x90, 0x90, 0x90,
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	uint64_t base, (*fn)(const void *);
+	uint8_t *pg = code_page(&base, &ep);
+	uint32_t w[2] = {5, 9};
+
+	if (!pg)
+		return;
+	/* without the tail the routine is refused */
+	ck_assert_int_eq(insn_plan_stub(zero, 3, ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a routine shorter than a jmp, without padding after it");
+	/* xor; ret; padding: the jmp covers 5 bytes, the stub moves 3 */
+	memcpy(pg, zero, sizeof(zero));
+	gap.tail = 5;
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(zero), base, base + 0x800, 0, 0, 1, &gap, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+	ck_assert_uint_eq(st.jmp[0], 0xe9);
+	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, zero, 3));
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t(*)(const void *))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(NULL) & 0xffffffff, 0);
+
+	/* a load and a ret, int3 fill after it */
+	memcpy(pg + 0x100, load, sizeof(load));
+	gap.tail = 4;
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(load), base + 0x100, base + 0x900, 0, 0,
+					2, &gap, &st),
+			 0);
+	memcpy(pg + 0x900, st.code, st.code_len);
+	memcpy(pg + 0x100, st.jmp, st.len);
+	pg[0x900 + st.trap_off] = 0x90;
+	fn = (uint64_t(*)(const void *))(uintptr_t)(pg + 0x100);
+	ck_assert_uint_eq(fn(w) & 0xffffffff, 9);
+
+	/* endbr64 stays: the jmp after it, across xor; ret and two nops */
+	gap.tail = 3;
+	ck_assert_int_eq(insn_plan_stub(cet, sizeof(cet), ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.addr, ENTRY + 4);
+	ck_assert_uint_eq(st.len, 5);
+
+	/* 5 bytes are no tiny routine: the tail is not needed, nor covered */
+	gap.tail = 0;
+	ck_assert_int_eq(insn_plan_stub(getter, sizeof(getter), ENTRY, SLOT, 0, 0, 1, &gap, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+
+	/* the next routine right after it: not padding */
+	gap.tail = 4;
+	ck_assert_int_eq(insn_plan_stub(packed, sizeof(packed), ENTRY, SLOT, 0, 0, 1, &gap, &st),
+			 1);
+	ck_assert_str_eq(st.reason, "a routine shorter than a jmp, without padding after it");
+	/* code that runs on into the padding is no routine to move */
+	gap.tail = 4;
+	ck_assert_int_eq(insn_plan_stub(runs_on, sizeof(runs_on), ENTRY, SLOT, 0, 0, 1, &gap, &st),
+			 1);
+	ck_assert_str_eq(st.reason,
+			 "a routine shorter than a jmp that runs on into what follows it");
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * A routine entered past its first instruction by the code before it
+ * (glibc's mempcpy: mov %rdi,%rax; add %rdx,%rax; jmp memmove+3): that
+ * code's branches (insn_gap.near) count as the routine's own. The jmp
+ * would cover memmove+3: a short entry instead, through padding.
+ */
+START_TEST(stub_entered_inside)
+{
+	static const uint8_t code[] = {
+	    /* 0x00 pcpy: */
+	    0x48, 0x89, 0xf8,				    /* 0x00 mov %rdi,%rax */
+	    0x48, 0x01, 0xf0,				    /* 0x03 add %rsi,%rax */
+	    0xeb, 0x0b,					    /* 0x06 jmp 0x13 (move+3) */
+	    0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, /* 0x08 nopl: padding */
+	    /* 0x10 move: */
+	    0x48, 0x89, 0xf8,	    /* 0x10 mov %rdi,%rax */
+	    0x48, 0x83, 0xc0, 0x01, /* 0x13 add $1,%rax */
+	    0xc3,		    /* 0x17 ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	uint64_t base, (*move)(uint64_t), (*pcpy)(uint64_t, uint64_t);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, code, sizeof(code));
+	/* alone, move looks like any routine: a jmp over its first 7 bytes */
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 7);
+	/* with the code before it, refused (not moved whole: it is entered) but through padding */
+	gap.near_addr = base;
+	gap.near = pg;
+	gap.near_len = 0x10;
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, and other code enters it");
+	/* pcpy's padding (after its jmp, which nothing reaches) takes the jmp rel32 */
+	gap.addr = base;
+	gap.bytes = pg;
+	gap.code_len = 8;
+	gap.len = 0x10;
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 3);
+	ck_assert_uint_eq(st.pad_addr, base + 0x0b);
+	put_short(pg, base, 0x10, &st);
+	move = (uint64_t(*)(uint64_t))(uintptr_t)(pg + 0x10);
+	pcpy = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(move(41), 42);
+	ck_assert_uint_eq(pcpy(40, 2), 43); /* past the stub, as before */
+	/* code before it that cannot be decoded (an instruction cut short): no guess */
+	gap.bytes = NULL;
+	gap.near = (const uint8_t[]){0x90, 0x48, 0x8b};
+	gap.near_addr = base + 0x10 - 3;
+	gap.near_len = 3;
+	ck_assert_int_eq(
+	    insn_plan_stub(code + 0x10, 8, base + 0x10, base + 0x800, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason, "the code before it not fully decodable");
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
+ * An indirect function's target has a guessed end (insn_gap.open_end):
+ * an instruction cut by the end, or code that cannot be decoded after a
+ * ret, ends the walk without a refusal; code that cannot be decoded where
+ * the routine runs on still refuses.
+ */
+START_TEST(stub_open_end)
+{
+	uint8_t fn[40];
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	static const uint8_t body[] = {
+	    0x48, 0x89, 0xf8,	    /* mov %rdi,%rax */
+	    0x48, 0x83, 0xc0, 0x01, /* add $1,%rax */
+	    0xc3,		    /* ret */
+	};
+
+	memcpy(fn, body, sizeof(body));
+	fn[8] = 0x48; /* an instruction cut by the end */
+	fn[9] = 0x8b;
+	ck_assert_int_eq(insn_plan_stub(fn, 10, ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason, "routine not fully decodable");
+	gap.open_end = true;
+	ck_assert_int_eq(insn_plan_stub(fn, 10, ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 7);
+	/* after the ret, a byte that is no instruction in 64-bit mode, then code */
+	memset(fn + 8, 0x90, sizeof(fn) - 8);
+	fn[8] = 0x06;
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	gap.open_end = false;
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	/* where the routine runs on into it: refused, a guess or not */
+	gap.open_end = true;
+	fn[7] = 0x90; /* the ret a nop */
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason, "routine not fully decodable");
+}
+END_TEST
+
+/*
+ * A loop back to the second instruction and no padding within reach: a
+ * small leaf routine runs whole in its stub, its branches re-aimed at the
+ * copy (a linked list's length, as python's _PyWeakref_GetWeakrefCount).
+ * Refused with a call, a branch out of it, or code before it that enters
+ * its body.
+ */
+START_TEST(stub_whole_routine)
+{
+	static const uint8_t count[] = {
+	    0x31, 0xc0,		    /* 0x00 xor %eax,%eax */
+	    0x48, 0x85, 0xff,	    /* 0x02 test %rdi,%rdi  <- the loop */
+	    0x74, 0x09,		    /* 0x05 je 0x10 */
+	    0x48, 0x8b, 0x7f, 0x08, /* 0x07 mov 0x8(%rdi),%rdi */
+	    0x48, 0xff, 0xc0,	    /* 0x0b inc %rax */
+	    0xeb, 0xf2,		    /* 0x0e jmp 0x02 */
+	    0xc3,		    /* 0x10 ret */
+	};
+	static const uint8_t runs_on[] = {
+	    0x31, 0xc0,	      /* 0x0 xor %eax,%eax */
+	    0xff, 0xc0,	      /* 0x2 inc %eax  <- the loop */
+	    0x83, 0xf8, 0x03, /* 0x4 cmp $3,%eax */
+	    0x75, 0xf9,	      /* 0x7 jne 0x2 */
+	};
+	struct node {
+		long v;
+		struct node *next;
+	} nodes[4] = {{0, &nodes[1]}, {0, &nodes[2]}, {0, &nodes[3]}, {0, NULL}};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {0};
+	uint64_t base, (*fn)(const struct node *);
+	uint8_t *pg = code_page(&base, &ep), code[sizeof(count)];
+
+	if (!pg)
+		return;
+	memcpy(pg + 0x40, count, sizeof(count));
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x40, sizeof(count), base + 0x40, base + 0x800, 0, 0, 1, NULL, &st),
+	    0);
+	ck_assert_uint_eq(st.whole, sizeof(count));
+	ck_assert_uint_eq(st.len, 5);
+	ck_assert_uint_eq(st.pad_addr, 0);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg + 0x40, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90;		    /* no tracer here: go on past the stop */
+	memset(pg + 0x45, 0xcc, sizeof(count) - 5); /* nothing runs the original any more */
+	fn = (uint64_t(*)(const struct node *))(uintptr_t)(pg + 0x40);
+	ck_assert_uint_eq(fn(nodes), 4);
+	ck_assert_uint_eq(fn(&nodes[2]), 2);
+	ck_assert_uint_eq(fn(NULL), 0);
+
+	/* one that runs on at its end goes on there, after the copy */
+	memcpy(pg + 0x80, runs_on, sizeof(runs_on));
+	pg[0x80 + sizeof(runs_on)] = 0xc3; /* what follows it: ret */
+	ck_assert_int_eq(insn_plan_stub(pg + 0x80, sizeof(runs_on), base + 0x80, base + 0x900, 0, 0,
+					2, NULL, &st),
+			 0);
+	ck_assert_uint_eq(st.whole, sizeof(runs_on));
+	memcpy(pg + 0x900, st.code, st.code_len);
+	memcpy(pg + 0x80, st.jmp, st.len);
+	pg[0x900 + st.trap_off] = 0x90;
+	fn = (uint64_t(*)(const struct node *))(uintptr_t)(pg + 0x80);
+	ck_assert_uint_eq(fn(NULL) & 0xffffffff, 3);
+
+	/* a branch out of it (a cold part may come back into the original) */
+	memcpy(code, count, sizeof(count));
+	code[6] = 0x20; /* je 0x27 */
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, and one leaves the routine");
+	/* a call */
+	memcpy(code, count, sizeof(count));
+	memcpy(code + 7, (const uint8_t[]){0xe8, 0, 0, 0, 0}, 5); /* call; then 2 bytes */
+	code[12] = 0x90;
+	code[13] = 0x90;
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes, and a call or an "
+				    "indirect branch in the routine");
+	/* code before it that jumps into its body */
+	gap.near = (const uint8_t[]){0xeb, 0x0c}; /* jmp entry+0xb */
+	gap.near_addr = ENTRY - 2;
+	gap.near_len = 2;
+	ck_assert_int_eq(insn_plan_stub(count, sizeof(count), ENTRY, SLOT, 0, 0, 1, &gap, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, and other code enters it");
 	munmap(pg, 8192);
 }
 END_TEST
@@ -1495,6 +1797,10 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
 	tcase_add_test(tc, stub_walk_mixed);
+	tcase_add_test(tc, stub_tiny_routine);
+	tcase_add_test(tc, stub_entered_inside);
+	tcase_add_test(tc, stub_open_end);
+	tcase_add_test(tc, stub_whole_routine);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

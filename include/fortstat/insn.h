@@ -102,6 +102,12 @@ struct insn_stub {
 	 */
 	uint64_t pad_addr;
 	uint8_t pad[5];
+	/*
+	 * A branch of the routine lands in its first 5 bytes and no padding
+	 * is within reach: a small routine runs whole in its stub (this many
+	 * bytes at addr; 0: not), its branches re-aimed at the copy.
+	 */
+	unsigned whole;
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
 };
 
@@ -117,14 +123,39 @@ struct insn_gap {
 	uint64_t addr;	      /* where bytes[0] is: the routine's start */
 	const uint8_t *bytes; /* up to the entry: len = entry - addr */
 	size_t code_len, len;
+	/*
+	 * Other code whose branches may land in the routine's first bytes:
+	 * near[0..near_len) at near_addr, starting on an instruction, walked
+	 * for its branch targets only (near_len 0: none). An indirect
+	 * function's target has no symbol of its own: the entry points of its
+	 * file before it jump into its body (glibc's mempcpy to memmove's
+	 * second instruction).
+	 */
+	uint64_t near_addr;
+	const uint8_t *near;
+	size_t near_len;
+	/*
+	 * fn's end is a guess (an indirect function's target: up to the next
+	 * routine known, or the end of its mapping): the walks stop, with no
+	 * refusal, at code they cannot decode after an instruction that does
+	 * not fall through, or at an instruction cut by the end.
+	 */
+	bool open_end;
+	/*
+	 * The last `tail` bytes of fn belong to no routine: padding up to the
+	 * next one. A routine shorter than the jmp (xor %eax,%eax; ret) takes
+	 * it across itself and that padding, and runs whole in its stub.
+	 */
+	size_t tail;
 };
 
 /*
  * Plan the fast entry patch of the routine at `entry` whose code is
- * fn[0..fn_len) (the whole routine: no branch of it may land inside the
- * bytes the jmp covers). `stub_addr` is where the stub will live, `retrap`
- * the return trap (0: counting only, no hook path: the stub goes on to its
- * plain continuation after the stop); with an event page at `page` (0: none) the stub reports
+ * fn[0..fn_len) (the whole routine: no branch of it, nor of the code
+ * before it in gap->near, may land inside the bytes the jmp covers).
+ * `stub_addr` is where the stub will live, `retrap` the return trap (0:
+ * counting only, no hook path: the stub goes on to its plain continuation
+ * after the stop); with an event page at `page` (0: none) the stub reports
  * itself there as event `ev`. When a branch of the routine lands in its
  * first 5 bytes, the whole instructions before the first such target (2
  * bytes at least) take a `jmp rel8` to padding within reach: the

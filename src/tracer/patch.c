@@ -122,12 +122,6 @@ struct patch *patch_new(struct tracer *tr)
 }
 
 /*
- * The fast entry patch (insn_plan_stub): a jmp to a stub that swaps the
- * return address itself. Fills p and the stub's bytes at `slot_buf`;
- * returns false when the routine must get the plain int3 instead.
- * FORTSTAT_NO_STUBS=1 turns it off (bench/overhead compares both).
- */
-/*
  * The routine before r in the program's own table and the bytes after it
  * up to r's entry, which belong to no routine: where a short entry may put
  * its jmp rel32 (insn_gap). Only with a full symbol table (.symtab: local
@@ -179,61 +173,209 @@ static bool forced_trap(const struct routine *r)
 	return false;
 }
 
-static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
-		     struct patch *p, uint8_t *slot_buf)
+
+/* Are st->r[j] and r routines of one image (the program's own, or one library's)? */
+static bool same_image(const struct symtab *st, size_t j, const struct routine *r)
+{
+	return st->r[j].module == r->module && (r->module || j < st->n_own);
+}
+
+/*
+ * The routine starts around r in its image's table, within `near` bytes
+ * below it: *prev the one before r, *lo the lowest (r's own when none);
+ * *next the first above r and *far the first at least `near` bytes above
+ * it (0: none).
+ */
+static void neighbours(const struct symtab *st, const struct routine *r, uint64_t near,
+		       uint64_t *prev, uint64_t *lo, uint64_t *next, uint64_t *far)
+{
+	size_t i = (size_t)(r - st->r);
+
+	*prev = *lo = r->addr;
+	*next = *far = 0;
+	for (size_t j = i; j-- > 0 && same_image(st, j, r) && st->r[j].addr + near >= r->addr;) {
+		if (*prev == r->addr)
+			*prev = st->r[j].addr;
+		*lo = st->r[j].addr;
+	}
+	for (size_t j = i + 1; j < st->n && same_image(st, j, r); j++) {
+		if (!*next)
+			*next = st->r[j].addr;
+		if (st->r[j].addr >= r->addr + near) {
+			*far = st->r[j].addr;
+			break;
+		}
+	}
+}
+
+#define PREV_NEAR 1024	       /* the routine before one walked if it starts this close */
+#define IFUNC_NEAR 4096	       /* bytes around an indirect function's target walked for branches */
+#define IFUNC_WALK 8192	       /* ... and after it at most (beyond: the file's AVX-512 variants) */
+#define ROUTINE_MAX (1u << 20) /* bytes of a routine walked at most */
+
+/* The end of the executable mapping of process pid that holds addr (0: none). */
+static uint64_t exec_map_end(pid_t pid, uint64_t addr)
+{
+	char path[48], line[512], perm[5];
+	uint64_t s, e, end = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &s, &e, perm) == 3 && addr >= s &&
+		    addr < e && perm[2] == 'x')
+			end = e;
+	fclose(f);
+	return end;
+}
+
+/*
+ * What to read of r at `entry` for the planner: *len bytes of it, and in
+ * gap what surrounds it. The routine before it, if it starts PREV_NEAR
+ * bytes before at most (IFUNC_NEAR in an image known by its .dynsym
+ * alone, where unnamed routines lie between), is walked for branches into
+ * its first bytes (hand-written code enters a routine past its first
+ * instruction: glibc's mempcpy, 8 bytes, jumps into memmove). An indirect
+ * function's target has no symbol (size unknown): it runs up to a routine
+ * known IFUNC_NEAR bytes after it (else the next one, else the end of its
+ * mapping: the vDSO's, the last of a library), IFUNC_WALK bytes at most
+ * (beyond lie the other variants of its file, whose AVX-512 instructions
+ * capstone 4 may not decode), and the code IFUNC_NEAR bytes before it is
+ * walked too. A routine shorter than a jmp takes up to 16 bytes after it
+ * (gap->tail, padding if the planner finds so). Returns NULL or why it
+ * cannot be planned.
+ */
+static const char *stub_extent(struct tracer *tr, const struct routine *r, uint64_t entry,
+			       size_t *len, struct insn_gap *gap)
+{
+	uint64_t prev, lo, next, far;
+
+	neighbours(tr->ps->st, r, IFUNC_NEAR, &prev, &lo, &next, &far);
+	*len = (size_t)r->size;
+	/* with .dynsym alone, routines unknown lie between those known (glibc's variants) */
+	if (r->addr - prev <= (!r->module && tr->ps->st->has_symtab ? PREV_NEAR : IFUNC_NEAR)) {
+		gap->near_addr = prev + (entry - r->addr);
+		gap->near_len = (size_t)(r->addr - prev);
+	}
+	if (r->flags & RT_IFUNC) {
+		/* up to a routine known, else the end of its code's mapping */
+		uint64_t hi = far ? far : next;
+
+		if (!hi) {
+			hi = exec_map_end(tr->ps->leader, entry);
+			hi = hi > entry ? r->addr + (hi - entry) : 0;
+		}
+		if (!hi)
+			return "an indirect function's target outside the code mapped";
+		if (hi - r->addr > IFUNC_WALK) /* cut there: a guess, as the rest */
+			hi = r->addr + IFUNC_WALK;
+		*len = (size_t)(hi - r->addr);
+		gap->open_end = true;
+		gap->near_addr = lo + (entry - r->addr);
+		gap->near_len = (size_t)(r->addr - lo);
+	} else if (r->size < 9) { /* shorter than a jmp, perhaps after an endbr64 */
+		uint64_t end = r->addr + r->size;
+
+		gap->tail = 16;
+		if (next && next < end + 16) /* up to the next routine (none if it overlaps) */
+			gap->tail = next > end ? (size_t)(next - end) : 0;
+		*len += gap->tail;
+	}
+	if (*len > ROUTINE_MAX)
+		return "routine longer than 1 MiB";
+	return NULL;
+}
+
+/*
+ * The fast entry patch (insn_plan_stub, insn_plan_probe): a jmp to a stub.
+ * Fills p and the stub's bytes at `slot_buf`. Returns NULL, or why the
+ * routine must take the plain int3 instead (FORTSTAT_NO_STUBS=1 turns the
+ * stubs off: bench/overhead compares both).
+ */
+static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
+			    struct patch *p, uint8_t *slot_buf)
 {
 	static int off = -1;
 	struct insn_stub stub;
 	struct insn_gap gap = {0};
-	uint8_t *code, *gap_bytes;
-	size_t len = (size_t)r->size;
+	uint8_t *code = NULL, *gap_bytes, *near = NULL;
+	const char *why;
+	size_t len;
+	int rc;
 
 	if (off < 0)
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
-	/* A routine of unknown size (an indirect function's target) cannot be
-	 * checked for branches; one that never returns is never hooked. */
+	if (off)
+		return "FORTSTAT_NO_STUBS is set";
 	/* Go: the stub's hook path would rewrite a return address (golang.c). */
-	if (off || tr->ps->go || (r->flags & RT_IFUNC) || forced_trap(r) ||
-	    (!tr->o->count_only && (r->flags & RT_NORETURN)) || !(r->flags & RT_SELECTED) ||
-	    len < 5 || len > 65536)
-		return false;
+	if (tr->ps->go)
+		return "a Go program";
+	/* one that never returns is never hooked */
+	if (!tr->o->count_only && (r->flags & RT_NORETURN))
+		return "it never returns: its entry alone is timed";
+	if (!(r->flags & RT_SELECTED))
+		return "not timed";
+	if (forced_trap(r))
+		return "FORTSTAT_TRAP_ROUTINES names it (a test hook)";
+	why = stub_extent(tr, r, entry, &len, &gap);
+	if (why)
+		return why;
 	code = xmalloc(len);
+	if (gap.near_len) {
+		near = xmalloc(gap.near_len);
+		gap.near = near;
+		if (mem_read(tr->ps->memfd, gap.near_addr, near, gap.near_len) < 0)
+			gap.near_len = 0;
+	}
 	gap_bytes = gap_before(tr, r, entry, &gap);
-	if (mem_read(tr->ps->memfd, entry, code, len) < 0 ||
-	    (tr->ps->probes
-		     ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp, tr->ps->retrap,
-				       (uint32_t)(p - tr->ps->patches), tr->o->count_only,
-				       gap_bytes ? &gap : NULL, &stub)
-		     : insn_plan_stub(code, len, entry, p->slot,
-				      tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
-				      (uint32_t)(p - tr->ps->patches) + 1, gap_bytes ? &gap : NULL,
-				      &stub)) != 0) {
-		if (stub.reason)
-			fs_info(2, "%s: int3 patch (%s)", r->display ? r->display : r->names[0],
-				stub.reason);
+	if (mem_read(tr->ps->memfd, entry, code, len) < 0) {
+		/* the padding after a tiny routine may end its mapping */
+		len -= gap.tail;
+		gap.tail = 0;
+		if (mem_read(tr->ps->memfd, entry, code, len) < 0)
+			why = "its code cannot be read";
+	}
+	if (!why) {
+		rc = tr->ps->probes
+			 ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp,
+					   tr->ps->retrap, (uint32_t)(p - tr->ps->patches),
+					   tr->o->count_only, &gap, &stub)
+			 : insn_plan_stub(code, len, entry, p->slot,
+					  tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
+					  (uint32_t)(p - tr->ps->patches) + 1, &gap, &stub);
+		if (rc)
+			why = rc < 0 ? "capstone failed" : stub.reason ? stub.reason : "no stub";
+	}
+	free(near);
+	if (why) {
 		free(code);
 		free(gap_bytes);
-		return false;
+		return why;
 	}
 	free(gap_bytes);
 	for (size_t i = 0; i < tr->n_avoid; i++) {
 		/*
 		 * -p: a thread stopped inside the bytes the jmp covers would
-		 * resume mid-jmp; one in the padding would run the jmp there.
+		 * resume mid-jmp (inside a routine moved whole, it could loop
+		 * back into them); one in the padding would run the jmp there.
 		 */
 		uint64_t pc = tr->avoid_pc[i];
 
-		if ((pc > stub.addr && pc < stub.addr + stub.len) ||
+		if ((pc > stub.addr && pc < stub.addr + (stub.whole ? stub.whole : stub.len)) ||
 		    (stub.pad_addr && pc >= stub.pad_addr && pc < stub.pad_addr + 5)) {
-			fs_info(2, "%s: int3 patch (a thread is inside its first bytes)",
-				r->display ? r->display : r->names[0]);
 			free(code);
-			return false;
+			return "a thread is inside its first bytes";
 		}
 	}
+	if (stub.whole)
+		fs_info(2, "%s: moved whole into its stub (%u bytes)",
+			r->display ? r->display : r->names[0], stub.whole);
 	if (stub.pad_addr && mem_read(tr->ps->memfd, stub.pad_addr, p->pad_orig, 5) < 0) {
 		free(code);
-		return false;
+		return "its padding cannot be read";
 	}
 	p->stub = true;
 	p->jmp_addr = stub.addr;
@@ -260,7 +402,7 @@ static bool try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
 	p->orig = 0xcc;
 	memcpy(slot_buf, stub.code, stub.code_len);
 	free(code);
-	return true;
+	return NULL;
 }
 
 /* Is routine r to be patched in this mode (timed, or hooked for the unwinder)? */
@@ -292,7 +434,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	bool own = mode == PATCH_OWN;
 	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
 	uint64_t lo = UINT64_MAX, hi = 0, base;
-	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches;
+	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches, n_trap = 0;
 	/* The program's first scratch page: its header, then the probes' trampoline. */
 	size_t hdr = own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
 	uint8_t *buf;
@@ -351,14 +493,16 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		uint8_t code[32];
 		uint64_t entry = r->addr + bias;
 		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
-		const char *name = r->display ? r->display : r->names[0];
+		const char *name = r->display ? r->display : r->names[0], *why;
 		bool hook;
 
 		if (!patch_wanted(tr, r, mode, &hook))
 			continue;
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
-		if (!hook && try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE)) {
+		why = hook ? "the unwinder: return addresses are put back at each call"
+			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE);
+		if (!why) {
 			if (p->pad_addr)
 				fs_info(2,
 					"patch %s at 0x%" PRIx64 ": jmp to a stub through padding at "
@@ -394,6 +538,11 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
 		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+		/* with probes, each timed routine that stops at every call, and why */
+		if (tr->ps->probes && !tr->ps->go && p->routine != ACCT_NONE) {
+			fs_info(1, "%s: a trap at each call (%s)", name, why);
+			n_trap++;
+		}
 		tr->ps->n_patches++;
 		k++;
 		if (own && tr->ps->go && p->routine != ACCT_NONE && !tr->o->count_only)
@@ -416,6 +565,9 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
 		tr->ps->n_patches++;
 	}
+	if (n_trap)
+		fs_info(1, "%s: %zu timed routine%s a trap at each call", what, n_trap,
+			n_trap == 1 ? " takes" : "s take");
 	err = mem_write(tr->ps->memfd, base, buf, size);
 	free(buf);
 	if (err) {

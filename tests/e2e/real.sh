@@ -93,8 +93,17 @@ mkdir proj
 printf 'int two(void) { return 2; }\n' >proj/two.c
 printf '#include <stdio.h>\nint two(void);\nint main(void) { printf("%%d\\n", two() * 21); return 0; }\n' >proj/main.c
 printf 'prog: main.o two.o\n\t$(CC) -o $@ main.o two.o\n' >proj/Makefile
-"$FORTSTAT" -f --format=csv -o "make.%p.csv" make -s -j2 -C proj >make.out 2>make.err </dev/null ||
+# (the suite's own make's variables unset: the inner make would say its
+# directories)
+cp -r proj uproj
+env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -j2 -C uproj >umake.out 2>&1 </dev/null ||
+	fail "make failed untraced"
+env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "$FORTSTAT" -f --format=csv -o "make.%p.csv" \
+	make -s -j2 -C proj >make.out 2>make.err </dev/null ||
 	fail "make -f: exit status $? under fortstat: $(tail -n 3 make.err)"
 [ "$(proj/prog 2>&1)" = 42 ] || fail "make -f: the program it built printed $(proj/prog 2>&1)"
-[ -s make.out ] && fail "make -f: printed $(head -c 80 make.out)"
+sed 's/uproj/proj/g' umake.out | cmp -s - make.out || fail "make -f: printed $(head -c 80 make.out)"
+# make, gcc, cc1, as, collect2, ld: each a report
+[ "$(ls make.*.csv 2>/dev/null | wc -l)" -ge 10 ] ||
+	fail "make -f: $(ls make.*.csv 2>/dev/null | wc -l) reports"
 finish

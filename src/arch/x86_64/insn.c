@@ -330,9 +330,22 @@ static int is_control(const cs_insn *in)
 	       in->id == X86_INS_UD2 || in->id == X86_INS_HLT;
 }
 
+/* Does execution never go on to the next instruction after in? */
+static bool ends_flow(const cs_insn *in)
+{
+	return in->id == X86_INS_JMP || in->id == X86_INS_RET || in->id == X86_INS_UD2;
+}
+
+static bool is_pad(const cs_insn *in)
+{
+	return in->id == X86_INS_NOP || in->id == X86_INS_INT3;
+}
+
 /* Reasons compared by address: refusals that a short entry may overcome. */
 static const char lands_inside[] = "a branch lands inside the first 5 bytes";
 static const char among_first[] = "a branch among the first 5 bytes";
+/* ... and one that moving the whole routine may */
+static const char no_pad[] = "a branch lands inside the first 5 bytes, no padding within reach";
 
 static int stub_refuse(struct insn_stub *stub, const char *why)
 {
@@ -528,29 +541,53 @@ static bool walk_step(csh h, cs_insn *it, const uint8_t **code, size_t *left, ui
 }
 
 /*
- * No branch of the routine code[0..left) may land inside the covered
- * bytes: walk it one instruction at a time (constant memory, whatever its
- * size). Returns 0, 1 (refused: stub->reason) or -1.
+ * The first branch of code[0..left) at a that lands inside the covered
+ * bytes: why not, or NULL. With `open_end` (an end that is a guess) the
+ * walk stops at code it cannot decode after an instruction that does not
+ * fall through, or at an instruction that the end cuts (under 15 bytes).
  */
-static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
-				 struct insn_stub *stub)
+static const char *branch_inside(csh h, cs_insn *it, const uint8_t *code, size_t left, uint64_t a,
+				 bool open_end, const struct insn_stub *stub)
 {
-	cs_insn *it = cs_malloc(h);
-	uint64_t a = stub->addr;
 	const char *why = NULL;
 	struct x86_ld d;
+	bool ended = false;
 
-	if (!it)
-		return -1;
 	while (left && !why) {
 		if (!walk_step(h, it, &code, &left, &a, &d)) {
-			why = "routine not fully decodable";
+			if (!(open_end && (ended || left < 15)))
+				why = "routine not fully decodable";
 			break;
 		}
+		ended = d.flags & X86_LD_ENDS;
 		if ((d.flags & X86_LD_BRANCH) && d.target > stub->addr &&
 		    d.target < stub->addr + stub->len)
 			why = lands_inside;
 	}
+	return why;
+}
+
+/*
+ * No branch of the routine code[0..left), nor of the code near it
+ * (insn_gap.near), may land inside the covered bytes: walk them one
+ * instruction at a time (constant memory, whatever their size). Returns
+ * 0, 1 (refused: stub->reason) or -1.
+ */
+static int stub_no_branch_inside(csh h, const uint8_t *code, size_t left,
+				 const struct insn_gap *gap, struct insn_stub *stub)
+{
+	cs_insn *it = cs_malloc(h);
+	const char *why = NULL;
+
+	if (!it)
+		return -1;
+	if (gap && gap->near && gap->near_len) {
+		why = branch_inside(h, it, gap->near, gap->near_len, gap->near_addr, false, stub);
+		if (why && why != lands_inside)
+			why = "the code before it not fully decodable";
+	}
+	if (!why)
+		why = branch_inside(h, it, code, left, stub->addr, gap && gap->open_end, stub);
 	cs_free(it, 1);
 	return why ? stub_refuse(stub, why) : 0;
 }
@@ -598,12 +635,142 @@ static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint6
 	return 0;
 }
 
+#define WHOLE_MAX 64 /* bytes of a routine moved whole into its stub at most */
+
 /*
- * The plain continuation: registers back, the covered instructions moved
- * (relocated), a jmp back after them; then the jmp that enters the stub.
+ * The instructions of a routine moved whole (stub->whole bytes of code at
+ * stub->addr) at *pos: its relative branches, all within it, re-aimed at
+ * the copy (rel32), RIP-relative operands re-encoded. Returns 0 or 1
+ * (refused: stub->reason).
+ */
+static int whole_tail(struct insn_stub *stub, size_t *pos, const uint8_t *code, uint64_t stub_addr)
+{
+	unsigned at[WHOLE_MAX], cur = 0;
+	cs_insn *in = NULL;
+	size_t n = 0;
+	int rc = 0;
+	csh h;
+
+	if (x86_cs_get(&h) < 0)
+		return stub_refuse(stub, "capstone failed");
+	n = cs_disasm(h, code, stub->whole, stub->addr, 0, &in);
+	for (size_t k = 0; k < n; k++) { /* where each instruction goes in the copy */
+		int mb = movable_branch(&in[k]);
+
+		at[k] = cur;
+		cur += mb == 16 ? 5 : mb >= 0 && mb < 16 ? 6 : in[k].size;
+	}
+	if (*pos + cur + 5 > INSN_STUB_SIZE)
+		rc = stub_refuse(stub, "instructions too long for the stub");
+	for (size_t k = 0; !rc && k < n; k++) {
+		int mb = movable_branch(&in[k]);
+		uint8_t *o = stub->code + *pos + at[k];
+		uint64_t t;
+		size_t j = 0;
+
+		if (mb < 0 || mb > 16) {
+			if (relocate(&in[k], code + (in[k].address - stub->addr),
+				     stub_addr + *pos + at[k], o))
+				rc = stub_refuse(stub, "an instruction that cannot be moved");
+			continue;
+		}
+		t = (uint64_t)in[k].detail->x86.operands[0].imm;
+		while (j < n && in[j].address != t)
+			j++;
+		if (j == n) { /* stub_whole saw to it */
+			rc = stub_refuse(stub, "a branch out of a routine moved whole");
+			break;
+		}
+		if (mb == 16) {
+			o[0] = 0xe9;
+		} else {
+			o[0] = 0x0f;
+			o[1] = (uint8_t)(0x80 | mb);
+		}
+		put_le32(o + (mb == 16 ? 1 : 2),
+			 (int32_t)((int64_t)at[j] - (int64_t)(at[k] + (mb == 16 ? 5 : 6))));
+	}
+	cs_free(in, n);
+	if (!rc)
+		*pos += cur;
+	return rc;
+}
+
+/*
+ * A small routine whose own branches land in its first 5 bytes (a loop
+ * back to its second instruction) with no padding within reach: the whole
+ * routine, code[0..len) at stub->addr, runs in its stub (one that runs on
+ * at its end goes on there). Only a leaf whose branches all stay within it
+ * (a branch out may go to a cold part that jumps back into the original),
+ * and that no code before it enters (gap->near): its original bytes after
+ * the jmp are left, and nothing runs them. Returns 0 (stub->whole and stub->len
+ * set), 1 (refused: stub->reason) or -1.
+ */
+static int stub_whole(csh h, const uint8_t *code, size_t len, const struct insn_gap *gap,
+		      struct insn_stub *stub)
+{
+	cs_insn *in = NULL;
+	size_t n, sum = 0, cover = 0;
+	const char *why = NULL;
+
+	if (len > WHOLE_MAX)
+		return stub_refuse(stub, no_pad);
+	n = cs_disasm(h, code, len, stub->addr, 0, &in);
+	for (size_t k = 0; k < n; k++)
+		sum += in[k].size;
+	if (sum != len || !n)
+		why = "routine not fully decodable";
+	for (size_t k = 0; !why && k < n; k++) {
+		int mb = movable_branch(&in[k]);
+		uint64_t t;
+		size_t j = 0;
+
+		if (cover < 5)
+			cover += in[k].size;
+		if (!is_control(&in[k]))
+			continue;
+		if (in[k].id == X86_INS_RET)
+			continue;
+		if (mb < 0 || mb > 16) {
+			why = "a branch lands inside the first 5 bytes, and a call or an indirect "
+			      "branch in the routine";
+			break;
+		}
+		t = (uint64_t)in[k].detail->x86.operands[0].imm;
+		while (j < n && in[j].address != t)
+			j++;
+		if (j == n)
+			why = "a branch lands inside the first 5 bytes, and one leaves the routine";
+	}
+	cs_free(in, n);
+	if (!why && gap && gap->near && gap->near_len) {
+		/* the code before it may enter it anywhere but at its entry */
+		struct insn_stub body = *stub;
+		cs_insn *it = cs_malloc(h);
+
+		if (!it)
+			return -1;
+		body.len = (unsigned)len;
+		if (branch_inside(h, it, gap->near, gap->near_len, gap->near_addr, false, &body))
+			why = "a branch lands inside the first 5 bytes, and other code enters it";
+		cs_free(it, 1);
+	}
+	if (why)
+		return stub_refuse(stub, why);
+	stub->whole = (unsigned)len;
+	stub->len = (unsigned)cover;
+	stub->reason = NULL;
+	return 0;
+}
+
+/*
+ * The plain continuation: registers back, the first `body` bytes of
+ * covered instructions moved (relocated; all of them but for a tiny
+ * routine, whose padding is not moved), a jmp back after them; then the
+ * jmp that enters the stub.
  */
 static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, const uint8_t *code,
-		     uint64_t stub_addr, bool hooked_page)
+		     size_t body, uint64_t stub_addr, bool hooked_page)
 {
 	uint64_t back_from;
 	int64_t d;
@@ -612,7 +779,9 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 	if (hooked_page) /* entered from the stop too: RAX, RDX, r10 as they were */
 		emit(stub, &pos, plain_page, sizeof(plain_page));
 	emit(stub, &pos, restore, sizeof(restore));
-	for (size_t k = 0, moved = 0; moved < stub->len; k++) {
+	if (stub->whole && whole_tail(stub, &pos, code, stub_addr))
+		return 1;
+	for (size_t k = 0, moved = 0; !stub->whole && moved < body; k++) {
 		int cond = is_control(&in[k]) ? movable_branch(&in[k]) : -1;
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
@@ -670,7 +839,7 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 		moved += in[k].size;
 	}
 	back_from = stub_addr + pos + 5;
-	d = (int64_t)(stub->addr + stub->len - back_from);
+	d = (int64_t)(stub->addr + (stub->whole ? stub->whole : stub->len) - back_from);
 	if (!fits32(d))
 		return stub_refuse(stub, "jump back out of range");
 	stub->code[pos] = 0xe9;
@@ -737,17 +906,6 @@ struct short_scan {
 	bool ended;	   /* the last instruction walked does not fall through */
 };
 
-/* Does execution never go on to the next instruction after in? */
-static bool ends_flow(const cs_insn *in)
-{
-	return in->id == X86_INS_JMP || in->id == X86_INS_RET || in->id == X86_INS_UD2;
-}
-
-static bool is_pad(const cs_insn *in)
-{
-	return in->id == X86_INS_NOP || in->id == X86_INS_INT3;
-}
-
 static void short_run(struct short_scan *sc, uint64_t start, uint64_t end, bool runs)
 {
 	if (runs && end - start >= 5 && sc->nr < SHORT_RUNS) {
@@ -763,7 +921,7 @@ static void short_run(struct short_scan *sc, uint64_t start, uint64_t end, bool 
  * false when it is not fully decodable.
  */
 static bool short_walk(csh h, cs_insn *it, const uint8_t *code, size_t len, uint64_t a,
-		       struct short_scan *sc, bool runs)
+		       struct short_scan *sc, bool runs, bool open_end)
 {
 	uint64_t rs = 0, end = a + len;
 
@@ -772,8 +930,12 @@ static bool short_walk(csh h, cs_insn *it, const uint8_t *code, size_t len, uint
 		uint64_t at = a, t;
 		struct x86_ld d;
 
-		if (!walk_step(h, it, &code, &len, &a, &d))
-			return false;
+		if (!walk_step(h, it, &code, &len, &a, &d)) {
+			if (!open_end || !(sc->ended || rs || len < 15))
+				return false;
+			end = a; /* an end that was a guess: the code stops here */
+			break;
+		}
 		if ((d.flags & X86_LD_PAD) && (sc->ended || rs)) {
 			if (!rs)
 				rs = at;
@@ -830,7 +992,8 @@ static void short_gap(csh h, cs_insn *it, const struct insn_gap *gap, uint64_t e
 	*pad = 0;
 	if (!gap || !gap->bytes || gap->code_len == 0 || gap->code_len + 5 > gap->len ||
 	    gap->addr + gap->len != entry ||
-	    !short_walk(h, it, gap->bytes, gap->code_len, gap->addr, sc, false) || !sc->ended)
+	    !short_walk(h, it, gap->bytes, gap->code_len, gap->addr, sc, false, false) ||
+	    !sc->ended)
 		return;
 	code = gap->bytes + gap->code_len;
 	left = gap->len - gap->code_len;
@@ -862,7 +1025,10 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 		return -1;
 	}
 	sc->addr = stub->addr;
-	if (!short_walk(h, it, code, left, stub->addr, sc, true))
+	if (gap && gap->near && gap->near_len &&
+	    !short_walk(h, it, gap->near, gap->near_len, gap->near_addr, sc, false, false))
+		why = "the code before it not fully decodable";
+	else if (!short_walk(h, it, code, left, stub->addr, sc, true, gap && gap->open_end))
 		why = "routine not fully decodable";
 	else if (!sc->first)
 		why = stub->reason; /* nothing lands inside: the first reason stands */
@@ -878,7 +1044,7 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 		for (size_t i = 0; !pad && i < sc->nr; i++)
 			short_pick(sc, sc->run[i][0], sc->run[i][1], false, &pad);
 		if (!pad)
-			why = "a branch lands inside the first 5 bytes, no padding within reach";
+			why = no_pad;
 	}
 	cs_free(it, 1);
 	free(sc);
@@ -890,12 +1056,62 @@ static int stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, s
 	return 0;
 }
 
+/*
+ * A routine shorter than the jmp, code[0..own) at stub->addr, with the
+ * padding code[own..left) after it (insn_gap.tail): straight-line code
+ * that ends by a return or a jump (xor %eax,%eax; ret; a load and a ret)
+ * and padding (nop, int3) up to 5 bytes at least. The jmp covers both; the
+ * whole routine runs in its stub. Returns 0 (stub->len set), 1 (refused:
+ * stub->reason) or -1.
+ */
+static int stub_tiny(csh h, const uint8_t *code, size_t own, size_t left, struct insn_stub *stub)
+{
+	cs_insn *it = cs_malloc(h);
+	const uint8_t *c = code;
+	uint64_t a = stub->addr;
+	size_t n = own;
+	const char *why = NULL;
+	bool ended = false;
+
+	if (!it)
+		return -1;
+	while (n && !why) {
+		int mb;
+
+		if (!cs_disasm_iter(h, &c, &n, &a, it)) {
+			why = "routine not fully decodable";
+			break;
+		}
+		mb = movable_branch(it);
+		if (is_control(it) && !(mb >= 0 && mb <= 16) && it->id != X86_INS_RET &&
+		    !(is_indirect_jmp(it) && !n))
+			why = "a routine shorter than a jmp, with a call or trap";
+		else if (mb >= 0 && (uint64_t)it->detail->x86.operands[0].imm > stub->addr &&
+			 (uint64_t)it->detail->x86.operands[0].imm < stub->addr + 5)
+			why = lands_inside;
+		ended = ends_flow(it) || is_indirect_jmp(it);
+	}
+	if (!why && !ended)
+		why = "a routine shorter than a jmp that runs on into what follows it";
+	/* the padding after it, up to the jmp's 5 bytes */
+	n = left - own;
+	while (!why && (size_t)(a - stub->addr) < 5) {
+		if (!n || !cs_disasm_iter(h, &c, &n, &a, it) || !is_pad(it))
+			why = "a routine shorter than a jmp, without padding after it";
+	}
+	cs_free(it, 1);
+	if (why)
+		return stub_refuse(stub, why);
+	stub->len = 5;
+	return 0;
+}
+
 int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		   uint64_t retrap, uint64_t page, uint32_t ev, const struct insn_gap *gap,
 		   struct insn_stub *stub)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	size_t off = 0, n, pos = 0;
+	size_t off = 0, n, pos = 0, own, body;
 	cs_insn *in = NULL;
 	csh h;
 	int rc;
@@ -905,19 +1121,30 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	memset(stub, 0, sizeof(*stub));
 	if (x86_cs_get(&h) < 0)
 		return -1;
-	if (fn_len >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
+	/* the routine's own bytes: fn less the padding after it */
+	own = gap && gap->tail < fn_len ? fn_len - gap->tail : fn_len;
+	if (own >= sizeof(endbr64) && !memcmp(fn, endbr64, sizeof(endbr64)))
 		off = sizeof(endbr64);
 	stub->addr = entry + off;
 	/* The first few instructions, kept for moving (a dozen at most). */
 	n = cs_disasm(h, fn + off, fn_len - off < 64 ? fn_len - off : 64, stub->addr, 12, &in);
 	if (n == 0)
 		return stub_refuse(stub, "undecodable code");
-	rc = stub_cover(in, n, stub);
+	if (own - off < 5) { /* shorter than the jmp: across it and its padding, if any */
+		rc = stub_tiny(h, fn + off, own - off, fn_len - off, stub);
+		body = own - off;
+	} else {
+		rc = stub_cover(in, n, stub);
+		body = 0;
+	}
 	if (!rc)
-		rc = stub_no_branch_inside(h, fn + off, fn_len - off, stub);
+		rc = stub_no_branch_inside(h, fn + off, own - off, gap, stub);
 	/* A branch lands inside the 5 bytes: a short jmp to padding, if any */
-	if (rc == 1 && (stub->reason == lands_inside || stub->reason == among_first))
-		rc = stub_short(h, in, n, fn + off, fn_len - off, entry, gap, stub);
+	if (rc == 1 && !body && (stub->reason == lands_inside || stub->reason == among_first))
+		rc = stub_short(h, in, n, fn + off, own - off, entry, gap, stub);
+	/* no padding: the whole routine into its stub, if it is small */
+	if (rc == 1 && !body && stub->reason == no_pad)
+		rc = stub_whole(h, fn + off, own - off, gap, stub);
 	if (!rc) {
 		stub_head(stub, &pos, retrap, page, ev);
 		/* counting: nothing to hook, the plain path follows the stop */
@@ -925,7 +1152,8 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 			rc = stub_hook(stub, &pos, retrap, page);
 	}
 	if (!rc)
-		rc = stub_tail(stub, pos, in, fn + off, stub_addr, page && retrap);
+		rc = stub_tail(stub, pos, in, fn + off, body ? body : stub->len, stub_addr,
+			       page && retrap);
 	cs_free(in, n);
 	return rc;
 }
