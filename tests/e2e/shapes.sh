@@ -50,7 +50,8 @@ for stubs in 0 1; do
 		fail "riprel-O2 (no stubs: $stubs): $(grep 'not timing' v.err)"
 done
 "$FORTSTAT" -o /dev/null "$BIN/riprel-O2" >/dev/null 2>v.err
-[ "$(cat v.err)" = "fortstat: warning: 1 routine could not be timed (fortstat -v says which and why)" ] ||
+# (the traps' overhead on so short a program is the report's own warning: trust.sh)
+[ "$(grep -v '^fortstat: warning: the overhead removed is' v.err)" = "fortstat: warning: 1 routine could not be timed (fortstat -v says which and why)" ] ||
 	fail "riprel-O2: the refusal is not summed up in one line: $(cat v.err)"
 p=$BIN/ftn-O0
 traced -- "$p"
