@@ -831,6 +831,56 @@ START_TEST(stub_walk_mixed)
 }
 END_TEST
 
+/*
+ * rdpkru and wrpkru, which capstone 4 cannot decode, in a routine and in
+ * the code before it (pkey_get after pkey_set's end in libc): the walks
+ * go on over them (lendec knows them), the first bytes are moved as
+ * usual; with a prefix, unknown, and the routine refused as before.
+ */
+START_TEST(stub_walk_pkru)
+{
+	/*
+	 * pkey_get: cmp $15,%edi; ja err; xor %ecx,%ecx; rdpkru; lea (%rdi,%rdi),%ecx;
+	 * shr %cl,%eax; and $3,%eax; ret; nopl; err: mov $-1,%eax; ret
+	 */
+	uint8_t code[] = {
+	    0x83, 0xff, 0x0f, 0x77, 0x13, 0x31, 0xc9, 0x0f, 0x01, 0xee,
+	    0x8d, 0x0c, 0x3f, 0xd3, 0xe8, 0x83, 0xe0, 0x03, 0xc3, 0x0f,
+	    0x1f, 0x44, 0x00, 0x00, 0xb8, 0xff, 0xff, 0xff, 0xff, 0xc3,
+	};
+	/* pkey_set's end: wrpkru; xor %eax,%eax; ret */
+	static const uint8_t before[] = {0x0f, 0x01, 0xef, 0x31, 0xc0, 0xc3};
+	struct insn_gap gap = {0};
+	struct insn_stub st;
+
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 5);
+	gap.near = before;
+	gap.near_addr = ENTRY - sizeof(before);
+	gap.near_len = sizeof(before);
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 5);
+	/*
+	 * a branch into the first 5 bytes after the rdpkru is still seen: no
+	 * padding for a short jmp, and the routine cannot be moved whole
+	 * (that copy is capstone's, which cannot decode rdpkru): refused
+	 */
+	code[19] = 0xeb; /* the padding: jmp entry+3 */
+	code[20] = (uint8_t)(3 - 21);
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	code[19] = 0x0f;
+	code[20] = 0x1f;
+	/* data16 rdpkru (66 0f 01 ee): neither decoder knows it */
+	code[5] = 0x66; /* in place of xor %ecx,%ecx: 66 0f 01 ee, then a nop */
+	code[6] = 0x0f;
+	code[7] = 0x01;
+	code[8] = 0xee;
+	code[9] = 0x90;
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "routine not fully decodable");
+}
+END_TEST
+
 static jmp_buf stub_env;
 static uint64_t stub_got;
 
@@ -1797,6 +1847,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
 	tcase_add_test(tc, stub_walk_mixed);
+	tcase_add_test(tc, stub_walk_pkru);
 	tcase_add_test(tc, stub_tiny_routine);
 	tcase_add_test(tc, stub_entered_inside);
 	tcase_add_test(tc, stub_open_end);

@@ -288,6 +288,47 @@ START_TEST(hand_written)
 }
 END_TEST
 
+/*
+ * rdpkru, wrpkru: capstone 4 fails on them, lendec knows them (three
+ * bytes, no operand: the walks over pkey_get, pkey_set and their
+ * neighbours go on); with any prefix, unknown. A capstone that decodes
+ * them must agree.
+ */
+static bool is_pkru(const uint8_t *b, size_t n)
+{
+	return n >= 3 && b[0] == 0x0f && b[1] == 0x01 && (b[2] == 0xee || b[2] == 0xef);
+}
+
+START_TEST(beyond_capstone)
+{
+	static const uint8_t known[][3] = {{0x0f, 0x01, 0xee}, {0x0f, 0x01, 0xef}};
+	static const uint8_t unknown[][4] = {{0x66, 0x0f, 0x01, 0xee},
+					     {0x48, 0x0f, 0x01, 0xef},
+					     {0xf3, 0x0f, 0x01, 0xee},
+					     {0xf0, 0x0f, 0x01, 0xef}};
+	cs_insn *in = cs_malloc(cs);
+	struct x86_ld d;
+
+	ck_assert_ptr_nonnull(in);
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		const uint8_t *p = known[i];
+		size_t left = 3;
+		uint64_t a = AT, t = NOTGT;
+
+		ck_assert_uint_eq(x86_lendec(known[i], 3, AT, &d), 3);
+		ck_assert_uint_eq(d.flags, 0);
+		ck_assert(is_pkru(known[i], 3));
+		if (cs_disasm_iter(cs, &p, &left, &a, in)) {
+			ck_assert_uint_eq(in->size, 3);
+			ck_assert_uint_eq(cs_flags(in, &t), 0);
+		}
+	}
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		ck_assert_uint_eq(x86_lendec(unknown[i], 4, AT, &d), 0);
+	cs_free(in, 1);
+}
+END_TEST
+
 struct tally {
 	size_t insns, answered, bad;
 };
@@ -311,6 +352,10 @@ static void cross(const uint8_t *code, size_t n, uint64_t addr, const char *file
 		unsigned f;
 
 		if (!cs_disasm_iter(cs, &p, &left, &a, in)) {
+			if (len == 3 && is_pkru(code + off, n - off)) {
+				off += len; /* known beyond capstone 4 (beyond_capstone) */
+				continue;
+			}
 			if (len) {
 				if (t->bad++ < 20)
 					fprintf(stderr,
@@ -494,6 +539,7 @@ static Suite *lendec_suite(void)
 	TCase *tc = tcase_create("hand");
 
 	tcase_add_loop_test(tc, hand_written, 0, (int)(sizeof(hands) / sizeof(hands[0])));
+	tcase_add_test(tc, beyond_capstone);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("capstone");
 	tcase_set_timeout(tc, 60);

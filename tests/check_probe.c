@@ -72,7 +72,7 @@ static const struct probe_event *event(const struct rig *r, uint64_t i)
 }
 
 /* A routine (fn, n bytes) behind a probe stub for patch 7; false: no rig here. */
-static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, bool count_only)
+static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, enum insn_probe_mode mode)
 {
 	unsigned full;
 	uint64_t base;
@@ -92,7 +92,7 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, bool count_only)
 			  INSN_PROBE_TRAMP_SIZE);
 	ck_assert_uint_eq(r->code[0x400 + full], 0xcc);
 	ck_assert_int_eq(insn_plan_probe(r->code, n, base, base + 0x800, base + 0x400, base + 0x300,
-					 7, count_only, NULL, &r->st),
+					 7, mode, NULL, &r->st),
 			 0);
 	ck_assert_uint_le(r->st.code_len, INSN_STUB_SIZE);
 	memcpy(r->code + 0x800, r->st.code, r->st.code_len);
@@ -128,7 +128,7 @@ START_TEST(short_entry)
 {
 	struct rig r;
 
-	if (!rig_up(&r, loop4, sizeof(loop4), false))
+	if (!rig_up(&r, loop4, sizeof(loop4), INSN_PROBE_TIMED))
 		return;
 	ck_assert_uint_eq(r.st.len, 4);
 	ck_assert_uint_eq(r.st.pad_addr, (uint64_t)(uintptr_t)r.code + 0x12);
@@ -145,7 +145,7 @@ START_TEST(entry_and_return)
 {
 	struct rig r;
 
-	if (!rig_up(&r, add13, sizeof(add13), false))
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
 		return;
 	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
 	ck_assert_uint_eq(call3(&r, 5, 0, 5), 10);
@@ -175,7 +175,7 @@ START_TEST(stale_entries_dropped)
 {
 	struct rig r;
 
-	if (!rig_up(&r, leave_stale, sizeof(leave_stale), false))
+	if (!rig_up(&r, leave_stale, sizeof(leave_stale), INSN_PROBE_TIMED))
 		return;
 	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
 	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
@@ -192,7 +192,7 @@ START_TEST(ring_wraps)
 	struct rig r;
 	uint64_t start = PROBE_RING_N - 1;
 
-	if (!rig_up(&r, add13, sizeof(add13), false))
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
 		return;
 	memcpy(r.area + PROBE_HEAD, &start, 8);
 	memcpy(r.area + PROBE_TAIL, &start, 8);
@@ -210,7 +210,7 @@ START_TEST(count_only)
 	struct rig r;
 	uint64_t c;
 
-	if (!rig_up(&r, add13, sizeof(add13), true))
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_COUNT))
 		return;
 	for (int i = 0; i < 1000; i++)
 		ck_assert_uint_eq(call3(&r, (uint64_t)i, 9, 1), (uint64_t)i + 1);
@@ -223,13 +223,38 @@ START_TEST(count_only)
 }
 END_TEST
 
+/*
+ * A routine that never returns (exit, longjmp): its entry recorded, its
+ * return address left as it is, nothing on the shadow stack. (add13 does
+ * return, straight to its caller: no return event.)
+ */
+START_TEST(entry_only)
+{
+	struct rig r;
+
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_ENTRY))
+		return;
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	ck_assert_uint_eq(call3(&r, 5, 0, 5), 10);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 2);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	for (uint64_t i = 0; i < 2; i++) {
+		ck_assert_uint_eq(event(&r, i)->word, PROBE_W_ENTRY | 7);
+		ck_assert_uint_ne(event(&r, i)->ret, 0);
+		ck_assert_uint_ne(event(&r, i)->ret, (uint64_t)(uintptr_t)r.code + 0x400);
+	}
+	ck_assert_uint_ge(event(&r, 1)->tsc, event(&r, 0)->tsc);
+	rig_down(&r);
+}
+END_TEST
+
 /* A throttled probe: its flag set, its calls are counted in the thread's counter only. */
 START_TEST(throttled)
 {
 	struct rig r;
 	uint64_t c;
 
-	if (!rig_up(&r, add13, sizeof(add13), false))
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
 		return;
 	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
 	ck_assert_uint_ne(r.st.throttle_off, 0);
@@ -268,7 +293,7 @@ START_TEST(no_placeholders)
 	size_t n = insn_probe_trampoline(0x1000, tramp, &full);
 
 	ck_assert_int_eq(insn_plan_probe(add13, sizeof(add13), 0x400000, 0x500000, 0x600000,
-					 0x700000, 3, false, NULL, &st),
+					 0x700000, 3, INSN_PROBE_TIMED, NULL, &st),
 			 0);
 	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
 		ck_assert_ptr_null(memmem(st.code, st.code_len, marks[m], 4));
@@ -291,6 +316,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, ring_wraps);
 	tcase_add_test(tc, count_only);
 	tcase_add_test(tc, throttled);
+	tcase_add_test(tc, entry_only);
 	tcase_add_test(tc, no_placeholders);
 	suite_add_tcase(s, tc);
 	return s;

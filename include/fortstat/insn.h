@@ -224,13 +224,17 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
  * `tramp` already) is recorded with that address; with no area of its own,
  * or a full shadow stack, the thread takes the classic stub's int3. A full
  * ring stops on the int3 at full_off until the tracer has read it.
- * `count_only`: the thread's counter of the patch (PROBE_CTR) incremented;
- * a timed probe takes that path too once its throttle flag (the byte at
- * throttle_off, in the stub) is set.
+ * INSN_PROBE_COUNT: the thread's counter of the patch (PROBE_CTR)
+ * incremented; a timed probe takes that path too once its throttle flag
+ * (the byte at throttle_off, in the stub) is set. INSN_PROBE_ENTRY (a
+ * routine that never returns: exit, longjmp): the entry recorded as a
+ * timed one's, with its return address as it is, never hooked (no shadow
+ * entry; the classic stub behind it hooks nothing either).
  * Returns as insn_plan_stub.
  */
+enum insn_probe_mode { INSN_PROBE_TIMED, INSN_PROBE_COUNT, INSN_PROBE_ENTRY };
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
-		    uint64_t tramp, uint64_t retrap, uint32_t patch, bool count_only,
+		    uint64_t tramp, uint64_t retrap, uint32_t patch, enum insn_probe_mode mode,
 		    const struct insn_gap *gap, struct insn_stub *stub);
 
 /*

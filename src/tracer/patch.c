@@ -313,8 +313,11 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	/* Go: the stub's hook path would rewrite a return address (golang.c). */
 	if (tr->ps->go)
 		return "a Go program";
-	/* one that never returns is never hooked */
-	if (!tr->o->count_only && (r->flags & RT_NORETURN))
+	/*
+	 * One that never returns is never hooked: with probes, an entry-only
+	 * stub (insn_plan_probe); the classic stubs' hook path has no such variant.
+	 */
+	if (!tr->o->count_only && (r->flags & RT_NORETURN) && !tr->ps->probes)
 		return "it never returns: its entry alone is timed";
 	if (!(r->flags & RT_SELECTED))
 		return "not timed";
@@ -339,10 +342,14 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 			why = "its code cannot be read";
 	}
 	if (!why) {
+		enum insn_probe_mode mode = tr->o->count_only	       ? INSN_PROBE_COUNT
+					    : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
+								       : INSN_PROBE_TIMED;
+
 		rc = tr->ps->probes
 			 ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp,
-					   tr->ps->retrap, (uint32_t)(p - tr->ps->patches),
-					   tr->o->count_only, &gap, &stub)
+					   tr->ps->retrap, (uint32_t)(p - tr->ps->patches), mode,
+					   &gap, &stub)
 			 : insn_plan_stub(code, len, entry, p->slot,
 					  tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
 					  (uint32_t)(p - tr->ps->patches) + 1, &gap, &stub);
@@ -398,7 +405,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	if (stub.call_ret)
 		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
-	p->noreturn = false;
+	p->noreturn = (r->flags & RT_NORETURN) != 0; /* its stub hooks nothing */
 	p->orig = 0xcc;
 	memcpy(slot_buf, stub.code, stub.code_len);
 	free(code);

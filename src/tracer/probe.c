@@ -560,7 +560,8 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 
 		if (p && p->stub && !p->dead && p->routine != ACCT_NONE) {
 			entry_recorded(tr, th, p->routine, e->slot, e->ret,
-				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap);
+				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap,
+				       p->noreturn);
 			probe_throttle_candidate(tr, j);
 		}
 	} else if (kind == PROBE_W_RETURN) {

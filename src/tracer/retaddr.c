@@ -151,10 +151,12 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
  * An entry that an in-process probe recorded (probe.c), as handle_entry
  * takes one at a trap: the frames below its slot are gone; a tail call
  * (`chained`: the slot held the trampoline already) continues the frame
- * of its slot, or is counted; a call closes a frame left in its slot.
+ * of its slot, or is counted; a call closes a frame left in its slot. A
+ * routine that never returns (`noreturn`: its stub hooked nothing) is
+ * counted, no frame opened: it has no return to close one.
  */
 void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
-		    uint64_t ret, bool chained)
+		    uint64_t ret, bool chained, bool noreturn)
 {
 	uint64_t top_slot, old;
 
@@ -168,7 +170,10 @@ void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uin
 	unwind_below(tr, th, slot + 1); /* the frames below, then one left in its slot */
 	if (tr->ps->orphans.n && u64map_get(&tr->ps->orphans, slot, &old) && old)
 		u64map_put(&tr->ps->orphans, slot, 0);
-	ev_enter(tr, th, routine, slot, ret);
+	if (noreturn)
+		ev_count(tr, th, routine);
+	else
+		ev_enter(tr, th, routine, slot, ret);
 }
 
 /* A return that the trampoline recorded: through the slot of the top frame. */
@@ -353,6 +358,10 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
 	if (p->stub) {
 		/* The stub loaded the return address (arch_stub_ret) and will hook it. */
 		ret = arch_stub_ret(regs);
+		if (p->noreturn) { /* an entry-only probe's stub: it hooks nothing */
+			entry_recorded(tr, th, p->routine, slot, ret, is_hooked(tr->ps, ret), true);
+			goto resume;
+		}
 		if (is_hooked(tr->ps, ret)) {
 			if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 &&
 			    top_slot == slot)

@@ -376,7 +376,7 @@ bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
 
 /* An entry and a return recorded in-process (probe.c), as handle_entry/handle_return. */
 void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
-		    uint64_t ret, bool chained);
+		    uint64_t ret, bool chained, bool noreturn);
 void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);
 
 /* Put back the return addresses of thread tid's frames in the forked copy behind fd. */

@@ -352,6 +352,9 @@ static unsigned two_byte(struct ld *s, uint64_t addr, struct x86_ld *d)
 		case 0xf8:
 		case 0xf9: /* swapgs, rdtscp */
 			return operands(s, M, d);
+		case 0xee:
+		case 0xef: /* rdpkru, wrpkru (pkey_get, pkey_set): capstone 4 fails; no prefix */
+			return s->npfx || s->rex ? 0 : operands(s, M, d);
 		default:
 			return 0;
 		}

@@ -13,7 +13,9 @@
  * the end of the flow (X86_INS_JMP, X86_INS_RET, X86_INS_UD2: e9, eb,
  * ff /4, c3, c2, 0f 0b). Anything else it is not sure of (x87, rare groups
  * and maps, odd prefixes on branches, EVEX and XOP, what capstone 4 cannot
- * decode, truncated code) is "unknown":
+ * decode, truncated code) is "unknown", but for rdpkru and wrpkru (0f 01
+ * ee, 0f 01 ef, no prefix: three bytes, no operand), which capstone 4
+ * fails on and pkey_get, pkey_set and their neighbours hold:
  * the caller decodes that instruction with capstone. A wrong answer could
  * hide a branch into the bytes a jmp overwrites, so unknown is the rule
  * for every doubt; tests/check_lendec.c holds it against capstone over

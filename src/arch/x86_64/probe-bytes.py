@@ -40,9 +40,10 @@ def main():
     e, t, c = code["entry"], code["tramp"], code["count"]
     assert l["e_full"] == l["e_plain"] + 5 and e[l["e_plain"]] == 0xE9
     assert c[l["c_ctr"] - 2] == 0x75, "the count path's jnz must be short"
+    assert e[l["e_nohook"]] == 0x74, "the hook's je must be short (a jmp replaces it)"
     defs = [
         ("ENTRY_RETRAP", l["e_retrap"] + 2), ("ENTRY_TRAMP", l["e_tramp"] + 2),
-        ("ENTRY_WORD", l["e_word"] + 2), ("ENTRY_PLAIN", l["e_plain"] + 1),
+        ("ENTRY_NOHOOK", l["e_nohook"]), ("ENTRY_WORD", l["e_word"] + 2), ("ENTRY_PLAIN", l["e_plain"] + 1),
         ("ENTRY_FULL", l["e_full"]), ("TRAMP_FULL", l["t_full"]),
         ("TRAMP_RETRAP", l["t_retrap"]), ("COUNT_JNZ", l["c_ctr"] - 1),
         ("COUNT_CTR", l["c_ctr"] + 5), ("COUNT_PLAIN", l["c_plain"]),

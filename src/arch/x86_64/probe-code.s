@@ -21,7 +21,9 @@
 	mov %r11,-0x8(%rsp)
 	testb $1,%gs:0x20; jnz e_slow		# no area of its own
 e_retrap: movabs $0x3333333333333333,%r11
-	cmp %r11,(%rsp); je e_chained		# a tail call: hooked already
+	cmp %r11,(%rsp)
+e_nohook: je e_chained			# a tail call: hooked already (made a jmp
+					# for a routine that never returns)
 e_tramp: movabs $0x1111111111111111,%r11
 	cmp %r11,(%rsp); je e_chained		# (by a trap, or in-process)
 	mov $1,%ecx; xadd %rcx,%gs:0x18		# take a shadow entry

@@ -67,6 +67,7 @@ static const uint8_t count_code[] = {
 };
 #define ENTRY_RETRAP 0x25
 #define ENTRY_TRAMP 0x35
+#define ENTRY_NOHOOK 0x31
 #define ENTRY_WORD 0x84
 #define ENTRY_PLAIN 0x10b
 #define ENTRY_FULL 0x10f
@@ -104,10 +105,10 @@ size_t insn_probe_trampoline(uint64_t retrap, uint8_t *code, unsigned *full_off)
 #define PROBE_THROTTLE_OFF (INSN_STUB_SIZE - 8)
 
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
-		    uint64_t tramp, uint64_t retrap, uint32_t patch, bool count_only,
+		    uint64_t tramp, uint64_t retrap, uint32_t patch, enum insn_probe_mode mode,
 		    const struct insn_gap *gap, struct insn_stub *stub)
 {
-	const bool timed = !count_only;
+	const bool timed = mode != INSN_PROBE_COUNT;
 	/*
 	 * Timed: throttle test, timed path (its slow path falls into the
 	 * classic stub), classic stub, count path (after the classic's jmp
@@ -120,8 +121,8 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 	int rc;
 
 	/* The classic stub behind the fast paths: their slow path and continuation. */
-	rc = insn_plan_stub(fn, fn_len, entry, stub_addr + cls, timed ? retrap : 0, 0, patch + 1,
-			    gap, &classic);
+	rc = insn_plan_stub(fn, fn_len, entry, stub_addr + cls,
+			    mode == INSN_PROBE_TIMED ? retrap : 0, 0, patch + 1, gap, &classic);
 	*stub = classic;
 	if (rc)
 		return rc;
@@ -161,6 +162,8 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		memcpy(e + ENTRY_RETRAP, &retrap, 8);
 		memcpy(e + ENTRY_TRAMP, &tramp, 8);
 		memcpy(e + ENTRY_WORD, &word, 8);
+		if (mode == INSN_PROBE_ENTRY) /* je e_chained -> jmp: never hooked */
+			e[ENTRY_NOHOOK] = 0xeb;
 		put_le32(e + ENTRY_PLAIN,
 			 (int32_t)(cls + classic.plain_off - (THROTTLE_LEN + ENTRY_FULL)));
 		stub->full_off = THROTTLE_LEN + ENTRY_FULL;
