@@ -21,4 +21,10 @@ int mem_write(int fd, uint64_t addr, const void *buf, size_t n);
 /* Value of auxv entry `type` of process pid. Returns 0 or a negative errno. */
 int auxv_get(pid_t pid, unsigned long type, uint64_t *val);
 
+/*
+ * The end of the mapping of process pid (/proc/PID/maps) that holds addr,
+ * of an executable one only when `exec_only`; 0 when there is none.
+ */
+uint64_t maps_end(pid_t pid, uint64_t addr, int exec_only);
+
 #endif

@@ -162,24 +162,6 @@ void release_all(struct tracer *tr)
 	}
 }
 
-/* The end of the mapping of process pid that holds addr, or 0. */
-static uint64_t mapping_end(pid_t pid, uint64_t addr)
-{
-	char path[48], line[512];
-	uint64_t lo, hi, end = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!end && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 && addr >= lo && addr < hi)
-			end = hi;
-	fclose(f);
-	return end;
-}
-
 #define STACK_SCAN (256 * 1024) /* bytes of each thread's stack looked at */
 
 /*
@@ -197,7 +179,7 @@ bool stack_words(struct tracer *tr, pid_t tid, arch_regs *regs, uint64_t **words
 	if (arch_get_regs(tid, regs) < 0)
 		return false;
 	sp = arch_sp(regs) & ~(uint64_t)7;
-	end = mapping_end(tid, sp);
+	end = maps_end(tid, sp, 0);
 	if (end <= sp)
 		return true;
 	*n = (size_t)((end - sp < STACK_SCAN ? end - sp : STACK_SCAN) / 8);

@@ -213,25 +213,6 @@ static void neighbours(const struct symtab *st, const struct routine *r, uint64_
 #define IFUNC_WALK 8192	       /* ... and after it at most (beyond: the file's AVX-512 variants) */
 #define ROUTINE_MAX (1u << 20) /* bytes of a routine walked at most */
 
-/* The end of the executable mapping of process pid that holds addr (0: none). */
-static uint64_t exec_map_end(pid_t pid, uint64_t addr)
-{
-	char path[48], line[512], perm[5];
-	uint64_t s, e, end = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!end && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &s, &e, perm) == 3 && addr >= s &&
-		    addr < e && perm[2] == 'x')
-			end = e;
-	fclose(f);
-	return end;
-}
-
 /*
  * What to read of r at `entry` for the planner: *len bytes of it, and in
  * gap what surrounds it. The routine before it, if it starts PREV_NEAR
@@ -265,7 +246,7 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 		uint64_t hi = far ? far : next;
 
 		if (!hi) {
-			hi = exec_map_end(tr->ps->leader, entry);
+			hi = maps_end(tr->ps->leader, entry, 1);
 			hi = hi > entry ? r->addr + (hi - entry) : 0;
 		}
 		if (!hi)

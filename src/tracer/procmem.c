@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -52,4 +53,22 @@ int auxv_get(pid_t pid, unsigned long type, uint64_t *val)
 	}
 	close(fd);
 	return err;
+}
+
+uint64_t maps_end(pid_t pid, uint64_t addr, int exec_only)
+{
+	char path[48], line[512], perm[5] = "";
+	uint64_t lo, hi, end = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, perm) == 3 &&
+		    addr >= lo && addr < hi && (!exec_only || perm[2] == 'x'))
+			end = hi;
+	fclose(f);
+	return end;
 }
