@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "fortstat/books.h"
@@ -609,6 +610,22 @@ static int finish(struct session *s, int rc)
 	return rc;
 }
 
+/*
+ * The table's width: --width's; without it the terminal's when the reports
+ * go to standard error and that is one; else 0, no limit (full names in a
+ * file or a pipe: what a script reads, as the other formats keep them).
+ */
+static size_t report_width(const struct options *o)
+{
+	struct winsize ws;
+
+	if (o->report.width || o->output || !isatty(STDERR_FILENO))
+		return o->report.width;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) < 0 || !ws.ws_col)
+		return 0;
+	return ws.ws_col;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = {0};
@@ -626,6 +643,7 @@ int main(int argc, char **argv)
 	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
 	s.trace = cli_trace_opts(&s.o);
+	s.o.report.width = report_width(&s.o);
 	/* Live reports: snapshots on SIGUSR1 (and --interval), the status line. */
 	trace_catch_snapshot_signal();
 	s.trace.on_snapshot = on_snapshot;

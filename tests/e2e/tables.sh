@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tables.sh - readable C++ tables: --width=80 fits every line of the table
+# (C++ names shortened perf's way, <…> and (…)) while CSV keeps the full
+# names; without --width a table in a file keeps them too; --top=3 shows
+# three rows, then one line for the rest, TOTAL still of them all.
+. "$SRCDIR/tests/lib.sh"
+
+# the table's lines: from the ROUTINE heads to TOTAL, the ellipsis one column
+table_lines() {
+	sed -n '/^  ROUTINE /,/^  TOTAL /p' "$1" | sed 's/…/./g'
+}
+
+for opt in O0 O2; do
+	p=$BIN/classes-$opt
+	"$FORTSTAT" --sort=calls --width=80 -o w.txt "$p" >/dev/null 2>t.err </dev/null ||
+		fail "$p: --width=80: $(cat t.err)"
+	"$FORTSTAT" --width=80 --format=csv -o w.csv "$p" >/dev/null 2>t.err </dev/null ||
+		fail "$p: --width=80 --format=csv: $(cat t.err)"
+	"$FORTSTAT" --sort=calls -o full.txt "$p" >/dev/null 2>t.err </dev/null || fail "$p: $(cat t.err)"
+	n=$(($(wc -l <w.csv) - 1))
+	[ "$n" -gt 3 ] || fail "$p: only $n routines in the CSV"
+	[ "$(table_lines w.txt | wc -l)" = $((n + 2)) ] ||
+		fail "$p: --width=80: $(table_lines w.txt | wc -l) table lines for $n routines"
+	wide=$(table_lines w.txt | awk 'length($0) > 80' | head -3)
+	[ -z "$wide" ] || fail "$p: --width=80: lines wider than 80: $wide"
+	grep -q '<…>' w.txt || fail "$p: --width=80: no template elided: $(cat w.txt)"
+	# the machine formats keep the full names, whatever the width
+	grep -q '…' w.csv && fail "$p: --width=80 shortened the CSV's names"
+	awk -F, 'length($0) > 120 { found = 1 } END { exit !found }' w.csv ||
+		fail "$p: no long C++ name in the CSV"
+	grep -q 'std::vector<double, std::allocator<double> >' w.csv ||
+		fail "$p: the CSV lacks the full vector<double> names"
+	# a table in a file, no --width: the full names, as before
+	grep -q '…' full.txt && fail "$p: a table in a file without --width shortened names"
+	grep -q 'std::vector<double, std::allocator<double> >' full.txt ||
+		fail "$p: the table without --width lost the full names"
+	# the same rows, whatever the width: their calls in the same order
+	table_lines full.txt | awk '{ print $(NF - 3) }' >full.calls
+	table_lines w.txt | awk '{ print $(NF - 3) }' >w.calls
+	cmp -s full.calls w.calls || fail "$p: --width=80 changed the rows' calls or order"
+
+	# --top=3: three rows, the closing line, TOTAL of every routine
+	"$FORTSTAT" --top=3 --format=csv -o top.csv "$p" >/dev/null 2>&1
+	"$FORTSTAT" --top=3 -c -o top.txt "$p" >/dev/null 2>t.err </dev/null ||
+		fail "$p: --top=3: $(cat t.err)"
+	[ "$(wc -l <top.csv)" = "$(wc -l <w.csv)" ] || fail "$p: --top=3 cut the CSV"
+	table_lines top.txt >top.lines
+	[ "$(wc -l <top.lines)" = 6 ] || fail "$p: --top=3: $(cat top.lines)"
+	rest=$(($(grep -c . top.csv) - 1 - 3))
+	all=$(awk -F, 'NR > 1 { s += $(NF - 11) } END { print s }' top.csv)
+	# count only: the rest's calls are TOTAL's less the three rows'
+	shown=$(sed -n '2,4p' top.lines | awk '{ s += $NF } END { print s }')
+	total=$(awk '/^  TOTAL / { print $2 }' top.lines)
+	[ "$total" = "$all" ] || fail "$p: --top=3: TOTAL $total, the CSV's calls $all"
+	grep -qx "  ($rest more routines: $(printf %d $((total - shown)) |
+		sed ':a;s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/;ta') calls)" top.lines ||
+		fail "$p: --top=3: no closing line for $rest routines, $((total - shown)) calls: $(cat top.lines)"
+done
+
+# a timed --top: the rest's share of the time
+"$FORTSTAT" --top=1 -o top.txt "$BIN/classes-O0" >/dev/null 2>&1
+grep -Eq '^  \([0-9,]+ more routines: [0-9]+\.[0-9] % of the time\)$' top.txt ||
+	fail "--top=1: $(cat top.txt)"
+
+# bad values: a usage error
+for bad in --width=0 --width=x --top=0 --top=-1; do
+	"$FORTSTAT" $bad -o r.txt "$BIN/classes-O0" >/dev/null 2>t.err </dev/null
+	rc=$?
+	[ "$rc" = 125 ] || fail "$bad: exit status $rc"
+	grep -q "^fortstat: .*$(echo "$bad" | sed 's/=.*//')" t.err || fail "$bad: $(cat t.err)"
+done
+finish
