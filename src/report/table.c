@@ -194,6 +194,25 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	fputc('\n', out);
 }
 
+#define GRAPH_NAME_MIN 10 /* a name in the call graph keeps at least this many columns */
+
+/*
+ * A name in the call graph, malloc'ed: with a width, shortened to what is
+ * left of it by the columns before the name on a caller's or callee's line
+ * (the widest) and the " [index]" after it.
+ */
+static char *graph_name(const struct report *rp, const char *name)
+{
+	size_t other = 13 + (rp->timed ? 24 : 0) + 1 + 13 + 6 + 3; /* and " [" "]" */
+	size_t width = rp->opts->width;
+
+	for (size_t n = rp->n_rows; n; n /= 10)
+		other++; /* the index's digits */
+	if (!width)
+		return xstrdup(name);
+	return name_shorten(name, width > other + GRAPH_NAME_MIN ? width - other : GRAPH_NAME_MIN);
+}
+
 /* Calls of routine i that are not direct recursion. */
 static uint64_t outside_calls(const struct report *rp, const struct arc_index *ix, size_t i)
 {
@@ -247,7 +266,7 @@ static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_
 			   const struct profile_arc *a, uint32_t other, const size_t *index)
 {
 	bool timed = rp->timed;
-	char called[48];
+	char called[48], *name;
 
 	if (other == PROFILE_NONE || other >= rp->sec->n_routines) {
 		fprintf(out, "%13s", "");
@@ -272,7 +291,9 @@ static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_
 		snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->calls,
 			 outside_calls(rp, ix, a->callee));
 	}
-	fprintf(out, " %13s      %s [%zu]\n", called, rname(rp, other), index[other]);
+	name = graph_name(rp, rname(rp, other));
+	fprintf(out, " %13s      %s [%zu]\n", called, name, index[other]);
+	free(name);
 }
 
 /*
@@ -316,7 +337,7 @@ static void write_graph(FILE *out, const struct report *rp)
 		const struct row *r = order[i];
 		size_t ri = r->idx;
 		uint64_t outside = outside_calls(rp, &ix, ri);
-		char idx[24], called[48];
+		char idx[24], called[48], *name;
 
 		/* callers, the largest nearest the entry */
 		n_tmp = 0;
@@ -341,7 +362,9 @@ static void write_graph(FILE *out, const struct report *rp)
 				r->incl > r->shown ? secs(r->incl - r->shown) : 0.0);
 		else
 			fprintf(out, "%6s", "");
-		fprintf(out, " %13s  %c %s [%zu]", called, r->mainline ? '*' : ' ', r->name, i + 1);
+		name = graph_name(rp, r->name);
+		fprintf(out, " %13s  %c %s [%zu]", called, r->mainline ? '*' : ' ', name, i + 1);
+		free(name);
 		if (timed && r->incomplete)
 			fputs("  INCOMPLETE", out);
 		fputc('\n', out);

@@ -58,6 +58,13 @@ for opt in O0 O2; do
 		fail "$p: --top=3: no closing line for $rest routines, $((total - shown)) calls: $(cat top.lines)"
 done
 
+# --graph: its lines fit --width too, the names shortened as in the table
+"$FORTSTAT" --graph --width=80 -o g.txt "$BIN/classes-O0" >/dev/null 2>&1
+sed -n '/^Call graph/,$p' g.txt | sed 's/…/./g' >g.lines
+[ "$(grep -c '^\[' g.lines)" -gt 3 ] || fail "--graph --width=80: no call graph: $(cat g.txt)"
+wide=$(awk 'length($0) > 80' g.lines | head -3)
+[ -z "$wide" ] || fail "--graph --width=80: lines wider than 80: $wide"
+
 # a timed --top: the rest's share of the time
 "$FORTSTAT" --top=1 -o top.txt "$BIN/classes-O0" >/dev/null 2>&1
 grep -Eq '^  \([0-9,]+ more routines: [0-9]+\.[0-9] % of the time\)$' top.txt ||
