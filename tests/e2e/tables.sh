@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tables.sh - readable C++ tables: --width=80 fits every line of the table
 # (C++ names shortened perf's way, <…> and (…)) while CSV keeps the full
-# names; without --width a table in a file keeps them too; --top=3 shows
-# three rows, then one line for the rest, TOTAL still of them all.
+# names; without --width a table in a file keeps them too, one on a
+# terminal fits it; --graph fits as well; --top=3 shows three rows, then
+# one line for the rest, TOTAL still of them all.
 . "$SRCDIR/tests/lib.sh"
 
 # the table's lines: from the ROUTINE heads to TOTAL, the ellipsis one column
@@ -57,6 +58,17 @@ for opt in O0 O2; do
 		sed ':a;s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/;ta') calls)" top.lines ||
 		fail "$p: --top=3: no closing line for $rest routines, $((total - shown)) calls: $(cat top.lines)"
 done
+
+# no --width, the table on a terminal: the terminal's width (script(1) makes one)
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1 </dev/null; then
+	script -qec "stty cols 90 rows 40; '$FORTSTAT' --no-progress '$BIN/classes-O0' >/dev/null" \
+		tty.raw >/dev/null 2>&1 </dev/null
+	tr -d '\r' <tty.raw >tty.txt
+	[ "$(table_lines tty.txt | wc -l)" -gt 5 ] || fail "a terminal: no table: $(cat tty.txt)"
+	wide=$(table_lines tty.txt | awk 'length($0) > 90' | head -3)
+	[ -z "$wide" ] || fail "a terminal 90 columns wide: lines wider: $wide"
+	grep -q '<…>' tty.txt || fail "a terminal 90 columns wide: no name shortened: $(cat tty.txt)"
+fi
 
 # --graph: its lines fit --width too, the names shortened as in the table
 "$FORTSTAT" --graph --width=80 -o g.txt "$BIN/classes-O0" >/dev/null 2>&1
