@@ -244,6 +244,11 @@ START_TEST(test_replace)
 	fclose(old);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0644);
+	/* an existing file keeps its permissions */
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(output_replace(path, "again\n", 6, &renamed), 0);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
 	/* through a symbolic link: the target */
 	snprintf(link, sizeof(link), "%s/link.txt", dir);
 	ck_assert_int_eq(symlink("rep.txt", link), 0);

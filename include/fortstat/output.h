@@ -54,8 +54,8 @@ FILE *outputs_for(struct outputs *o, int pid, bool *again);
 
 /*
  * Make the file `name` hold exactly buf[0..len) so that a reader sees either
- * the old text or the new one, never a mix: a new file beside it (mode
- * 0666 less the umask), renamed over it (*renamed set); a symbolic link's
+ * the old text or the new one, never a mix: a new file beside it (the old
+ * file's permissions, or 0666 less the umask), renamed over it (*renamed set); a symbolic link's
  * target is replaced. A name that is not a regular file (a terminal, a
  * pipe) gets the text written to it, and so does a writable file in a
  * directory where no new file can be made. Returns 0 or a negative errno.

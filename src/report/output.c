@@ -162,14 +162,21 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* A new file beside `path` holding buf, renamed over it: 0 or -errno. */
+/*
+ * A new file beside `path` holding buf, renamed over it: 0 or -errno. Its
+ * mode: the old file's permissions, or 0666 less the umask for a new one
+ * (as fopen would leave them).
+ */
 static int replace_file(const char *path, const char *buf, size_t len)
 {
 	char *tmp = xasprintf("%s.fortstat-XXXXXX", path);
-	mode_t mask = umask(0);
+	mode_t mask = umask(0), mode = 0666 & ~mask;
+	struct stat sb;
 	int fd, err;
 
 	umask(mask);
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		mode = sb.st_mode & 0777;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -177,7 +184,7 @@ static int replace_file(const char *path, const char *buf, size_t len)
 		return err;
 	}
 	err = write_all(fd, buf, len);
-	if (!err && fchmod(fd, 0666 & ~mask) < 0)
+	if (!err && fchmod(fd, mode) < 0)
 		err = -errno;
 	if (close(fd) < 0 && !err)
 		err = -errno;

@@ -3,8 +3,9 @@
 # outfile.sh - the report files (-o, --svg) are written to a new file beside
 # them and renamed into place at the end: a fortstat killed with SIGKILL
 # midway leaves the previous reports whole, byte for byte; a normal run
-# leaves no temporary file; a new file's mode is 0666 less the umask; an
-# unwritable -o still fails at start, in one line, before the program runs.
+# leaves no temporary file; a new file's mode is 0666 less the umask, an
+# old one's is kept; an unwritable -o still fails at start, in one line,
+# before the program runs.
 . "$SRCDIR/tests/lib.sh"
 
 # wait_for FILE: until FILE is not empty (within 10 s)
@@ -63,6 +64,11 @@ rm -f pid.txt
 rm -f new.txt
 (umask 027 && "$FORTSTAT" -o new.txt "$p" 3 >/dev/null 2>&1)
 [ "$(stat -c %a new.txt)" = 640 ] || fail "umask 027: new.txt has mode $(stat -c %a new.txt)"
+
+# an existing file keeps its permissions, as when it was rewritten in place
+chmod 604 new.txt
+"$FORTSTAT" -o new.txt "$p" 3 >/dev/null 2>&1
+[ "$(stat -c %a new.txt)" = 604 ] || fail "new.txt, mode 604: now $(stat -c %a new.txt)"
 
 # %p: one file a process, no temporary file left either
 "$FORTSTAT" -o 'r.%p.txt' "$p" 3 >/dev/null 2>&1
