@@ -63,10 +63,13 @@ static int name_width(const struct report *rp)
 	return (int)w;
 }
 
-/* name in a column w wide: shortened to fit, padded to w display columns. */
-static void put_name(FILE *out, const char *name, int w)
+/*
+ * name in a column w wide, padded to w display columns; with a width
+ * (--width, the terminal's) shortened to fit it, else whole.
+ */
+static void put_name(FILE *out, const struct report *rp, const char *name, int w)
 {
-	char *s = name_shorten(name, (size_t)w);
+	char *s = name_shorten(name, rp->opts->width ? (size_t)w : 0);
 	size_t cols = name_columns(s);
 
 	fputs(s, out);
@@ -139,7 +142,7 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	bool lower = false;
 
 	fputs("  ", out);
-	put_name(out, "ROUTINE", w);
+	put_name(out, rp, "ROUTINE", w);
 	fprintf(out, " %12s", "CALLED");
 	if (timed) {
 		fprintf(out, "%16s%9s", "TIME (SEC)", "PERCENT");
@@ -161,7 +164,7 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		snprintf(called, sizeof(called), "%s%" PRIu64,
 			 rp->sec->routines[r->idx].calls_lower ? ">=" : "", r->calls);
 		fprintf(out, "%c ", r->mainline ? '*' : ' ');
-		put_name(out, r->name, w);
+		put_name(out, rp, r->name, w);
 		fprintf(out, " %12s", called);
 		if (timed) {
 			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
@@ -187,7 +190,7 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	table_rest(out, rp);
 	snprintf(called, sizeof(called), "%s%" PRIu64, lower ? ">=" : "", rp->calls);
 	fputs("  ", out);
-	put_name(out, "TOTAL", w);
+	put_name(out, rp, "TOTAL", w);
 	fprintf(out, " %12s", called);
 	if (timed)
 		fprintf(out, "%16.6f%9.2f", rp->sum_s, percent(rp, rp->sum_s));
