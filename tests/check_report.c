@@ -614,6 +614,8 @@ START_TEST(test_shorten)
 	shortens("(anonymous namespace)::Worker::run(std::vector<int, std::allocator<int> > "
 		 "const&)",
 		 45, "(anonymous namespace)::Worker::run(…)");
+	/* a cut through an elided <…>: one … only */
+	shortens("std::vector<double, std::allocator<double> >::back()", 20, "std::vect…>::back()");
 	/* unbalanced brackets: cut, never read past the end */
 	shortens("f<int(", 3, "f…(");
 	/* columns, not bytes: the ellipsis is one; a UTF-8 name is cut between characters */

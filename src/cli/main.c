@@ -612,16 +612,16 @@ static int finish(struct session *s, int rc)
 
 /*
  * The table's width: --width's; without it the terminal's when the reports
- * go to standard error and that is one; else 0, no limit (full names in a
+ * go to fd (no -o) and that is one; else 0, no limit (full names in a
  * file or a pipe: what a script reads, as the other formats keep them).
  */
-static size_t report_width(const struct options *o)
+static size_t report_width(const struct options *o, int fd)
 {
 	struct winsize ws;
 
-	if (o->report.width || o->output || !isatty(STDERR_FILENO))
+	if (o->report.width || o->output || !isatty(fd))
 		return o->report.width;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) < 0 || !ws.ws_col)
+	if (ioctl(fd, TIOCGWINSZ, &ws) < 0 || !ws.ws_col)
 		return 0;
 	return ws.ws_col;
 }
@@ -636,6 +636,8 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	fs_verbose = s.o.verbose;
+	/* the reports go to standard error; --merge's to standard output */
+	s.o.report.width = report_width(&s.o, s.o.merge ? STDOUT_FILENO : STDERR_FILENO);
 	if (s.o.merge)
 		return merge_command(s.o.argv, (size_t)s.o.argc, &s.o.report, s.o.output, s.o.svg);
 	if (rank_detect(&s.rank))
@@ -643,7 +645,6 @@ int main(int argc, char **argv)
 	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
 	s.trace = cli_trace_opts(&s.o);
-	s.o.report.width = report_width(&s.o);
 	/* Live reports: snapshots on SIGUSR1 (and --interval), the status line. */
 	trace_catch_snapshot_signal();
 	s.trace.on_snapshot = on_snapshot;

@@ -107,7 +107,7 @@ static char *elide(const char *name, char open, char close)
 	return out;
 }
 
-/* s cut to `width` columns: its head, …, its tail. Malloc'ed. */
+/* s cut to at most `width` columns: its head, …, its tail. Malloc'ed. */
 static char *cut_middle(const char *s, size_t width)
 {
 	size_t cols = name_columns(s), head = (width - 1) / 2, skip = cols - (width - 1);
@@ -119,6 +119,11 @@ static char *cut_middle(const char *s, size_t width)
 	tail = p;
 	for (size_t i = 0; i < skip; i++)
 		tail += char_len(tail);
+	/* no … beside the cut's own: an elided <…> or (…) cut through is gone */
+	while (p > s && p - s >= 3 && !memcmp(p - 3, ELLIPSIS, 3))
+		p -= 3;
+	while (!strncmp(tail, ELLIPSIS, 3))
+		tail += 3;
 	out = xcalloc((size_t)(p - s) + 3 + strlen(tail) + 1, 1);
 	memcpy(out, s, (size_t)(p - s));
 	memcpy(out + (p - s), ELLIPSIS, 3);

@@ -4,7 +4,7 @@
 # (C++ names shortened perf's way, <…> and (…)) while CSV keeps the full
 # names; without --width a table in a file keeps them too, one on a
 # terminal fits it; --graph fits as well; --top=3 shows three rows, then
-# one line for the rest, TOTAL still of them all.
+# one line for the rest, TOTAL still of them all; --merge's table alike.
 . "$SRCDIR/tests/lib.sh"
 
 # the table's lines: from the ROUTINE heads to TOTAL, the ellipsis one column
@@ -81,6 +81,24 @@ wide=$(awk 'length($0) > 80' g.lines | head -3)
 "$FORTSTAT" --top=1 -o top.txt "$BIN/classes-O0" >/dev/null 2>&1
 grep -Eq '^  \([0-9,]+ more routines: [0-9]+\.[0-9] % of the time\)$' top.txt ||
 	fail "--top=1: $(cat top.txt)"
+
+# --merge's table: --width and --top too, its CSV whole
+"$FORTSTAT" --format=json -o m1.json "$BIN/classes-O0" >/dev/null 2>&1
+"$FORTSTAT" --format=json -o m2.json "$BIN/classes-O0" >/dev/null 2>&1
+"$FORTSTAT" --merge --width=150 m1.json m2.json >m.txt 2>t.err || fail "--merge --width: $(cat t.err)"
+sed -n '/^  ROUTINE /,/^$/p' m.txt | sed 's/…/./g' >m.lines
+[ "$(grep -c . m.lines)" -gt 10 ] || fail "--merge --width=150: $(cat m.txt)"
+wide=$(awk 'length($0) > 150' m.lines | head -3)
+[ -z "$wide" ] || fail "--merge --width=150: lines wider than 150: $wide"
+grep -q '<…>' m.txt || fail "--merge --width=150: no name shortened: $(cat m.txt)"
+"$FORTSTAT" --merge --width=150 --format=csv m1.json m2.json >m.csv 2>/dev/null
+grep -q '…' m.csv && fail "--merge --width=150 shortened the CSV's names"
+"$FORTSTAT" --merge --top=3 m1.json m2.json >m.txt 2>/dev/null
+n=$(($(wc -l <m.csv) - 1))
+sed -n '/^  ROUTINE /,/^$/p' m.txt >m.lines
+[ "$(grep -c . m.lines)" = 5 ] || fail "--merge --top=3: $(cat m.lines)"
+grep -Eq "^  \($((n - 3)) more routines: [0-9]+\.[0-9] % of the time\)\$" m.lines ||
+	fail "--merge --top=3: no closing line for $((n - 3)) routines: $(cat m.lines)"
 
 # bad values: a usage error
 for bad in --width=0 --width=x --top=0 --top=-1; do
