@@ -80,12 +80,15 @@ START_TEST(test_stderr)
 }
 END_TEST
 
-/* -o FILE without %p: opened (truncated) at once, every report in it. */
+/*
+ * -o FILE without %p: only checked at start, never truncated nor created
+ * (the reports replace it whole at the end): the old contents stay, a
+ * missing file stays missing.
+ */
 START_TEST(test_one_file)
 {
 	char name[512], *s;
 	struct outputs o;
-	bool again;
 	FILE *f;
 
 	snprintf(name, sizeof(name), "%s/report.txt", dir);
@@ -94,19 +97,48 @@ START_TEST(test_one_file)
 	fclose(f);
 	ck_assert_int_eq(outputs_open(&o, name), 0);
 	s = contents("report.txt");
-	ck_assert_str_eq(s, "");
+	ck_assert_str_eq(s, "old contents\n");
 	free(s);
-	f = outputs_for(&o, 10, &again);
-	ck_assert_ptr_nonnull(f);
-	ck_assert(!again);
-	fputs("one\n", f);
-	ck_assert_ptr_eq(outputs_for(&o, 11, &again), f);
-	ck_assert(again);
-	fputs("two\n", f);
 	ck_assert_int_eq(outputs_close(&o), 0);
 	s = contents("report.txt");
-	ck_assert_str_eq(s, "one\ntwo\n");
+	ck_assert_str_eq(s, "old contents\n");
 	free(s);
+	snprintf(name, sizeof(name), "%s/new.txt", dir);
+	ck_assert_int_eq(outputs_open(&o, name), 0);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	ck_assert_ptr_null(contents("new.txt"));
+}
+END_TEST
+
+/*
+ * output_check: a directory, a path through a file, a directory that is not
+ * writable (unless the file in it is) are refused; nothing is made.
+ */
+START_TEST(test_check)
+{
+	char name[512], sub[512];
+	FILE *f;
+
+	ck_assert_int_eq(output_check(dir), -EISDIR);
+	snprintf(name, sizeof(name), "%s/plain", dir);
+	f = fopen(name, "w");
+	fclose(f);
+	snprintf(sub, sizeof(sub), "%s/plain/x", dir);
+	ck_assert_int_eq(output_check(sub), -ENOTDIR);
+	ck_assert_int_eq(output_check("rel-name-here"), 0);
+	ck_assert_int_eq(access("rel-name-here", F_OK), -1);
+	if (geteuid() == 0)
+		return; /* root writes anywhere */
+	snprintf(sub, sizeof(sub), "%s/ro", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(name, sizeof(name), "%s/ro/kept", dir);
+	f = fopen(name, "w");
+	fclose(f);
+	ck_assert_int_eq(chmod(sub, 0555), 0);
+	ck_assert_int_eq(output_check(name), 0); /* written in place */
+	snprintf(name, sizeof(name), "%s/ro/new", dir);
+	ck_assert_int_eq(output_check(name), -EACCES);
+	ck_assert_int_eq(chmod(sub, 0755), 0);
 }
 END_TEST
 
@@ -166,20 +198,18 @@ START_TEST(test_cannot_open)
 }
 END_TEST
 
-/* A write that fails shows when the file is closed. */
+/* A device is checked by opening it, and written in place: a write that fails says so. */
 START_TEST(test_close_error)
 {
 	struct outputs o;
-	bool again;
-	FILE *f;
+	bool renamed = true;
 
 	if (access("/dev/full", W_OK) != 0)
 		return;
 	ck_assert_int_eq(outputs_open(&o, "/dev/full"), 0);
-	f = outputs_for(&o, 1, &again);
-	ck_assert_ptr_nonnull(f);
-	fputs("does not fit\n", f);
-	ck_assert_int_eq(outputs_close(&o), -ENOSPC);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	ck_assert_int_eq(output_replace("/dev/full", "does not fit\n", 13, &renamed), -ENOSPC);
+	ck_assert(!renamed);
 }
 END_TEST
 
@@ -214,6 +244,11 @@ START_TEST(test_replace)
 	fclose(old);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0644);
+	/* an existing file keeps its permissions */
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(output_replace(path, "again\n", 6, &renamed), 0);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
 	/* through a symbolic link: the target */
 	snprintf(link, sizeof(link), "%s/link.txt", dir);
 	ck_assert_int_eq(symlink("rep.txt", link), 0);
@@ -247,6 +282,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_expand);
 	tcase_add_test(tc, test_stderr);
 	tcase_add_test(tc, test_one_file);
+	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_per_process);
 	tcase_add_test(tc, test_cannot_open);
 	tcase_add_test(tc, test_close_error);

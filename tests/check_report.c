@@ -568,6 +568,135 @@ START_TEST(test_names_and_width)
 }
 END_TEST
 
+/* name_shorten: s shortened to width, exactly as expected, and within width columns. */
+static void shortens(const char *s, size_t width, const char *want)
+{
+	char *got = name_shorten(s, width);
+
+	ck_assert_str_eq(got, want);
+	ck_assert_uint_le(name_columns(got), width ? width : name_columns(s));
+	free(got);
+}
+
+/*
+ * Real C++ names, perf's way: templates elided to <…> first, parameters to
+ * (…) next, the middle cut last; operators, lambdas and anonymous
+ * namespaces keep their own characters.
+ */
+START_TEST(test_shorten)
+{
+	static const char push[] =
+	    "std::vector<double, std::allocator<double> >::push_back(double&&)";
+	char *s;
+
+	shortens("main", 20, "main");
+	shortens(push, 0, push);
+	shortens(push, strlen(push), push);
+	shortens(push, 40, "std::vector<…>::push_back(double&&)");
+	shortens(push, 30, "std::vector<…>::push_back(…)");
+	shortens(push, 20, "std::vect…sh_back(…)");
+	/* nested templates: only the outermost brackets stay */
+	shortens("std::map<std::string, std::vector<std::pair<int, double> > >::operator[]"
+		 "(std::string const&)",
+		 50, "std::map<…>::operator[](std::string const&)");
+	/* operator< and operator<< are names, not brackets */
+	shortens("bool operator<(Point const&, Point const&)", 30, "bool operator<(…)");
+	shortens("std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char "
+		 "const*)",
+		 40, "std::ostream& std::operator<< <…>(…)");
+	shortens("bool __gnu_cxx::operator!=<double const*, std::vector<double> >(int)", 40,
+		 "bool __gnu_cxx::operator!=<…>(int)");
+	shortens("my_operator<int>(int)", 19, "my_operator<…>(int)");
+	/* lambdas and operator() */
+	shortens("main::{lambda(int)#1}::operator()(int) const", 40,
+		 "main::{lambda(…)#1}::operator()(…) const");
+	/* (anonymous namespace) is not a parameter list */
+	shortens("(anonymous namespace)::Worker::run(std::vector<int, std::allocator<int> > "
+		 "const&)",
+		 45, "(anonymous namespace)::Worker::run(…)");
+	/* a cut through an elided <…>: one … only */
+	shortens("std::vector<double, std::allocator<double> >::back()", 20, "std::vect…>::back()");
+	/* unbalanced brackets: cut, never read past the end */
+	shortens("f<int(", 3, "f…(");
+	/* columns, not bytes: the ellipsis is one; a UTF-8 name is cut between characters */
+	ck_assert_uint_eq(name_columns("x…y"), 3);
+	shortens("αβγδεζηθικ", 5, "αβ…ικ");
+	s = name_shorten("a_rather_long_routine_name_that_is_wider_than_the_column", 21);
+	ck_assert_uint_eq(name_columns(s), 21);
+	ck_assert_uint_eq(strlen(s), 23);
+	free(s);
+}
+END_TEST
+
+/*
+ * --width: every line of the table fits, the long name shortened, the
+ * columns still lined up; --top: the first rows, one line for the rest,
+ * TOTAL of them all.
+ */
+START_TEST(test_width_top)
+{
+	static char longname[] =
+	    "std::vector<double, std::allocator<double> >::push_back(double&&)";
+	static char *nl[] = {longname};
+	struct routine r[2] = {
+	    {0x1000, 1, NULL, 0, NULL, NULL, 0, RT_SELECTED | RT_MAINLINE, NULL, 0, false},
+	    {0x2000, 1, nl, 1, NULL, NULL, 0, RT_SELECTED, NULL, 0, false},
+	};
+	struct symtab s = {.r = r, .n = 2};
+	/* 54 columns besides ROUTINE: 28 for it, the name shortened to 28 */
+	struct report_opts opts = {.format = FMT_TABLE, .sort = SORT_TIME, .width = 82};
+	struct run run = {.program = "./p", .clock = "cpu", .total_time_s = 1};
+	struct acct *a = acct_new(2);
+	char *buf = NULL, *l1, *l2, *line;
+	size_t len;
+	double total;
+	FILE *f = open_memstream(&buf, &len);
+
+	acct_enter(a, 1, 0, 100, 0, 0);
+	acct_enter(a, 1, 1, 90, 0, 250000000);
+	acct_leave(a, 1, 500000000, NULL);
+	acct_leave(a, 1, 1000000000, NULL);
+	ck_assert_int_eq(write_run(f, &s, a, &run, &opts, false), 0);
+	fclose(f);
+	l1 = strstr(buf, "* 0x1000 ");
+	l2 = strstr(buf, "  std::vector<…>::push_back(…) ");
+	ck_assert_ptr_nonnull(l1);
+	ck_assert_ptr_nonnull(l2);
+	ck_assert_ptr_null(strstr(buf, "double&&"));
+	ck_assert_uint_eq(name_columns(l1) - name_columns(strchr(l1, '\n')),
+			  name_columns(l2) - name_columns(strchr(l2, '\n')));
+	*strstr(buf, "\n\n  total program") = '\0';
+	for (line = strchr(buf, '\n') + 2; line; line = strchr(line, '\n')) {
+		char *end = strchr(++line, '\n');
+		size_t cols;
+
+		if (end)
+			*end = '\0';
+		cols = name_columns(line);
+		ck_assert_msg(cols <= 82, "wider than 82: %s", line);
+		if (end)
+			*end = '\n';
+	}
+	free(buf);
+
+	buf = NULL;
+	opts.top = 1;
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(write_run(f, &s, a, &run, &opts, false), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "* 0x1000 "));
+	ck_assert_ptr_null(strstr(buf, "push_back"));
+	ck_assert_ptr_nonnull(strstr(buf, "\n  (1 more routine: 25.0 % of the time)\n  TOTAL "));
+	l1 = strstr(buf, "\n  TOTAL ");
+	ck_assert_ptr_nonnull(l1);
+	ck_assert_int_eq(sscanf(l1, " TOTAL %zu %lf", &len, &total), 2);
+	ck_assert_uint_eq(len, 2);
+	ck_assert_double_eq_tol(total, 1.0, 1e-9);
+	free(buf);
+	acct_free(a);
+}
+END_TEST
+
 /* Write errors come back as a negative errno; bad arguments as -EINVAL. */
 START_TEST(test_write_error)
 {
@@ -700,6 +829,8 @@ static Suite *report_suite(void)
 	tcase_add_test(tu, test_csv_quoting);
 	tcase_add_test(tu, test_empty_profile);
 	tcase_add_test(tu, test_names_and_width);
+	tcase_add_test(tu, test_shorten);
+	tcase_add_test(tu, test_width_top);
 	tcase_add_test(tu, test_write_error);
 	tcase_add_test(tu, test_parse);
 	tcase_add_test(tu, test_net_state);

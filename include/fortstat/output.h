@@ -13,7 +13,7 @@
 
 struct outputs {
 	const char *pattern; /* -o FILE, or NULL: stderr */
-	FILE *one;	     /* the stream of every report without %p (stderr or FILE) */
+	FILE *one;	     /* stderr without -o (NULL with -o: its files are replaced whole) */
 	FILE **f;	     /* with %p: the files opened so far, and their names */
 	char **name;
 	size_t n;
@@ -28,9 +28,19 @@ struct outputs {
 char *output_expand(const char *fmt, int pid);
 
 /*
+ * Whether a report can be written to `name` later without touching it now:
+ * a regular file (or one to be made) needs its directory writable, as
+ * output_replace makes a new file there (or the file itself writable); a
+ * device or a pipe is opened for writing and closed. Returns 0 or a negative errno.
+ */
+int output_check(const char *name);
+
+/*
  * Get ready to write reports to `pattern` (NULL: stderr). A name without
- * %p is expanded (%r, %h) and opened (truncated) at once. Returns 0, or a
- * negative errno after saying which file could not be opened.
+ * %p is expanded (%r, %h) and checked (output_check) at once, never
+ * truncated: the reports replace it whole at the end (output_replace), so a
+ * fortstat killed meanwhile leaves the previous report there. Returns 0, or
+ * a negative errno after saying which file could not be written.
  */
 int outputs_open(struct outputs *o, const char *pattern);
 
@@ -44,10 +54,11 @@ FILE *outputs_for(struct outputs *o, int pid, bool *again);
 
 /*
  * Make the file `name` hold exactly buf[0..len) so that a reader sees either
- * the old text or the new one, never a mix: a new file beside it (mode
- * 0666 less the umask), renamed over it (*renamed set); a symbolic link's
+ * the old text or the new one, never a mix: a new file beside it (the old
+ * file's permissions, or 0666 less the umask), renamed over it (*renamed set); a symbolic link's
  * target is replaced. A name that is not a regular file (a terminal, a
- * pipe) gets the text written to it. Returns 0 or a negative errno.
+ * pipe) gets the text written to it, and so does a writable file in a
+ * directory where no new file can be made. Returns 0 or a negative errno.
  */
 int output_replace(const char *name, const char *buf, size_t len, bool *renamed);
 

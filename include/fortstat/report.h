@@ -26,7 +26,20 @@ struct report_opts {
 	bool graph;	       /* --graph: the call graph after the table */
 	bool lines;	       /* --lines: SOURCE (file:line) in the table */
 	bool threads;	       /* --threads: per-thread results in every format */
+	size_t width;	       /* --width (or the terminal's): table lines fit it; 0: no limit */
+	size_t top;	       /* --top: the table's first rows only; 0: all */
 };
+
+/* Display columns of s: one a UTF-8 character (an invalid byte: one). */
+size_t name_columns(const char *s);
+
+/*
+ * `name` in at most `width` display columns (0: no limit), perf's way:
+ * first each outermost C++ template argument list elided to <…>, then each
+ * parameter list to (…) (not "(anonymous namespace)", nor the characters of
+ * operator< or operator()), then the middle cut out for a … . Malloc'ed.
+ */
+char *name_shorten(const char *name, size_t width);
 
 /*
  * Write the report of section `sec` of profile p (only its selected

@@ -35,6 +35,8 @@ enum {
 	OPT_TRAPS,
 	OPT_THROTTLE,
 	OPT_NO_THROTTLE,
+	OPT_WIDTH,
+	OPT_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +56,8 @@ static const struct option long_opts[] = {
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -122,7 +126,9 @@ void cli_usage(FILE *out)
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
 	      "                       %p in FILE: one file per process, named by its pid;\n"
-	      "                       %r: the MPI rank, %h: the host name\n"
+	      "                       %r: the MPI rank, %h: the host name; replaced whole\n"
+	      "                       at the end (as --svg's): a killed fortstat leaves\n"
+	      "                       the previous report\n"
 	      "      --format=FORMAT  table (default), csv, json, folded (stacks for flame\n"
 	      "                       graph tools) or callgrind (for KCachegrind)\n"
 	      "      --sort=KEY       time (default), calls or name\n"
@@ -131,6 +137,12 @@ void cli_usage(FILE *out)
 	      "      --graph          table: add the call graph (callers, callees, arcs)\n"
 	      "      --lines          table: add each routine's source file and line\n"
 	      "      --threads        also report each thread on its own, in every format\n"
+	      "      --width=N        table: fit its lines in N columns, long names shortened\n"
+	      "                       (C++ <…> and (…) elided, then …); default: the\n"
+	      "                       terminal's width when the table goes there, else\n"
+	      "                       full names (CSV, JSON, folded, callgrind always)\n"
+	      "      --top=N          table: the first N rows only, then one line for the\n"
+	      "                       rest; TOTAL counts every routine\n"
 	      "      --svg=FILE       also write an interactive SVG flame graph to FILE\n"
 	      "\n"
 	      "While PROGRAM runs:\n"
@@ -149,8 +161,8 @@ void cli_usage(FILE *out)
 	      "      --merge FILE...  merge JSON reports (ranks, -f processes, runs) into\n"
 	      "                       one: calls and times as min, mean, max and sum, the\n"
 	      "                       rank of the max and max/mean; written to standard\n"
-	      "                       output or -o; --format, --sort, --inclusive, --svg\n"
-	      "                       apply; options go before the files\n"
+	      "                       output or -o; --format, --sort, --inclusive, --svg,\n"
+	      "                       --width, --top apply; options go before the files\n"
 	      "\n"
 	      "  -v, --verbose        say what fortstat does; repeat for more\n"
 	      "  -h, --help           print this help and exit\n"
@@ -266,6 +278,24 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_THREADS:
 			o->report.threads = true;
 			break;
+		case OPT_WIDTH:
+		case OPT_TOP: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 1000000)
+				return usage_error(c == OPT_WIDTH
+						       ? "--width needs a number of columns:"
+						       : "--top needs a number of rows:",
+						   optarg);
+			if (c == OPT_WIDTH)
+				o->report.width = (size_t)v;
+			else
+				o->report.top = (size_t)v;
+			break;
+		}
 		case OPT_NO_CORRECT:
 			o->no_correct = true;
 			break;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "fortstat/books.h"
@@ -70,9 +71,7 @@ struct session {
 	struct books *books;
 	struct trace_result res;
 	struct outputs outs;
-	FILE *svg;
 	struct rank_info rank; /* one rank of an MPI job, or not (rank.known) */
-	bool replaced;	       /* a snapshot replaced -o's file(s): so does the final report */
 };
 
 /*
@@ -146,17 +145,20 @@ static int load_program(struct session *s)
 	return 0;
 }
 
-/* Open the report's file (-o without %p) and the flame graph's: 0 or EXIT_FS_ERROR. */
+/*
+ * Check that the report's file (-o without %p) and the flame graph's can be
+ * written, without touching them (they are replaced whole at the end):
+ * 0 or EXIT_FS_ERROR.
+ */
 static int open_outputs(struct session *s)
 {
+	int err;
+
 	if (outputs_open(&s->outs, s->o.output) < 0)
 		return EXIT_FS_ERROR;
-	if (s->o.svg) {
-		s->svg = fopen(s->o.svg, "we");
-		if (!s->svg) {
-			fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(errno));
-			return EXIT_FS_ERROR;
-		}
+	if (s->o.svg && (err = output_check(s->o.svg)) < 0) {
+		fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(-err));
+		return EXIT_FS_ERROR;
 	}
 	return 0;
 }
@@ -420,9 +422,9 @@ static int write_whole(FILE *out, const struct profile *p, size_t i, const struc
 
 /*
  * Every section's report into the files of -o, each file replaced whole
- * (output_replace: a reader never sees half a report); used by snapshots,
- * and by the final report once a snapshot has replaced a file. Returns 0,
- * or -1 when one could not be written (said).
+ * (output_replace: a reader never sees half a report, and a fortstat killed
+ * before leaves the previous report whole); used by snapshots and by the
+ * final report. Returns 0, or -1 when one could not be written (said).
  */
 static int write_replacing(struct session *s, const struct profile *p)
 {
@@ -465,8 +467,6 @@ static int write_replacing(struct session *s, const struct profile *p)
 			err = -ENOMEM;
 		if (!err)
 			err = output_replace(name[i], buf, len, &renamed);
-		if (!err && renamed)
-			s->replaced = true;
 		if (err) {
 			fs_error("%s: cannot write the report: %s", name[i], strerror(-err));
 			rc = -1;
@@ -480,6 +480,27 @@ static int write_replacing(struct session *s, const struct profile *p)
 	return rc;
 }
 
+/* The flame graph of the program's section into `path`, replaced whole: 0 or -errno. */
+static int write_svg_whole(const char *path, const struct profile *p,
+			   const struct report_opts *opts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	bool renamed;
+	FILE *mem = open_memstream(&buf, &len);
+	int err;
+
+	if (!mem)
+		return -errno;
+	err = report_write_svg(mem, p, 0, opts);
+	if (fclose(mem) != 0 && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = output_replace(path, buf, len, &renamed);
+	free(buf);
+	return err;
+}
+
 /*
  * Every section's report where -o says, and the flame graph of the
  * program's. Returns 0, or -1 when one could not be written (said).
@@ -490,8 +511,8 @@ static int write_reports(struct session *s, const struct profile *p, bool snapsh
 	bool json = o->report.format == FMT_JSON;
 	FILE **to = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*to));
 	bool *again = xcalloc(p->n_sections ? p->n_sections : 1, sizeof(*again));
-	/* A snapshot replaces -o's files; so does the final report after one did. */
-	bool replacing = o->output && (snapshot || s->replaced);
+	/* -o's files are replaced whole, by snapshots and by the final report */
+	bool replacing = o->output != NULL;
 	int err, rc = 0;
 
 	fflush(stdout);
@@ -520,7 +541,7 @@ static int write_reports(struct session *s, const struct profile *p, bool snapsh
 			rc = -1;
 		}
 	}
-	err = s->svg && p->n_sections && !snapshot ? report_write_svg(s->svg, p, 0, &o->report) : 0;
+	err = o->svg && p->n_sections && !snapshot ? write_svg_whole(o->svg, p, &o->report) : 0;
 	if (err < 0) {
 		fs_error("%s: cannot write the flame graph: %s", o->svg, strerror(-err));
 		rc = -1;
@@ -580,11 +601,6 @@ static int finish(struct session *s, int rc)
 {
 	if (outputs_close(&s->outs) < 0 && rc == 0)
 		rc = EXIT_FS_ERROR;
-	if (s->svg && fclose(s->svg) != 0) {
-		fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(errno));
-		if (rc == 0)
-			rc = EXIT_FS_ERROR;
-	}
 	trace_result_free(&s->res);
 	books_free(s->books);
 	names_free(&s->names);
@@ -592,6 +608,22 @@ static int finish(struct session *s, int rc)
 	symtab_free(&s->st);
 	free(s->path);
 	return rc;
+}
+
+/*
+ * The table's width: --width's; without it the terminal's when the reports
+ * go to fd (no -o) and that is one; else 0, no limit (full names in a
+ * file or a pipe: what a script reads, as the other formats keep them).
+ */
+static size_t report_width(const struct options *o, int fd)
+{
+	struct winsize ws;
+
+	if (o->report.width || o->output || !isatty(fd))
+		return o->report.width;
+	if (ioctl(fd, TIOCGWINSZ, &ws) < 0 || !ws.ws_col)
+		return 0;
+	return ws.ws_col;
 }
 
 int main(int argc, char **argv)
@@ -604,6 +636,8 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	fs_verbose = s.o.verbose;
+	/* the reports go to standard error; --merge's to standard output */
+	s.o.report.width = report_width(&s.o, s.o.merge ? STDOUT_FILENO : STDERR_FILENO);
 	if (s.o.merge)
 		return merge_command(s.o.argv, (size_t)s.o.argc, &s.o.report, s.o.output, s.o.svg);
 	if (rank_detect(&s.rank))

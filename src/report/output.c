@@ -27,27 +27,62 @@ static bool per_process(const struct outputs *o)
 	return o->pattern && rank_fmt_has(o->pattern, 'p');
 }
 
+int output_check(const char *name)
+{
+	struct stat sb;
+	char *real, *dir, *slash;
+	int fd, err = 0;
+
+	if (stat(name, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		/* a device or a pipe is written in place: opened, not truncated */
+		fd = open(name, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return errno == ENXIO ? 0 : -errno; /* a FIFO nobody reads yet */
+		close(fd);
+		return 0;
+	}
+	/* a new file will be made beside it (a link's target's) and renamed */
+	real = realpath(name, NULL);
+	dir = xstrdup(real ? real : name);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &sb) < 0)
+		err = -errno;
+	else if (!S_ISDIR(sb.st_mode))
+		err = -ENOTDIR;
+	else if (access(dir, W_OK | X_OK) < 0)
+		/* a writable file in a directory that is not is written in place */
+		err = access(name, W_OK) == 0 ? 0 : -errno;
+	else if (stat(name, &sb) == 0 && S_ISDIR(sb.st_mode))
+		err = -EISDIR;
+	free(dir);
+	free(real);
+	return err;
+}
+
 int outputs_open(struct outputs *o, const char *pattern)
 {
 	char *name;
+	int err;
 
 	memset(o, 0, sizeof(*o));
 	o->pattern = pattern;
 	o->one = stderr;
 	if (!pattern || per_process(o))
 		return 0;
+	/* the file is replaced whole at the end (output_replace): only checked now */
+	o->one = NULL;
 	name = output_expand(pattern, getpid());
-	o->one = fopen(name, "we");
-	if (!o->one) {
-		int err = -errno;
-
+	err = output_check(name);
+	if (err < 0)
 		fs_error("%s: cannot write the report: %s", name, strerror(-err));
-		free(name);
-		o->one = stderr;
-		return err;
-	}
 	free(name);
-	return 0;
+	return err;
 }
 
 /* The file named `name` (taken), opened for reports unless it is already. */
@@ -127,14 +162,21 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* A new file beside `path` holding buf, renamed over it: 0 or -errno. */
+/*
+ * A new file beside `path` holding buf, renamed over it: 0 or -errno. Its
+ * mode: the old file's permissions, or 0666 less the umask for a new one
+ * (as fopen would leave them).
+ */
 static int replace_file(const char *path, const char *buf, size_t len)
 {
 	char *tmp = xasprintf("%s.fortstat-XXXXXX", path);
-	mode_t mask = umask(0);
+	mode_t mask = umask(0), mode = 0666 & ~mask;
+	struct stat sb;
 	int fd, err;
 
 	umask(mask);
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		mode = sb.st_mode & 0777;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -142,7 +184,7 @@ static int replace_file(const char *path, const char *buf, size_t len)
 		return err;
 	}
 	err = write_all(fd, buf, len);
-	if (!err && fchmod(fd, 0666 & ~mask) < 0)
+	if (!err && fchmod(fd, mode) < 0)
 		err = -errno;
 	if (close(fd) < 0 && !err)
 		err = -errno;
@@ -167,12 +209,19 @@ int output_replace(const char *name, const char *buf, size_t len, bool *renamed)
 		err = replace_file(real ? real : name, buf, len);
 		free(real);
 		*renamed = !err;
-		return err;
+		if (err != -EACCES && err != -EROFS)
+			return err;
+		/* no new file beside it, but the file itself is writable: in place */
+		fd = open(name, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0)
+			return err;
+		goto write;
 	}
 	/* a device or a pipe (-o /dev/stderr): the text goes there */
 	fd = open(name, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+write:
 	err = write_all(fd, buf, len);
 	if (close(fd) < 0 && !err)
 		err = -errno;

@@ -23,19 +23,96 @@ static char *source_of(const struct profile_routine *rt)
 	return xstrdup(rt->file);
 }
 
-/* Width of the ROUTINE column: the longest name shown, within limits. */
+/* Rows the table shows: --top's first ones, or all. */
+static size_t rows_shown(const struct report *rp)
+{
+	size_t top = rp->opts->top;
+
+	return top && top < rp->n_rows ? top : rp->n_rows;
+}
+
+/* Columns of a table line besides the ROUTINE column. */
+static size_t other_columns(const struct report *rp)
+{
+	size_t c = 2 + 1 + 12; /* the mark, ROUTINE's space, CALLED */
+
+	if (rp->timed)
+		c += 16 + 9 + 14 + (rp->opts->inclusive ? 16 + 9 : 0);
+	return c;
+}
+
+/*
+ * Width of the ROUTINE column: the longest name shown, within limits; with
+ * a width (--width, the terminal's), no wider than what leaves the other
+ * columns room in it (the names are shortened to fit: name_shorten).
+ */
 static int name_width(const struct report *rp)
 {
-	int w = NAME_WIDTH_MIN;
+	size_t w = NAME_WIDTH_MIN, width = rp->opts->width;
 	size_t i;
 
-	for (i = 0; i < rp->n_rows; i++) {
-		size_t len = strlen(rp->rows[i].name);
+	for (i = 0; i < rows_shown(rp); i++) {
+		size_t len = name_columns(rp->rows[i].name);
 
-		if (len > (size_t)w)
-			w = len > 4096 ? 4096 : (int)len;
+		if (len > w)
+			w = len > 4096 ? 4096 : len;
 	}
-	return w;
+	if (width && w > NAME_WIDTH_MIN && w + other_columns(rp) > width)
+		w = width > other_columns(rp) + NAME_WIDTH_MIN ? width - other_columns(rp)
+							       : NAME_WIDTH_MIN;
+	return (int)w;
+}
+
+/*
+ * name in a column w wide, padded to w display columns; with a width
+ * (--width, the terminal's) shortened to fit it, else whole.
+ */
+static void put_name(FILE *out, const struct report *rp, const char *name, int w)
+{
+	char *s = name_shorten(name, rp->opts->width ? (size_t)w : 0);
+	size_t cols = name_columns(s);
+
+	fputs(s, out);
+	for (; cols < (size_t)w; cols++)
+		fputc(' ', out);
+	free(s);
+}
+
+/* n with a comma between each three digits: "1,234". */
+static const char *thousands(uint64_t n, char *buf, size_t len)
+{
+	char digits[32];
+	size_t nd = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, n), k = 0;
+
+	for (size_t i = 0; i < nd && k + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* --top: "  (1,234 more routines: 3.2 % of the time)", the rows not shown. */
+static void table_rest(FILE *out, const struct report *rp)
+{
+	size_t shown = rows_shown(rp), i;
+	uint64_t calls = 0;
+	acct_time_t t = 0;
+	char num[48];
+
+	if (shown == rp->n_rows)
+		return;
+	for (i = shown; i < rp->n_rows; i++) {
+		calls += rp->rows[i].calls;
+		t += rp->rows[i].shown;
+	}
+	fprintf(out, "  (%s more routine%s: ", thousands(rp->n_rows - shown, num, sizeof(num)),
+		rp->n_rows - shown == 1 ? "" : "s");
+	if (rp->timed)
+		fprintf(out, "%.1f %% of the time)\n", percent(rp, secs(t)));
+	else
+		fprintf(out, "%s calls)\n", thousands(calls, num, sizeof(num)));
 }
 
 /* Width of the SOURCE column. */
@@ -64,7 +141,9 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	char called[32];
 	bool lower = false;
 
-	fprintf(out, "  %-*s %12s", w, "ROUTINE", "CALLED");
+	fputs("  ", out);
+	put_name(out, rp, "ROUTINE", w);
+	fprintf(out, " %12s", "CALLED");
 	if (timed) {
 		fprintf(out, "%16s%9s", "TIME (SEC)", "PERCENT");
 		if (opts->inclusive)
@@ -75,15 +154,18 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		fputs("  SOURCE", out);
 	fputc('\n', out);
 
-	for (i = 0; i < rp->n_rows; i++) {
+	for (i = 0; i < rp->n_rows; i++) /* TOTAL's >= counts every row */
+		lower |= rp->sec->routines[rp->rows[i].idx].calls_lower;
+	for (i = 0; i < rows_shown(rp); i++) {
 		const struct row *r = &rp->rows[i];
 		double s = secs(r->shown);
 
 		/* >=: a lower bound, the routine's calls uncounted once throttled */
-		lower |= rp->sec->routines[r->idx].calls_lower;
 		snprintf(called, sizeof(called), "%s%" PRIu64,
 			 rp->sec->routines[r->idx].calls_lower ? ">=" : "", r->calls);
-		fprintf(out, "%c %-*s %12s", r->mainline ? '*' : ' ', w, r->name, called);
+		fprintf(out, "%c ", r->mainline ? '*' : ' ');
+		put_name(out, rp, r->name, w);
+		fprintf(out, " %12s", called);
 		if (timed) {
 			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
 			if (opts->inclusive)
@@ -105,11 +187,33 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 				rp->sec->routines[r->idx].throttled_at);
 		fputc('\n', out);
 	}
+	table_rest(out, rp);
 	snprintf(called, sizeof(called), "%s%" PRIu64, lower ? ">=" : "", rp->calls);
-	fprintf(out, "  %-*s %12s", w, "TOTAL", called);
+	fputs("  ", out);
+	put_name(out, rp, "TOTAL", w);
+	fprintf(out, " %12s", called);
 	if (timed)
 		fprintf(out, "%16.6f%9.2f", rp->sum_s, percent(rp, rp->sum_s));
 	fputc('\n', out);
+}
+
+#define GRAPH_NAME_MIN 10 /* a name in the call graph keeps at least this many columns */
+
+/*
+ * A name in the call graph, malloc'ed: with a width, shortened to what is
+ * left of it by the columns before the name on a caller's or callee's line
+ * (the widest) and the " [index]" after it.
+ */
+static char *graph_name(const struct report *rp, const char *name)
+{
+	size_t other = 13 + (rp->timed ? 24 : 0) + 1 + 13 + 6 + 3; /* and " [" "]" */
+	size_t width = rp->opts->width;
+
+	for (size_t n = rp->n_rows; n; n /= 10)
+		other++; /* the index's digits */
+	if (!width)
+		return xstrdup(name);
+	return name_shorten(name, width > other + GRAPH_NAME_MIN ? width - other : GRAPH_NAME_MIN);
 }
 
 /* Calls of routine i that are not direct recursion. */
@@ -165,7 +269,7 @@ static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_
 			   const struct profile_arc *a, uint32_t other, const size_t *index)
 {
 	bool timed = rp->timed;
-	char called[48];
+	char called[48], *name;
 
 	if (other == PROFILE_NONE || other >= rp->sec->n_routines) {
 		fprintf(out, "%13s", "");
@@ -190,7 +294,9 @@ static void graph_arc_line(FILE *out, const struct report *rp, const struct arc_
 		snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->calls,
 			 outside_calls(rp, ix, a->callee));
 	}
-	fprintf(out, " %13s      %s [%zu]\n", called, rname(rp, other), index[other]);
+	name = graph_name(rp, rname(rp, other));
+	fprintf(out, " %13s      %s [%zu]\n", called, name, index[other]);
+	free(name);
 }
 
 /*
@@ -234,7 +340,7 @@ static void write_graph(FILE *out, const struct report *rp)
 		const struct row *r = order[i];
 		size_t ri = r->idx;
 		uint64_t outside = outside_calls(rp, &ix, ri);
-		char idx[24], called[48];
+		char idx[24], called[48], *name;
 
 		/* callers, the largest nearest the entry */
 		n_tmp = 0;
@@ -259,7 +365,9 @@ static void write_graph(FILE *out, const struct report *rp)
 				r->incl > r->shown ? secs(r->incl - r->shown) : 0.0);
 		else
 			fprintf(out, "%6s", "");
-		fprintf(out, " %13s  %c %s [%zu]", called, r->mainline ? '*' : ' ', r->name, i + 1);
+		name = graph_name(rp, r->name);
+		fprintf(out, " %13s  %c %s [%zu]", called, r->mainline ? '*' : ' ', name, i + 1);
+		free(name);
 		if (timed && r->incomplete)
 			fputs("  INCOMPLETE", out);
 		fputc('\n', out);
