@@ -56,7 +56,10 @@ fi
 seq 1 400000 >in.txt
 gzip -c in.txt >u.gz 2>u.err
 echo $? >u.rc
-"$FORTSTAT" -vv -l libc --format=json -o g.json gzip -c in.txt >t.gz 2>t.err
+# (libc's routines all take probes now: two gzip calls are kept on the
+# trap path by the test hook, so that some calls stop)
+FORTSTAT_TRAP_ROUTINES=read,write "$FORTSTAT" -vv -l libc --format=json -o g.json gzip -c in.txt \
+	>t.gz 2>t.err
 echo $? >t.rc
 cmp -s u.gz t.gz || fail "gzip: its output differs under fortstat"
 cmp -s u.rc t.rc || fail "gzip: exit status $(cat t.rc) under fortstat, $(cat u.rc) without"
@@ -69,7 +72,7 @@ json g.json 'd["unaccounted_percent"] > 50 and abs(d["unaccounted_percent"] - 10
 	grep -q True || fail "gzip: unaccounted_percent $(json g.json 'd["unaccounted_percent"]')"
 # the calls that stopped are exactly those of the routines patched out of line
 # (-vv names them); with the traps, every call
-grep '(out of line)' t.err | sed 's/^fortstat: patch \([^ ]*\) at .*/\1/' | sort -u >ool.txt
+grep '(out of line)$\|(emulated)$' t.err | sed 's/^fortstat: patch \([^ ]*\) at .*/\1/' | sort -u >ool.txt
 if [ "$MECH" = traps ]; then
 	want=$(json g.json 'd["calls_timed"]')
 else
