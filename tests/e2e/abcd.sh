@@ -54,12 +54,20 @@ PY
 		grep -q "stops measured in the run: 411 segments (too few)" t.err ||
 			fail "$p: $(grep 'stops measured' t.err)"
 	fi
-	traced -n names.txt -- "$p"
-	expect "$p -n" main 1 A 5 D 100
-	absent "$p -n" B C
-	a=$(self A)
-	# A now holds A+B+C's work: within 30% of the full run's sum (CPU clock).
-	awk -v a="$a" -v s="$full_abc" 'BEGIN { exit !(a > 0.7 * s && a < 1.3 * s) }' ||
-		fail "$p -n: A's time $a is not A+B+C's $full_abc within 30%"
+	# A now holds A+B+C's work: within 30% of the full run's sum (CPU clock),
+	# the median of three alternated pairs of runs (the VM's speed drifts
+	# between runs: ../shared/DESIGN.md)
+	: >ratios
+	for run in 1 2 3; do
+		traced -- "$p"
+		sum=$(awk -F, '$1 == "A" || $1 == "B" || $1 == "C" { s += $3 } END { printf "%.9f", s }' r.csv)
+		traced -n names.txt -- "$p"
+		expect "$p -n" main 1 A 5 D 100
+		absent "$p -n" B C
+		awk -v a="$(self A)" -v s="$sum" 'BEGIN { if (s > 0) printf "%.4f %s %s\n", a / s, a, s }' >>ratios
+	done
+	med=$(sort -g ratios | sed -n 2p)
+	awk -v m="${med%% *}" 'BEGIN { exit !(m > 0.7 && m < 1.3) }' ||
+		fail "$p -n: A's time over A+B+C's, median of 3 pairs: ${med:-?} (30 % allowed; pairs: $(tr '\n' ';' <ratios))"
 done
 finish

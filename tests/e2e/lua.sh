@@ -38,16 +38,19 @@ if [ "$MECH" = probes ] && [ -x "$BIN/luadrv-O2" ]; then
 	p=$BIN/luadrv-O2
 	printf '%s\n' luaV_execute luaD_precall luaD_callnoyield luaH_getshortstr \
 		lua_pushvalue lua_geti sort_comp auxsort >tot.names
-	u=
+	# untraced and traced runs alternated, the median of the three pairs'
+	# ratios: the VM's speed drifts between runs (../shared/DESIGN.md)
+	: >ratios
 	for run in 1 2 3; do
 		"$p" "$script" 10 u.cpu >/dev/null 2>&1 || fail "$p: untraced run failed"
-		u=$(awk -v u="$u" '{ print (u == "" || $1 < u) ? $1 : u }' u.cpu)
+		"$FORTSTAT" -n tot.names --format=csv -o r.csv "$p" "$script" 10 >t.out 2>t.err ||
+			fail "$p -n: fortstat failed: $(cat t.err)"
+		total=$(awk -F, 'NR > 1 { s += $3 } END { printf "%.6f", s }' r.csv)
+		awk -v t="$total" '$1 > 0 { printf "%.4f %s %s\n", t / $1, t, $1 }' u.cpu >>ratios
 	done
-	"$FORTSTAT" -n tot.names --format=csv -o r.csv "$p" "$script" 10 >t.out 2>t.err ||
-		fail "$p -n: fortstat failed: $(cat t.err)"
-	total=$(awk -F, 'NR > 1 { s += $3 } END { printf "%.6f", s }' r.csv)
-	awk -v t="$total" -v u="$u" 'BEGIN { exit !(u > 0 && t >= 0.5 * u && t <= 1.5 * u) }' ||
-		fail "$p: TOTAL ${total:-?} s under probes, ${u:-?} s of CPU untraced (50 % allowed)"
+	med=$(sort -g ratios | sed -n 2p)
+	awk -v m="${med%% *}" 'BEGIN { exit !(m >= 0.5 && m <= 1.5) }' ||
+		fail "$p: TOTAL over untraced CPU time, median of 3 pairs: ${med:-?} (50 % allowed; pairs: $(tr '\n' ';' <ratios))"
 fi
 
 # -p: attached for half a second, then let go. Its short entries (a jmp
