@@ -480,15 +480,15 @@ void settle(struct tracer *tr)
 			break;
 		fs_info(2,
 			"thread %d: a signal handler interrupted fortstat's code: let go a moment%s",
-			(int)tid, k % 5 == 4 ? ", its signals delivered" : "");
+			(int)tid, k % 2 == 1 ? ", its signals delivered" : "");
 		release_all(tr);
 		/*
-		 * Every fifth time, with the signals delivered as they come: a
+		 * Every other time, with the signals delivered as they come: a
 		 * handler was seen never to start while they were held back (its
 		 * thread stayed at the handler's first instruction for 50 tries,
 		 * and the detach then let it crash in the trampoline).
 		 */
-		settle_run(tr, SETTLE_NS, k % 5 != 4);
+		settle_run(tr, SETTLE_NS, k % 2 != 1);
 		hold_all(tr, 0, 0);
 		ps_switch(tr, 0);
 	}
