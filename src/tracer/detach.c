@@ -31,6 +31,15 @@
 
 bool attach_settling;
 
+int thr_take_signal(struct tthread *th)
+{
+	int sig = attach_settling ? 0 : th->defer_sig;
+
+	if (sig)
+		th->defer_sig = 0;
+	return sig;
+}
+
 /* ---- holding the threads (the attach, to patch; the detach, to undo) ---- */
 
 /* A stop of a held thread's: an interrupt or a group-stop (PTRACE_EVENT_STOP). */
@@ -153,11 +162,8 @@ void release_all(struct tracer *tr)
 		th->held = false;
 		if (th->held_group) {
 			ptrace(PTRACE_LISTEN, th->tid, 0, 0);
-		} else if (!attach_settling) {
-			ptrace(PTRACE_CONT, th->tid, 0, th->defer_sig);
-			th->defer_sig = 0;
 		} else {
-			ptrace(PTRACE_CONT, th->tid, 0, 0);
+			ptrace(PTRACE_CONT, th->tid, 0, thr_take_signal(th));
 		}
 	}
 }
@@ -432,7 +438,7 @@ static pid_t interrupted_in_code(struct tracer *tr)
  * The threads let go while attach_settling, for ns: their stops are acted on (an
  * interrupt left pending goes on), their signals held back.
  */
-static void settle_run(struct tracer *tr, uint64_t ns, bool hold_signals)
+static void settle_run(struct tracer *tr, uint64_t ns)
 {
 	uint64_t end = wall_now() + ns;
 
@@ -452,7 +458,7 @@ static void settle_run(struct tracer *tr, uint64_t ns, bool hold_signals)
 			continue;
 		}
 		th = thr_find(tr, w);
-		if (hold_signals && th && WIFSTOPPED(status) && (status >> 16) == 0 &&
+		if (th && WIFSTOPPED(status) && (status >> 16) == 0 &&
 		    WSTOPSIG(status) != SIGTRAP) {
 			th->defer_sig = WSTOPSIG(status);
 			ptrace(PTRACE_CONT, w, 0, 0);
@@ -479,16 +485,10 @@ void settle(struct tracer *tr)
 		if (!tid)
 			break;
 		fs_info(2,
-			"thread %d: a signal handler interrupted fortstat's code: let go a moment%s",
-			(int)tid, k % 2 == 1 ? ", its signals delivered" : "");
+			"thread %d: a signal handler interrupted fortstat's code: let go a moment",
+			(int)tid);
 		release_all(tr);
-		/*
-		 * Every other time, with the signals delivered as they come: a
-		 * handler was seen never to start while they were held back (its
-		 * thread stayed at the handler's first instruction for 50 tries,
-		 * and the detach then let it crash in the trampoline).
-		 */
-		settle_run(tr, SETTLE_NS, k % 2 != 1);
+		settle_run(tr, SETTLE_NS);
 		hold_all(tr, 0, 0);
 		ps_switch(tr, 0);
 	}

@@ -236,8 +236,7 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 		if (on_break(tr, th, &s)) {
 			if (th->in_trap_handler)
 				trap_handler_check(tr, th);
-			ptrace(PTRACE_CONT, tid, 0, th->defer_sig);
-			th->defer_sig = 0;
+			ptrace(PTRACE_CONT, tid, 0, thr_take_signal(th));
 			return;
 		}
 		on_signal(tr, th, SIGTRAP); /* not ours */

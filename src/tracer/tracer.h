@@ -246,6 +246,13 @@ void thr_end(struct tracer *tr, struct tthread *th);
 
 struct tthread *thr_find(const struct tracer *tr, pid_t tid);
 
+/*
+ * The signal deferred for thread th (defer_sig), taken to resume it with;
+ * 0 while a detach settles (detach.c): it waits for the detach, for a
+ * handler started now could interrupt fortstat's code again.
+ */
+int thr_take_signal(struct tthread *th);
+
 /* The thread in cell `cell` of the table (0 .. tr->thr.cap-1), or NULL: for walking it. */
 struct tthread *thr_at(const struct tracer *tr, size_t cell);
 
