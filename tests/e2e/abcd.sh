@@ -54,11 +54,24 @@ PY
 		grep -q "stops measured in the run: 411 segments (too few)" t.err ||
 			fail "$p: $(grep 'stops measured' t.err)"
 	fi
-	# A now holds A+B+C's work: within 30% of the full run's sum (CPU clock),
-	# the median of three alternated pairs of runs (the VM's speed drifts
-	# between runs: ../shared/DESIGN.md)
+	# A now holds A+B+C's work. In the same run (no drift between runs):
+	# at least 90 % of the program's time (D's 100 short calls and main are
+	# about 1 %; B's and C's lost, A would hold almost nothing)
+	if command -v python3 >/dev/null; then
+		"$FORTSTAT" -n names.txt --format=json -o n.json "$p" >/dev/null 2>&1
+		python3 - n.json <<'PY' || fail "$p -n: A's share of the program's time"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = [r for r in d["routines"] if r["name"] == "A"][0]
+assert a["self_s"] >= 0.9 * d["total_time_s"], (a["self_s"], d["total_time_s"])
+PY
+	fi
+	# and within 30% of the full run's A+B+C (CPU clock): the median of
+	# five alternated pairs of runs, for the VM's speed drifts between runs
+	# of 30 ms like these by as much (../shared/DESIGN.md; three pairs read
+	# 0.98, 0.69, 0.67 once in a loaded CI run)
 	: >ratios
-	for run in 1 2 3; do
+	for run in 1 2 3 4 5; do
 		traced -- "$p"
 		sum=$(awk -F, '$1 == "A" || $1 == "B" || $1 == "C" { s += $3 } END { printf "%.9f", s }' r.csv)
 		traced -n names.txt -- "$p"
@@ -66,8 +79,8 @@ PY
 		absent "$p -n" B C
 		awk -v a="$(self A)" -v s="$sum" 'BEGIN { if (s > 0) printf "%.4f %s %s\n", a / s, a, s }' >>ratios
 	done
-	med=$(sort -g ratios | sed -n 2p)
+	med=$(sort -g ratios | sed -n 3p)
 	awk -v m="${med%% *}" 'BEGIN { exit !(m > 0.7 && m < 1.3) }' ||
-		fail "$p -n: A's time over A+B+C's, median of 3 pairs: ${med:-?} (30 % allowed; pairs: $(tr '\n' ';' <ratios))"
+		fail "$p -n: A's time over A+B+C's, median of 5 pairs: ${med:-?} (30 % allowed; pairs: $(tr '\n' ';' <ratios))"
 done
 finish
