@@ -123,6 +123,38 @@ START_TEST(test_net_threads)
 }
 END_TEST
 
+/*
+ * All the overhead taken off the clocks: a stop at the root (the untimed
+ * code that calls the routines) counts as one inside a routine does; CPU
+ * summed over threads, wall the most one thread was delayed; none without
+ * net books.
+ */
+START_TEST(test_overhead_all)
+{
+	struct books *b = books_new(1, true, true), *g = books_new(1, true, false);
+	double o[FS_N_CLOCKS];
+	struct stamp s;
+
+	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){ 25, 30 }); /* at the root */
+	s = at(100, 100);
+	books_enter(b, 1, 0, 0x7000, 1, &s);
+	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){ 10, 12 });
+	books_stop_cost(b, 2, (double[FS_N_CLOCKS]){ 7, 50 });
+	s = at(200, 200);
+	books_leave(b, 1, &s, NULL);
+	books_overhead(b, o);
+	ck_assert(o[CPU] == 25 + 10 + 7);
+	ck_assert(o[WALL] == 50);
+	/* of it, the routine's gross less net: only the stop inside it */
+	ck_assert_uint_eq(self_of(b, CPU, false, 0) - self_of(b, CPU, true, 0), 10);
+	books_stop_cost(g, 1, (double[FS_N_CLOCKS]){ 25, 30 });
+	books_overhead(g, o);
+	ck_assert(o[CPU] == 0 && o[WALL] == 0);
+	books_free(b);
+	books_free(g);
+}
+END_TEST
+
 /* Count-only books: one state of counts for either clock, no net, no times. */
 START_TEST(test_count_only)
 {
@@ -431,6 +463,7 @@ static Suite *books_suite(void)
 	tcase_add_test(tc, test_net);
 	tcase_add_test(tc, test_net_monotonic);
 	tcase_add_test(tc, test_net_threads);
+	tcase_add_test(tc, test_overhead_all);
 	tcase_add_test(tc, test_count_only);
 	tcase_add_test(tc, test_like_grow);
 	tcase_add_test(tc, test_frames_finish);

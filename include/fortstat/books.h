@@ -56,6 +56,15 @@ void books_thread_exit(struct books *b, int tid, const struct stamp *s);
 void books_stop_cost(struct books *b, int tid, const double ovh[FS_N_CLOCKS]);
 
 /*
+ * The stops' cost taken off the threads' clocks so far, ns, into out: on
+ * the CPU clock summed over the threads, on the wall clock the most any
+ * one thread was delayed (the threads' delays overlap in elapsed time).
+ * Inside the timed routines and outside them (the program's own code
+ * that calls them). Zeros without net books.
+ */
+void books_overhead(const struct books *b, double out[FS_N_CLOCKS]);
+
+/*
  * The process ended at wall time `wall_end`: close every open frame as
  * incomplete (CPU and net books at each thread's last stamp, the wall books
  * at wall_end when later).

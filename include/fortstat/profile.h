@@ -137,6 +137,14 @@ struct profile_section {
 	uint64_t trap_calls;
 	double trap_cost_s[FS_N_CLOCKS];
 	/*
+	 * The overhead taken off its threads' clocks in all, seconds: in the
+	 * timed routines (each routine's gross less its net time) and outside
+	 * them, in the code that calls them (then part of the unaccounted
+	 * time). The views remove the larger of it and the routines' sum from
+	 * the program's time; 0 when unknown (a merge of old reports).
+	 */
+	double overhead_all_s[FS_N_CLOCKS];
+	/*
 	 * The program has no symbol table of its own (stripped: its routines,
 	 * if any, are the few it exports), and the libraries it names
 	 * (DT_NEEDED, n_needed of them): what the report's warning suggests.
@@ -189,6 +197,7 @@ struct profile_facts {
 	uint64_t probe_events;
 	uint64_t trap_calls;
 	double trap_cost_s[FS_N_CLOCKS];
+	double overhead_all_s[FS_N_CLOCKS]; /* as in profile_section */
 	bool stripped;
 	char *const *needed; /* n_needed, may be NULL */
 	size_t n_needed;

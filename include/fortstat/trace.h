@@ -103,6 +103,7 @@ struct trace_section {
 	uint64_t probe_events;
 	uint64_t trap_calls; /* as in trace_result, for this process */
 	double trap_cost_ns[FS_N_CLOCKS];
+	double overhead_ns[FS_N_CLOCKS]; /* as in trace_result, for this process */
 	char note[160];
 };
 
@@ -124,6 +125,12 @@ struct trace_result {
 	 */
 	uint64_t trap_calls;
 	double trap_cost_ns[FS_N_CLOCKS];
+	/*
+	 * The stops' cost (probes or traps) taken off the threads' clocks, in
+	 * the timed routines and outside them (books_overhead); 0 when the
+	 * times are not corrected.
+	 */
+	double overhead_ns[FS_N_CLOCKS];
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
 	int pid;	     /* the program's process id */

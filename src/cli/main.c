@@ -345,7 +345,10 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 				   .detached = res->detached,
 				   .active = res->active};
 	for (int c = 0; c < FS_N_CLOCKS; c++)
+	{
 		f.trap_cost_s[c] = res->trap_cost_ns[c] / 1e9;
+		f.overhead_all_s[c] = res->overhead_ns[c] / 1e9;
+	}
 	add_section(p, o, &f, res->total_s, &s->st, b);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {
@@ -370,7 +373,10 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 					   .n_needed = sec->st->n_needed,
 					   .note = sec->note[0] ? sec->note : NULL};
 		for (int c = 0; c < FS_N_CLOCKS; c++)
+		{
 			f.trap_cost_s[c] = sec->trap_cost_ns[c] / 1e9;
+			f.overhead_all_s[c] = sec->overhead_ns[c] / 1e9;
+		}
 		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
 		free(label);
 	}

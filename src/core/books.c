@@ -179,6 +179,16 @@ void books_stop_cost(struct books *b, int tid, const double ovh[FS_N_CLOCKS])
 		th->ovh[k] += ovh[k] > 0 ? ovh[k] : 0;
 }
 
+void books_overhead(const struct books *b, double out[FS_N_CLOCKS])
+{
+	out[CLOCK_KIND_CPU] = out[CLOCK_KIND_WALL] = 0;
+	for (size_t i = 0; b->net && i < b->n_th; i++) {
+		out[CLOCK_KIND_CPU] += b->th[i].ovh[CLOCK_KIND_CPU];
+		if (b->th[i].ovh[CLOCK_KIND_WALL] > out[CLOCK_KIND_WALL])
+			out[CLOCK_KIND_WALL] = b->th[i].ovh[CLOCK_KIND_WALL];
+	}
+}
+
 void books_finish(struct books *b, acct_time_t wall_end)
 {
 	/* CPU and net times: each thread closed at the last it was seen; wall: at wall_end */

@@ -377,7 +377,10 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 	sec->probe_events = f->probe_events;
 	sec->trap_calls = f->trap_calls;
 	for (c = 0; c < FS_N_CLOCKS; c++)
+	{
 		sec->trap_cost_s[c] = f->trap_cost_s[c];
+		sec->overhead_all_s[c] = f->overhead_all_s[c];
+	}
 	sec->stripped = f->stripped;
 	sec->n_needed = f->needed ? f->n_needed : 0;
 	sec->needed = xcalloc(sec->n_needed ? sec->n_needed : 1, sizeof(*sec->needed));

@@ -96,7 +96,13 @@ void report_build(struct report *rp, const struct profile *p, const struct profi
 	else if (sort == SORT_NAME)
 		cmp = cmp_names;
 	qsort(rp->rows, rp->n_rows, sizeof(*rp->rows), cmp);
-	/* The overhead removed from the routines was part of the program's time. */
+	/*
+	 * The overhead removed from the routines was part of the program's
+	 * time, and so was what the probes or stops of calls from untimed code
+	 * cost that code (the threads' clocks less all their stops' cost).
+	 */
+	if (sec->overhead_all_s[rp->c] > rp->overhead_s)
+		rp->overhead_s = sec->overhead_all_s[rp->c];
 	rp->total_s = sec->total_s[rp->c];
 	if (p->correct && !sec->count_only && rp->overhead_s < rp->total_s)
 		rp->total_s -= rp->overhead_s;

@@ -155,6 +155,7 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	sec->probe_events = ps->n_probe_events;
 	sec->trap_calls = ps->n_trap_calls;
 	trap_cost(tr, ps, sec->trap_cost_ns);
+	books_overhead(ps->books, sec->overhead_ns);
 	if (ps->execed)
 		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
 	if (WIFSIGNALED(ps->status)) {
@@ -323,6 +324,7 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 	res->probe_events = tr->procs[0]->n_probe_events;
 	res->trap_calls = main_sec.trap_calls;
 	memcpy(res->trap_cost_ns, main_sec.trap_cost_ns, sizeof(res->trap_cost_ns));
+	memcpy(res->overhead_ns, main_sec.overhead_ns, sizeof(res->overhead_ns));
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res->seg_n = tr->seg[1]->n;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

@@ -219,6 +219,7 @@ static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct tra
 	sec->probe_events = ps->n_probe_events;
 	sec->trap_calls = ps->n_trap_calls;
 	trap_cost(tr, ps, sec->trap_cost_ns);
+	books_overhead(ps->books, sec->overhead_ns);
 	if (!ps->ended)
 		snprintf(sec->note, sizeof(sec->note),
 			 "snapshot after %.3f s: still running (its running clocks INCOMPLETE)",
@@ -255,6 +256,7 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	res.probe_events = tr->procs[0]->n_probe_events;
 	res.trap_calls = main_sec.trap_calls;
 	memcpy(res.trap_cost_ns, main_sec.trap_cost_ns, sizeof(res.trap_cost_ns));
+	memcpy(res.overhead_ns, main_sec.overhead_ns, sizeof(res.overhead_ns));
 	res.n_refused = tr->n_refused;
 	if (tr->o->pid) { /* -p: said so, and what ran at attach */
 		res.attached = true;
