@@ -3,6 +3,7 @@
  * profile against golden files. */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,9 @@ struct run {
 	const char *note;
 	bool ranked;
 	int rank, size;
+	uint64_t lost_stops, lost_records; /* context-switch records lost */
+	int lost_tids[PROFILE_LOST_TIDS];
+	double ovh_all_s; /* the overhead taken off the clocks in all */
 };
 
 /* Build the profile of acct a (the chosen clock's) and run, and write its view (or SVG). */
@@ -121,11 +125,15 @@ static int write_run(FILE *f, const struct symtab *s, const struct acct *a, cons
 				      .term_signal = run->term_signal,
 				      .total_s = {run->total_time_s, run->total_time_s},
 				      .count_only = run->count_only,
-				      .note = run->note};
+				      .note = run->note,
+				      .overhead_all_s = {run->ovh_all_s, run->ovh_all_s},
+				      .cs_lost_windows = run->lost_stops,
+				      .cs_lost_records = run->lost_records};
 	struct report_opts ro = *opts;
 	struct profile *p;
 	int err;
 
+	memcpy(facts.cs_lost_tids, run->lost_tids, sizeof(facts.cs_lost_tids));
 	gross[c] = a;
 	gross[o] = run->alt;
 	net[c] = run->net;
@@ -265,6 +273,72 @@ START_TEST(test_table)
 	struct run run = base_run();
 
 	check_golden("report.table", &run, FMT_TABLE, SORT_TIME, false);
+}
+END_TEST
+
+/*
+ * Lost context-switch records: a line under the table and three JSON keys,
+ * none of it when nothing was lost.
+ */
+START_TEST(test_switch_loss)
+{
+	struct run run = base_run();
+	size_t len = 0;
+	char *out;
+
+	run.lost_stops = 3;
+	run.lost_records = 1200;
+	run.lost_tids[0] = 101;
+	run.lost_tids[1] = 102;
+	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
+	ck_assert_ptr_nonnull(strstr(out,
+				     "\n  switch records lost           3 stops   (threads 101, "
+				     "102: CPU times spread over elapsed time there; 1200 "
+				     "records dropped)\n"));
+	free(out);
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	ck_assert_ptr_nonnull(strstr(out,
+				     "\n  \"switch_records_lost\": 1200,\n  "
+				     "\"switch_lost_stops\": 3,\n  \"switch_lost_tids\": [101, "
+				     "102],\n"));
+	free(out);
+	run.lost_stops = run.lost_records = 0;
+	run.lost_tids[0] = run.lost_tids[1] = 0;
+	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
+	ck_assert_ptr_null(strstr(out, "switch records"));
+	free(out);
+}
+END_TEST
+
+/*
+ * The overhead taken off the clocks outside the timed routines (calls made
+ * from untimed code) is removed from the program's time too: the larger of
+ * it and the routines' overhead.
+ */
+START_TEST(test_overhead_all)
+{
+	struct run run = base_run();
+	size_t len = 0;
+	char *out, *a, *b;
+	double t0, t1, o1;
+
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	a = strstr(out, "\"total_time_s\": ");
+	ck_assert_ptr_nonnull(a);
+	t0 = strtod(a + 16, NULL);
+	free(out);
+	run.ovh_all_s = 0.01;
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	a = strstr(out, "\"total_time_s\": ");
+	b = strstr(out, "\"overhead_s\": ");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	t1 = strtod(a + 16, NULL);
+	o1 = strtod(b + 14, NULL);
+	ck_assert_msg(fabs(o1 - 0.01) < 1e-9, "overhead_s %.9f", o1);
+	ck_assert_msg(fabs(run.total_time_s - 0.01 - t1) < 1e-9, "total %.9f, was %.9f", t1, t0);
+	ck_assert(t1 < t0);
+	free(out);
 }
 END_TEST
 
@@ -812,6 +886,8 @@ static Suite *report_suite(void)
 
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_rank);
+	tcase_add_test(tc, test_switch_loss);
+	tcase_add_test(tc, test_overhead_all);
 	tcase_add_test(tc, test_table_zeros);
 	tcase_add_test(tc, test_table_sort_calls);
 	tcase_add_test(tc, test_table_sort_name);

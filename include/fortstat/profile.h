@@ -41,6 +41,7 @@ struct books;
 struct symtab;
 
 #define PROFILE_NONE ((uint32_t)-1) /* "no routine": the root of a stack, or no parent */
+#define PROFILE_LOST_TIDS 4	    /* threads named for lost switch records */
 
 /* What a routine is (the same in every set of results of a section). */
 struct profile_routine {
@@ -145,6 +146,13 @@ struct profile_section {
 	 */
 	double overhead_all_s[FS_N_CLOCKS];
 	/*
+	 * Context-switch records the kernel dropped: the stops after which a
+	 * thread's CPU times were spread over elapsed time, the records, the
+	 * first threads (0: none).
+	 */
+	uint64_t cs_lost_windows, cs_lost_records;
+	int cs_lost_tids[PROFILE_LOST_TIDS];
+	/*
 	 * The program has no symbol table of its own (stripped: its routines,
 	 * if any, are the few it exports), and the libraries it names
 	 * (DT_NEEDED, n_needed of them): what the report's warning suggests.
@@ -198,6 +206,8 @@ struct profile_facts {
 	uint64_t trap_calls;
 	double trap_cost_s[FS_N_CLOCKS];
 	double overhead_all_s[FS_N_CLOCKS]; /* as in profile_section */
+	uint64_t cs_lost_windows, cs_lost_records; /* as in profile_section */
+	int cs_lost_tids[PROFILE_LOST_TIDS];
 	bool stripped;
 	char *const *needed; /* n_needed, may be NULL */
 	size_t n_needed;

@@ -87,6 +87,19 @@ struct trace_opts {
 struct names;
 
 /* With -f: a process other than the program, or an image exec'ed. */
+/* Threads named in a report's lost switch records: the first few. */
+#define TRACE_LOST_TIDS 4
+
+/*
+ * Context-switch records the kernel dropped (probes): the stops after
+ * which a thread's CPU times were spread over elapsed time instead, the
+ * records lost, the first threads (0: none).
+ */
+struct trace_cs_lost {
+	uint64_t windows, records;
+	int tids[TRACE_LOST_TIDS];
+};
+
 struct trace_section {
 	int pid;
 	char *path;	     /* its program (owned) */
@@ -104,6 +117,7 @@ struct trace_section {
 	uint64_t trap_calls; /* as in trace_result, for this process */
 	double trap_cost_ns[FS_N_CLOCKS];
 	double overhead_ns[FS_N_CLOCKS]; /* as in trace_result, for this process */
+	struct trace_cs_lost cs_lost;	 /* as in trace_result, for this process */
 	char note[160];
 };
 
@@ -131,6 +145,7 @@ struct trace_result {
 	 * times are not corrected.
 	 */
 	double overhead_ns[FS_N_CLOCKS];
+	struct trace_cs_lost cs_lost; /* context-switch records dropped */
 	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
 	char note[160];	     /* how the run ended, when it is worth a line */
 	int pid;	     /* the program's process id */

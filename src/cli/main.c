@@ -290,6 +290,15 @@ static uint64_t adjust_calibration(const struct options *o, const struct trace_r
 }
 
 /* Add one process's section to p: its books grown to its routines first. */
+/* The context-switch records lost in a traced process, into its facts. */
+static void lost_facts(struct profile_facts *f, const struct trace_cs_lost *l)
+{
+	f->cs_lost_windows = l->windows;
+	f->cs_lost_records = l->records;
+	for (size_t k = 0; k < PROFILE_LOST_TIDS && k < TRACE_LOST_TIDS; k++)
+		f->cs_lost_tids[k] = l->tids[k];
+}
+
 static void add_section(struct profile *p, const struct options *o, struct profile_facts *f,
 			const double total_s[FS_N_CLOCKS], struct symtab *st, struct books *b)
 {
@@ -349,6 +358,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 		f.trap_cost_s[c] = res->trap_cost_ns[c] / 1e9;
 		f.overhead_all_s[c] = res->overhead_ns[c] / 1e9;
 	}
+	lost_facts(&f, &res->cs_lost);
 	add_section(p, o, &f, res->total_s, &s->st, b);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {
@@ -377,6 +387,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 			f.trap_cost_s[c] = sec->trap_cost_ns[c] / 1e9;
 			f.overhead_all_s[c] = sec->overhead_ns[c] / 1e9;
 		}
+		lost_facts(&f, &sec->cs_lost);
 		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
 		free(label);
 	}

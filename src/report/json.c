@@ -268,6 +268,13 @@ static void json_head(FILE *out, const struct report *rp)
 	fprintf(out, ",\n  \"trap_calls\": %" PRIu64, sec->trap_calls);
 	fputs(",\n  \"trap_cost_s\": ", out);
 	json_secs(out, sec->trap_cost_s[rp->c], timed);
+	fprintf(out,
+		",\n  \"switch_records_lost\": %" PRIu64 ",\n  \"switch_lost_stops\": %" PRIu64
+		",\n  \"switch_lost_tids\": [",
+		sec->cs_lost_records, sec->cs_lost_windows);
+	for (size_t k = 0; k < PROFILE_LOST_TIDS && sec->cs_lost_tids[k]; k++)
+		fprintf(out, "%s%d", k ? ", " : "", sec->cs_lost_tids[k]);
+	fputc(']', out);
 	fputs(",\n  \"total_time_s\": ", out);
 	json_secs(out, rp->total_s, true);
 	fputs(",\n  \"gross_total_time_s\": ", out);

@@ -381,6 +381,9 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 		sec->trap_cost_s[c] = f->trap_cost_s[c];
 		sec->overhead_all_s[c] = f->overhead_all_s[c];
 	}
+	sec->cs_lost_windows = f->cs_lost_windows;
+	sec->cs_lost_records = f->cs_lost_records;
+	memcpy(sec->cs_lost_tids, f->cs_lost_tids, sizeof(sec->cs_lost_tids));
 	sec->stripped = f->stripped;
 	sec->n_needed = f->needed ? f->n_needed : 0;
 	sec->needed = xcalloc(sec->n_needed ? sec->n_needed : 1, sizeof(*sec->needed));

@@ -468,6 +468,32 @@ static void table_trapped(FILE *out, const struct report *rp)
 }
 
 /*
+ * "switch records lost": the kernel dropped context-switch records of some
+ * threads (a switch storm outran fortstat's reading): in the stretches
+ * between that many of their stops, their CPU times were spread over the
+ * elapsed time instead.
+ */
+static void table_lost(FILE *out, const struct report *rp)
+{
+	const struct profile_section *sec = rp->sec;
+	size_t n = 0;
+
+	if (!rp->timed || !sec->cs_lost_windows)
+		return;
+	while (n < PROFILE_LOST_TIDS && sec->cs_lost_tids[n])
+		n++;
+	fprintf(out, "  %-22s %8" PRIu64 " stops   (thread%s", "switch records lost",
+		sec->cs_lost_windows, n > 1 ? "s" : "");
+	for (size_t k = 0; k < n; k++)
+		fprintf(out, "%s %d", k ? "," : "", sec->cs_lost_tids[k]);
+	fprintf(out, "%s: CPU times spread over elapsed time there",
+		n == PROFILE_LOST_TIDS ? ", ..." : "");
+	if (sec->cs_lost_records)
+		fprintf(out, "; %" PRIu64 " records dropped", sec->cs_lost_records);
+	fputs(")\n", out);
+}
+
+/*
  * The summary lines under the table: program time, unaccounted, calls,
  * calls trapped, overhead (and its share of the program's time), and the
  * report's warning (trust.h) when it has one.
@@ -491,6 +517,7 @@ static void table_summary(FILE *out, const struct report *rp)
 	fputc('\n', out);
 	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
 	table_trapped(out, rp);
+	table_lost(out, rp);
 	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
 	if (isfinite(t.overhead_pct))
 		snprintf(share, sizeof(share), " %7.2f %%", t.overhead_pct);

@@ -24,6 +24,7 @@
 #include "cswitch.h"
 
 #define CS_PAGES 64     /* data pages of the ring: 16,384 records between two reads */
+#define CS_FULL_SLACK 64 /* bytes: a ring with less room than this was full */
 #define CS_MAX_OFF 8192 /* intervals kept: more, and neighbours are merged two by two */
 
 volatile int cswitch_due;
@@ -52,10 +53,30 @@ static void catch_sigio(void)
 	done = true;
 }
 
+/*
+ * Data pages of each ring: CS_PAGES, or for the tests (FORTSTAT_SWITCH_PAGES
+ * = 1, 2, 4...) fewer and read at stops only, no SIGIO: a switch storm
+ * between two stops then surely outruns the reader (tests/e2e/switches.sh).
+ */
+static size_t switch_pages(void)
+{
+	const char *e = getenv("FORTSTAT_SWITCH_PAGES");
+	char *end;
+	unsigned long n;
+
+	if (!e || !*e)
+		return CS_PAGES;
+	n = strtoul(e, &end, 10);
+	if (*end || !n || n > CS_PAGES || (n & (n - 1)))
+		return CS_PAGES;
+	return n;
+}
+
 int cswitch_open(struct cswitch *c, pid_t tid)
 {
 	struct perf_event_attr a;
 	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = switch_pages();
 	void *m;
 	int fd;
 
@@ -72,15 +93,15 @@ int cswitch_open(struct cswitch *c, pid_t tid)
 	a.clockid = CLOCK_MONOTONIC;
 	a.exclude_kernel = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)((size_t)page * CS_PAGES / 4);
+	a.wakeup_watermark = (uint32_t)((size_t)page * pages / 4);
 	catch_sigio();
 	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* a quarter full: SIGIO to fortstat (without it, the records are read at stops only) */
-	if (fcntl(fd, F_SETOWN, getpid()) == 0)
+	if (pages == CS_PAGES && fcntl(fd, F_SETOWN, getpid()) == 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
-	c->size = (size_t)page * (CS_PAGES + 1);
+	c->size = (size_t)page * (pages + 1);
 	m = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		int e = errno;
@@ -91,7 +112,7 @@ int cswitch_open(struct cswitch *c, pid_t tid)
 	c->fd = fd;
 	c->meta = m;
 	c->data = (uint8_t *)m + page;
-	c->data_size = (size_t)page * CS_PAGES;
+	c->data_size = (size_t)page * pages;
 	return 0;
 }
 
@@ -157,6 +178,13 @@ void cswitch_read(struct cswitch *c)
 		return;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
+	/*
+	 * Found (nearly) full: the kernel has dropped what did not fit, and
+	 * says how much only with its next record (PERF_RECORD_LOST, which
+	 * may never come: the thread ends).
+	 */
+	if (head - tail + CS_FULL_SLACK > c->data_size)
+		c->lost = true;
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
 		uint8_t rec[64];
@@ -181,7 +209,15 @@ void cswitch_read(struct cswitch *c)
 				c->out = false;
 			}
 		} else if (h.type == PERF_RECORD_LOST) {
+			uint64_t n = 1;
+
 			c->lost = true;
+			if (h.size >= sizeof(h) + 16 && h.size <= sizeof(rec)) {
+				for (size_t i = 0; i < h.size; i++)
+					rec[i] = c->data[(off + i) % c->data_size];
+				memcpy(&n, rec + sizeof(h) + 8, 8); /* id, then lost */
+			}
+			c->n_lost += n;
 		}
 		tail += h.size;
 	}

@@ -570,6 +570,26 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	th->now = *now;
 }
 
+/*
+ * Thread th's records were lost in the window just read (its CPU times
+ * there spread over elapsed time): counted for the report, the records
+ * since the last count, the thread named among the first few.
+ */
+static void switch_loss(struct pstate *ps, struct tthread *th)
+{
+	ps->n_cs_lost_windows++;
+	ps->n_cs_lost_records += th->cs.n_lost - th->cs_lost_seen;
+	th->cs_lost_seen = th->cs.n_lost;
+	for (size_t k = 0; k < TRACE_LOST_TIDS; k++) {
+		if (ps->cs_lost_tids[k] == th->tid)
+			break;
+		if (!ps->cs_lost_tids[k]) {
+			ps->cs_lost_tids[k] = th->tid;
+			break;
+		}
+	}
+}
+
 size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 {
 	uint64_t t1 = __rdtsc(), tail, head;
@@ -615,8 +635,11 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 				(double[FS_N_CLOCKS]){ 0, (double)(__rdtsc() - t1) * tr->tsc_ns });
 	th->p_tsc = t1;
 	th->p_at = th->now;
-	if (th->cs.fd >= 0)
+	if (th->cs.fd >= 0) {
+		if (th->cs.lost)
+			switch_loss(tr->ps, th);
 		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
+	}
 	if (tr->ps->n_cand)
 		throttle(tr);
 	return n;

@@ -156,6 +156,9 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	sec->trap_calls = ps->n_trap_calls;
 	trap_cost(tr, ps, sec->trap_cost_ns);
 	books_overhead(ps->books, sec->overhead_ns);
+	sec->cs_lost.windows = ps->n_cs_lost_windows;
+	sec->cs_lost.records = ps->n_cs_lost_records;
+	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
 	if (ps->execed)
 		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
 	if (WIFSIGNALED(ps->status)) {
@@ -325,6 +328,7 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 	res->trap_calls = main_sec.trap_calls;
 	memcpy(res->trap_cost_ns, main_sec.trap_cost_ns, sizeof(res->trap_cost_ns));
 	memcpy(res->overhead_ns, main_sec.overhead_ns, sizeof(res->overhead_ns));
+	res->cs_lost = main_sec.cs_lost;
 	if (tr->seg[1] && tr->seg[1]->n) {
 		res->seg_n = tr->seg[1]->n;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);

@@ -220,6 +220,9 @@ static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct tra
 	sec->trap_calls = ps->n_trap_calls;
 	trap_cost(tr, ps, sec->trap_cost_ns);
 	books_overhead(ps->books, sec->overhead_ns);
+	sec->cs_lost.windows = ps->n_cs_lost_windows;
+	sec->cs_lost.records = ps->n_cs_lost_records;
+	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
 	if (!ps->ended)
 		snprintf(sec->note, sizeof(sec->note),
 			 "snapshot after %.3f s: still running (its running clocks INCOMPLETE)",
@@ -257,6 +260,7 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	res.trap_calls = main_sec.trap_calls;
 	memcpy(res.trap_cost_ns, main_sec.trap_cost_ns, sizeof(res.trap_cost_ns));
 	memcpy(res.overhead_ns, main_sec.overhead_ns, sizeof(res.overhead_ns));
+	res.cs_lost = main_sec.cs_lost;
 	res.n_refused = tr->n_refused;
 	if (tr->o->pid) { /* -p: said so, and what ran at attach */
 		res.attached = true;

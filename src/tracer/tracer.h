@@ -101,6 +101,7 @@ struct tthread {
 	uint64_t p_ncount; /* the count path's calls (PROBE_NCOUNT) as its last event said */
 	uint64_t c_ncount; /* ... when its counters were last read (drain_counts) */
 	struct cswitch cs; /* its context switches (probes), fd -1: none */
+	uint64_t cs_lost_seen; /* cs.n_lost when its last loss was counted */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -158,6 +159,14 @@ struct pstate {
 	uint64_t n_probe_events; /* events (calls, -c) read from its threads' areas */
 	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
 	uint64_t n_trap_stops;	 /* ... and their stops: entries, returns through a trap */
+	/*
+	 * Stops after which a thread's CPU times were spread over the elapsed
+	 * time because the kernel dropped some of its context-switch records
+	 * (a switch storm outran the reader), how many records, and the first
+	 * threads it happened to (0: none).
+	 */
+	uint64_t n_cs_lost_windows, n_cs_lost_records;
+	int cs_lost_tids[TRACE_LOST_TIDS];
 	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
 	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
 	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
