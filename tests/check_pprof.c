@@ -737,6 +737,55 @@ START_TEST(test_tables)
 }
 END_TEST
 
+START_TEST(test_samples)
+{
+	const char *types[] = {"calls", "delta"}, *units[] = {"count", "nanoseconds"};
+	struct pprof *pp = pprof_new(types, units, 2);
+	uint64_t m = pprof_mapping(pp, "/bin/x"), locs[2];
+	int64_t v[2] = {7, -5};
+	struct pprof_label lab[2] = {{.key = "thread", .num = 42}, {.key = "kind", .str = "io"}};
+	size_t len = 0, plain_len;
+	char *buf = NULL;
+	uint8_t *plain;
+	struct dprof d;
+	FILE *f;
+
+	locs[0] = pprof_location(pp, m, 0x20, pprof_function(pp, "inner", NULL, NULL, 0), 0);
+	locs[1] = pprof_location(pp, m, 0x10, pprof_function(pp, "outer", NULL, "o.c", 9), 9);
+	pprof_sample(pp, locs, 2, v, lab, 2);
+	ck_assert_uint_eq(pprof_n_samples(pp), 1);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(pprof_write(pp, f), 0);
+	fclose(f);
+	pprof_free(pp);
+	plain = gunzip((uint8_t *)buf, len, &plain_len);
+	decode(&d, plain, plain_len);
+	ck_assert_uint_eq(d.n_s, 1);
+	ck_assert_uint_eq(d.s[0].n_val, 2);
+	ck_assert_int_eq((int64_t)d.s[0].val[0], 7);
+	ck_assert_int_eq((int64_t)d.s[0].val[1], -5); /* ten bytes, read back */
+	ck_assert_uint_eq(d.s[0].n_loc, 2);
+	ck_assert_uint_eq(d.s[0].loc[0], locs[0]);
+	ck_assert_uint_eq(d.s[0].loc[1], locs[1]);
+	ck_assert_uint_eq(d.s[0].n_labels, 2);
+	ck_assert_str_eq(dstr(&d, d.s[0].label_key[0]), "thread");
+	ck_assert_int_eq(d.s[0].label_num[0], 42);
+	ck_assert_int_eq(d.s[0].label_str[0], 0);
+	ck_assert_str_eq(dstr(&d, d.s[0].label_key[1]), "kind");
+	ck_assert_str_eq(dstr(&d, d.s[0].label_str[1]), "io");
+	/* the mapping spans its locations; one with a file and a line */
+	ck_assert_uint_eq(d.n_map, 1);
+	ck_assert_uint_eq(d.map[0].start, 0x10);
+	ck_assert_uint_eq(d.map[0].limit, 0x21);
+	ck_assert(d.map[0].functions && d.map[0].files && d.map[0].lines);
+	ck_assert_int_eq(d.default_type, 0); /* not set */
+	ck_assert_int_eq(d.time_nanos, 0);
+	dprof_free(&d);
+	free(plain);
+	free(buf);
+}
+END_TEST
+
 static Suite *pprof_suite(void)
 {
 	Suite *s = suite_create("pprof");
@@ -746,6 +795,7 @@ static Suite *pprof_suite(void)
 	tcase_add_test(tc, test_lengths);
 	tcase_add_test(tc, test_gzip);
 	tcase_add_test(tc, test_tables);
+	tcase_add_test(tc, test_samples);
 	tcase_add_test(tc, test_profile);
 	tcase_add_test(tc, test_threads_and_sections);
 	tcase_add_test(tc, test_count_only);

@@ -462,18 +462,8 @@ void pprof_sample(struct pprof *pp, const uint64_t *locs, size_t n_locs, const i
 	size_t at = pb_open(b, 2), i;
 
 	pb_packed(b, 1, locs, n_locs);
-	/* the values as int64s: their two's complements, packed */
-	pb_key(b, 2, PB_LEN);
-	{
-		size_t len = 0;
-		uint8_t tmp[10];
-
-		for (i = 0; i < pp->n_types; i++)
-			len += varint_to(tmp, (uint64_t)values[i]);
-		pb_varint(b, len);
-		for (i = 0; i < pp->n_types; i++)
-			pb_varint(b, (uint64_t)values[i]);
-	}
+	/* int64s as their two's complements (an int64 may be read as its uint64) */
+	pb_packed(b, 2, (const uint64_t *)values, pp->n_types);
 	for (i = 0; i < n_labels; i++) {
 		size_t l = pb_open(b, 3);
 
