@@ -69,9 +69,11 @@ int report_write(FILE *out, const struct profile *p, size_t sec, const struct re
  * its shown self time), the innermost routine first; with opts->threads one
  * per context of each thread, labelled "thread" (a Go program's: "goroutine"
  * K); with several sections each labelled "pid". Each routine is a location
- * at its address in the mapping of its object (the executable, a library)
- * and a function with its display name, symbol name, source file and line
- * when known. period_type calls/count, period 1; duration_nanos the longest
+ * at its address in its symbol table (link-time) in the mapping of its
+ * object (the executable by its path, a library by its soname; the range of
+ * the addresses used; has_functions set: pprof never symbolizes them) and a
+ * function with its display name, symbol name, source file and line when
+ * known. period_type calls/count, period 1; duration_nanos the longest
  * section's wall time and time_nanos when it started (now less it);
  * comments: fortstat's version, the command, each section's note and
  * warning. Returns 0, -EINVAL, or a negative errno on a write error.
