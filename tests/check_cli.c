@@ -98,7 +98,10 @@ START_TEST(test_views)
 	char *cg[] = { "fortstat", "--format", "callgrind", "--svg", "g.svg", "p", NULL };
 	char *bad[] = { "fortstat", "--svg=", "p", NULL };
 	char *none[] = { "fortstat", "p", NULL };
+	char *pp[] = {"fortstat", "--format=pprof", "-o", "p.pb.gz", "p", NULL};
 
+	ck_assert_int_eq(parse(&o, pp), -1);
+	ck_assert_int_eq(o.report.format, FMT_PPROF);
 	ck_assert_int_eq(parse(&o, argv), -1);
 	ck_assert(o.report.inclusive && o.report.graph && o.report.lines && o.report.threads);
 	ck_assert(o.no_correct);

@@ -44,9 +44,11 @@ size_t merge_n_inputs(const struct merge *m);
  * opts->sort: mean self time, mean calls or name; opts->inclusive adds the
  * inclusive mean and max), CSV, JSON ("inputs": N, per routine "calls",
  * "self_s", "total_s" as {"min", "mean", "max", "sum", "max_input",
- * "imbalance"}), folded stacks or callgrind (from the sums). Returns 0,
- * -EINVAL without inputs, -ENODATA for folded stacks when an input had no
- * "stacks" (said in one line), or a write error's negative errno.
+ * "imbalance"}), folded stacks, callgrind or pprof (from the sums: a
+ * gzipped profile.proto, sample types calls and the reports' clock in
+ * nanoseconds, one sample per summed context). Returns 0, -EINVAL without
+ * inputs, -ENODATA for folded stacks or pprof when an input had no "stacks"
+ * (said in one line), or a write error's negative errno.
  */
 int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts);
 

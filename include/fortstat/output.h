@@ -35,6 +35,9 @@ char *output_expand(const char *fmt, int pid);
  */
 int output_check(const char *name);
 
+/* Whether `name` is a terminal (a binary report must not go there). */
+bool output_is_terminal(const char *name);
+
 /*
  * Get ready to write reports to `pattern` (NULL: stderr). A name without
  * %p is expanded (%r, %h) and checked (output_check) at once, never

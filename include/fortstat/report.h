@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.h - the views of a profile (profile.h): the table (FORTSTAT/FTN4TRA)
- * with a call graph, CSV, JSON, folded stacks, callgrind, an SVG flame graph.
+ * with a call graph, CSV, JSON, folded stacks, callgrind, pprof (gzipped
+ * profile.proto, pprof.h), an SVG flame graph.
  */
 #ifndef FORTSTAT_REPORT_H
 #define FORTSTAT_REPORT_H
@@ -14,7 +15,7 @@
 
 struct profile;
 
-enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_FOLDED, FMT_CALLGRIND };
+enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_FOLDED, FMT_CALLGRIND, FMT_PPROF };
 enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME };
 
 struct report_opts {
@@ -52,11 +53,33 @@ char *name_shorten(const char *name, size_t width);
  * thread. CSV, JSON: inclusive times always; JSON both clocks as well.
  * Folded: "a;b;c N" lines, N the microseconds of self time (calls when
  * count-only) of each stack of timed routines. Callgrind: a profile that
- * callgrind_annotate and KCachegrind read (events: us, calls).
+ * callgrind_annotate and KCachegrind read (events: us, calls). Pprof:
+ * report_write_pprof of this one section.
  * Returns 0, -EINVAL on bad arguments (no section sec), or a negative errno
  * on a write error (out is flushed and checked).
  */
 int report_write(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts);
+
+/*
+ * Write the sections secs[0..n) of profile p (those that go to one file)
+ * to out as one gzipped profile.proto that `go tool pprof` reads. Sample
+ * types: "calls" (count), then "cpu" and "wall" (nanoseconds) for each clock
+ * some section has times of (not with -c); the default one is opts->clock's
+ * when present, else calls. One sample per calling context (its calls and
+ * its shown self time), the innermost routine first; with opts->threads one
+ * per context of each thread, labelled "thread" (a Go program's: "goroutine"
+ * K); with several sections each labelled "pid". Each routine is a location
+ * at its address in its symbol table (link-time) in the mapping of its
+ * object (the executable by its path, a library by its soname; the range of
+ * the addresses used; has_functions set: pprof never symbolizes them) and a
+ * function with its display name, symbol name, source file and line when
+ * known. period_type calls/count, period 1; duration_nanos the longest
+ * section's wall time and time_nanos when it started (now less it);
+ * comments: fortstat's version, the command, each section's note and
+ * warning. Returns 0, -EINVAL, or a negative errno on a write error.
+ */
+int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, size_t n,
+		       const struct report_opts *opts);
 
 /*
  * Write an interactive SVG flame graph of section sec's merged
@@ -76,7 +99,10 @@ int report_write_svg(FILE *out, const struct profile *p, size_t sec,
  */
 char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts);
 
-/* Parse "table"/"csv"/"json"/"folded"/"callgrind" and "time"/"calls"/"name"; return 0 or -1. */
+/*
+ * Parse "table"/"csv"/"json"/"folded"/"callgrind"/"pprof" and
+ * "time"/"calls"/"name"; return 0 or -1.
+ */
 int report_parse_format(const char *s, enum report_format *f);
 int report_parse_sort(const char *s, enum report_sort *s_out);
 

@@ -130,7 +130,8 @@ void cli_usage(FILE *out)
 	      "                       at the end (as --svg's): a killed fortstat leaves\n"
 	      "                       the previous report\n"
 	      "      --format=FORMAT  table (default), csv, json, folded (stacks for flame\n"
-	      "                       graph tools) or callgrind (for KCachegrind)\n"
+	      "                       graph tools), callgrind (for KCachegrind) or pprof\n"
+	      "                       (gzipped profile.proto for go tool pprof, with -o)\n"
 	      "      --sort=KEY       time (default), calls or name\n"
 	      "  -z, --zeros          also list timed routines that were never called\n"
 	      "      --inclusive      table: add inclusive time (with the routines called)\n"
@@ -248,8 +249,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_FORMAT:
 			if (report_parse_format(optarg, &o->report.format) < 0)
-				return usage_error(
-				    "unknown --format (table, csv, json, folded, callgrind):", optarg);
+				return usage_error("unknown --format (table, csv, json, folded, "
+						   "callgrind, pprof):",
+						   optarg);
 			break;
 		case OPT_SORT:
 			if (report_parse_sort(optarg, &o->report.sort) < 0)

@@ -163,6 +163,34 @@ static int open_outputs(struct session *s)
 	return 0;
 }
 
+/*
+ * --format=pprof is gzip data: never to a terminal, nor to standard error
+ * (where the program's messages and fortstat's go too) for a run. Returns
+ * 0, or EXIT_FS_ERROR after one line saying why.
+ */
+static int check_binary(const struct options *o)
+{
+	char *name;
+	bool tty;
+
+	if (o->report.format != FMT_PPROF)
+		return 0;
+	if (!o->output && o->merge && !isatty(STDOUT_FILENO))
+		return 0;
+	if (!o->output) {
+		fs_error(o->merge ? "--format=pprof writes gzip data: not to a terminal "
+				    "(give -o FILE, or redirect standard output)"
+				  : "--format=pprof writes gzip data: give -o FILE");
+		return EXIT_FS_ERROR;
+	}
+	name = output_expand(o->output, getpid());
+	tty = output_is_terminal(name);
+	if (tty)
+		fs_error("-o %s: a terminal: --format=pprof writes gzip data to a file", name);
+	free(name);
+	return tty ? EXIT_FS_ERROR : 0;
+}
+
 /* The overhead of a stop, measured before the program runs. */
 static void calibrate(struct session *s)
 {
@@ -450,6 +478,7 @@ static int write_replacing(struct session *s, const struct profile *p)
 	size_t n = p->n_sections;
 	char **name = xcalloc(n ? n : 1, sizeof(*name));
 	bool *done = xcalloc(n ? n : 1, sizeof(*done));
+	size_t *secs = xcalloc(n ? n : 1, sizeof(*secs));
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -475,11 +504,18 @@ static int write_replacing(struct session *s, const struct profile *p)
 			if (strcmp(name[j], name[i]))
 				continue;
 			done[j] = true;
+			if (o->report.format == FMT_PPROF) {
+				/* one profile for the group: gzipped messages do not concatenate */
+				secs[k++] = j;
+				continue;
+			}
 			err = render(mem, p, j, &o->report, k && !json,
 				     json && group > 1 ? (k ? ",\n" : "[\n") : NULL,
 				     json && group > 1 && k + 1 == group);
 			k++;
 		}
+		if (o->report.format == FMT_PPROF && !err)
+			err = report_write_pprof(mem, p, secs, k, &o->report);
 		if (fclose(mem) != 0 && !err)
 			err = -ENOMEM;
 		if (!err)
@@ -494,6 +530,7 @@ static int write_replacing(struct session *s, const struct profile *p)
 		free(name[i]);
 	free(name);
 	free(done);
+	free(secs);
 	return rc;
 }
 
@@ -655,6 +692,8 @@ int main(int argc, char **argv)
 	fs_verbose = s.o.verbose;
 	/* the reports go to standard error; --merge's to standard output */
 	s.o.report.width = report_width(&s.o, s.o.merge ? STDOUT_FILENO : STDERR_FILENO);
+	if (check_binary(&s.o))
+		return EXIT_FS_ERROR;
 	if (s.o.merge)
 		return merge_command(s.o.argv, (size_t)s.o.argc, &s.o.report, s.o.output, s.o.svg);
 	if (rank_detect(&s.rank))

@@ -2,7 +2,7 @@
 /*
  * merge_int.h - the state of fortstat --merge, shared by its two halves:
  * merge.c (checking and folding reports in, the command) and merge_write.c
- * (the merged views: table, CSV, JSON, folded stacks, callgrind, SVG).
+ * (the merged views: table, CSV, JSON, folded stacks, callgrind, pprof, SVG).
  * Private to src/report/.
  */
 #ifndef FORTSTAT_MERGE_INT_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * merge_write.c - fortstat --merge's views: the folded reports as a table,
- * CSV, JSON, folded stacks, callgrind and SVG.
+ * CSV, JSON, folded stacks, callgrind, pprof and SVG.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "fortstat/cli.h"
+#include "fortstat/pprof.h"
 #include "fortstat/rank.h"
 #include "fortstat/report.h"
 #include "fortstat/util.h"
@@ -447,8 +448,75 @@ static void write_callgrind(const struct merge *m, FILE *out, const struct repor
 	free(rows);
 }
 
+/*
+ * A gzipped profile.proto of the summed contexts (pprof.h): sample types
+ * calls and the reports' clock (nanoseconds, not when counting), a sample
+ * per context; the routines as functions with their files and lines, in
+ * one mapping named after the program, at no address (the reports have
+ * none).
+ */
+static int write_pprof(const struct merge *m, FILE *out)
+{
+	bool timed = !m->count_only;
+	const char *clock = m->clock && *m->clock ? m->clock : "time";
+	const char *types[2] = {"calls", clock}, *units[2] = {"count", "nanoseconds"};
+	struct pprof *pp = pprof_new(types, units, timed ? 2 : 1);
+	uint64_t *loc = xcalloc(m->n_r + 1, sizeof(*loc));
+	uint64_t *stack = xcalloc(m->n_nodes + 1, sizeof(*stack));
+	int64_t values[2];
+	uint64_t map = pprof_mapping(pp, m->program);
+	char *s;
+	int err;
+
+	for (size_t i = 1; i < m->n_nodes; i++) {
+		const struct mnode *x = &m->nodes[i];
+		size_t depth = 0;
+
+		values[0] = (int64_t)x->calls;
+		values[1] = timed && x->self_s > 0 ? (int64_t)(x->self_s * 1e9 + 0.5) : 0;
+		if (!values[0] && !values[1])
+			continue;
+		/* a parent's index is below its child's: the walk ends at the root */
+		for (uint32_t k = (uint32_t)i; k && k < m->n_nodes && depth < m->n_nodes;
+		     k = m->nodes[k].parent) {
+			uint32_t r = m->nodes[k].routine;
+
+			if (r >= m->n_r)
+				break;
+			if (!loc[r])
+				loc[r] = pprof_location(pp, map, 0,
+							pprof_function(pp, m->r[r].name, NULL,
+								       m->r[r].file, m->r[r].line),
+							m->r[r].line);
+			stack[depth++] = loc[r];
+		}
+		pprof_sample(pp, stack, depth, values, NULL, 0);
+	}
+	pprof_set_period(pp, "calls", "count", 1);
+	pprof_set_default(pp, timed ? clock : "calls");
+	s = xasprintf("fortstat %s --merge: %zu inputs of %s", PACKAGE_VERSION, m->n_in,
+		      m->program);
+	pprof_comment(pp, s);
+	free(s);
+	for (size_t i = 0; i < m->n_in; i++) {
+		if (m->in[i].rank >= 0)
+			s = xasprintf("input %zu: %s (rank %d)", i, m->in[i].file, m->in[i].rank);
+		else
+			s = xasprintf("input %zu: %s", i, m->in[i].file);
+		pprof_comment(pp, s);
+		free(s);
+	}
+	err = pprof_write(pp, out);
+	pprof_free(pp);
+	free(loc);
+	free(stack);
+	return err;
+}
+
 int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts)
 {
+	int err;
+
 	if (!m->n_in)
 		return -EINVAL;
 	switch (opts->format) {
@@ -468,6 +536,15 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 		break;
 	case FMT_CALLGRIND:
 		write_callgrind(m, out, opts);
+		break;
+	case FMT_PPROF:
+		if (m->no_stacks) {
+			fs_error("pprof: an input has no \"stacks\" (a report of an older "
+				 "fortstat)");
+			return -ENODATA;
+		}
+		if ((err = write_pprof(m, out)) < 0)
+			return err;
 		break;
 	case FMT_TABLE:
 	default:

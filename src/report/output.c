@@ -65,6 +65,22 @@ int output_check(const char *name)
 	return err;
 }
 
+bool output_is_terminal(const char *name)
+{
+	struct stat sb;
+	bool tty;
+	int fd;
+
+	if (stat(name, &sb) < 0 || !S_ISCHR(sb.st_mode))
+		return false;
+	fd = open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	tty = isatty(fd);
+	close(fd);
+	return tty;
+}
+
 int outputs_open(struct outputs *o, const char *pattern)
 {
 	char *name;

@@ -22,6 +22,8 @@ int report_write(FILE *out, const struct profile *p, size_t sec, const struct re
 
 	if (!out || !p || !opts || sec >= p->n_sections)
 		return -EINVAL;
+	if (opts->format == FMT_PPROF) /* binary, and one profile for several sections */
+		return report_write_pprof(out, p, &sec, 1, opts);
 	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
 	switch (opts->format) {
 	case FMT_CSV:
@@ -74,7 +76,7 @@ char *report_warning(const struct profile *p, size_t sec, const struct report_op
 	return w;
 }
 
-/* "table", "csv", "json", "folded" or "callgrind" into *f: 0, or -1 (f untouched) otherwise. */
+/* "table", "csv", "json", "folded", "callgrind" or "pprof" into *f: 0, or -1 (untouched). */
 int report_parse_format(const char *s, enum report_format *f)
 {
 	if (!s)
@@ -89,6 +91,8 @@ int report_parse_format(const char *s, enum report_format *f)
 		*f = FMT_FOLDED;
 	else if (!strcmp(s, "callgrind"))
 		*f = FMT_CALLGRIND;
+	else if (!strcmp(s, "pprof"))
+		*f = FMT_PPROF;
 	else
 		return -1;
 	return 0;
