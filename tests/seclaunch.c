@@ -12,14 +12,21 @@
  *   noexec   service, and mmap of anonymous executable memory (code made
  *            at run time) is refused (EPERM)
  *   allow    a filter that allows everything
- * Exits 125 when the filter cannot be set.
+ * Exits 125 when the filter cannot be set. `seclaunch strict` runs no
+ * program: it enters seccomp's strict mode (read, write, exit and sigreturn
+ * only), says "ready", calls step() as fast as it can until SIGUSR1, then
+ * says "ok" and exits 0 (any other system call kills it).
  */
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* What most programs call, the C library's start and threads included: both allowlists. */
@@ -106,13 +113,47 @@ static scmp_filter_ctx make(const char *profile)
 	return ctx;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+__attribute__((noinline, noipa)) static long step(long x)
+{
+	return x * 3 + 1;
+}
+
+/* Strict mode: only read, write, exit and sigreturn from here on. */
+static int strict(void)
+{
+	struct sigaction sa = {.sa_handler = on_usr1};
+	long s = 0;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0) < 0)
+		return 125;
+	if (write(1, "ready\n", 6) != 6)
+		syscall(SYS_exit, 1);
+	while (!stop)
+		s += step(s);
+	if (write(1, "ok\n", 3) != 3)
+		syscall(SYS_exit, 1);
+	syscall(SYS_exit, 0); /* exit_group is not allowed */
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	scmp_filter_ctx ctx;
 
+	if (argc == 2 && !strcmp(argv[1], "strict"))
+		return strict();
 	if (argc < 3) {
-		fprintf(stderr,
-			"usage: seclaunch docker|service|noshm|noexec|allow PROGRAM ARGS...\n");
+		fprintf(stderr, "usage: seclaunch docker|service|noshm|noexec|allow PROGRAM "
+				"ARGS...\n       seclaunch strict\n");
 		return 125;
 	}
 	ctx = make(argv[1]);

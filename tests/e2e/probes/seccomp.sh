@@ -13,8 +13,9 @@
 # filter forbids what the probes need (mmap of shared memory kills), the
 # traps time it and one line says why; where it forbids fortstat's code
 # pages (anonymous executable memory), fortstat does not attach and says
-# why in one line; where fortstat cannot read the filter (under a filter
-# itself), the traps, and one line. Without CAP_SYS_ADMIN on a process
+# why in one line, and so in seccomp's strict mode (a system call would
+# kill it); where fortstat cannot read the filter (under a filter itself),
+# the traps, and one line. Without CAP_SYS_ADMIN on a process
 # with no filter, the probes through a memfd.
 FORTSTAT_MECHANISM=probes
 export FORTSTAT_MECHANISM
@@ -179,6 +180,36 @@ launch noexec noexec && {
 	untouched noexec
 	ended noexec
 }
+
+# In seccomp's strict mode any system call but read, write, exit and
+# sigreturn kills the process: fortstat makes it run none, says why, and
+# lets it go (it ends with its own "ok" at SIGUSR1).
+rm -f strict.out
+"$LAUNCH" strict >strict.out 2>strict.err &
+pid=$!
+pids="$pids $pid"
+i=0
+until [ -s strict.out ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { fail "strict: the program did not start: $(cat strict.err)"; break; }
+	sleep 0.05
+done
+if grep -q '^Seccomp:[[:space:]]*1' "/proc/$pid/status"; then
+	"$FORTSTAT" -p "$pid" --duration=0.4 -o r.txt >fs.out 2>fs.err
+	rc=$?
+	[ "$rc" = 126 ] || fail "strict: fortstat exited $rc, 126 expected: $(cat fs.err)"
+	[ "$(wc -l <fs.err)" = 1 ] &&
+		grep -q "^fortstat: error: -p $pid: cannot time it: mmap of fortstat's code: it runs in seccomp's strict mode (read, write, exit only)\$" fs.err ||
+		fail "strict: not one line saying why: $(cat fs.err)"
+	untouched strict
+else
+	fail "strict: not in seccomp's strict mode: $(cat strict.out strict.err)"
+fi
+kill -USR1 "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 0 ] && [ "$(cat strict.out)" = "$(printf 'ready\nok')" ] ||
+	fail "strict: the program ended with $rc: $(cat strict.out strict.err)"
 
 # fortstat itself under a filter may not read another's (the kernel says
 # EACCES): the traps, and why.
