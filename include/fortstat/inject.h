@@ -20,6 +20,9 @@
  */
 int find_gap(pid_t pid, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr);
 
+/* From where an injected system call's code starts to just after its syscall instruction. */
+#define INJECT_SYSCALL_END 7
+
 /*
  * Make the stopped thread `pid` run one system call: saves registers and the
  * bytes at RIP, writes `mov $nr,%eax; syscall; int3` there, runs it, restores both.

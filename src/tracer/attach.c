@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <linux/audit.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "fortstat/books.h"
+#include "fortstat/inject.h"
 #include "fortstat/insn.h"
 #include "fortstat/precheck.h"
 #include "fortstat/procmem.h"
@@ -393,30 +396,148 @@ static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t 
 	free(words);
 }
 
+/* ---- seccomp: what the threads' filters let fortstat run in them ---- */
+
+/* Thread tid's seccomp mode: 0 none, 1 strict, 2 filters (-1: unknown). */
+static int seccomp_mode(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	int mode = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode;
+}
+
+/*
+ * Every thread held: each one's seccomp filters, read once (a filter is a
+ * thread's: a thread the program starts later inherits its creator's).
+ */
+static void read_seccomp(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		const struct tthread *th = thr_at(tr, i);
+		struct scf_filters fs;
+		int mode, err;
+
+		if (!th)
+			continue;
+		mode = seccomp_mode(tr->program, th->tid);
+		if (mode == 1)
+			tr->sc_strict = true;
+		if (mode != 2)
+			continue;
+		err = scf_read(th->tid, &fs);
+		if (err) {
+			if (err != -ESRCH)
+				tr->sc_err = err;
+			continue;
+		}
+		fs_info(2, "thread %d: %zu seccomp filters read", (int)th->tid, fs.n);
+		tr->sc = xrealloc(tr->sc, (tr->n_sc + 1) * sizeof(*tr->sc));
+		tr->sc[tr->n_sc++] = fs;
+	}
+}
+
+/* Why a thread's filters could not be read, into buf. */
+static void seccomp_unread(const struct tracer *tr, char *buf, size_t n)
+{
+	const char *need = "";
+
+	if (tr->sc_err == -EACCES) /* the kernel's two reasons */
+		need = seccomp_mode(getpid(), getpid()) > 0
+			   ? ": fortstat runs under a seccomp filter itself"
+			   : ": fortstat needs CAP_SYS_ADMIN";
+	snprintf(buf, n, "its seccomp filter cannot be read (%s%s)", strerror(-tr->sc_err), need);
+}
+
+int syscall_gate(struct tracer *tr, pid_t tid, const char *what, long nr, const long args[6],
+		 char *why, size_t n)
+{
+	struct scf_call c = {.nr = (int32_t)nr, .arch = AUDIT_ARCH_X86_64};
+	char says[64];
+	uint64_t pc = 0;
+
+	if (tr->sc_strict) {
+		snprintf(why, n, "%s: it runs in seccomp's strict mode (read, write, exit only)",
+			 what);
+		return 1;
+	}
+	if (!tr->n_sc && !tr->sc_err)
+		return 0;
+	/* where fortstat's code runs it: its scratch page, else at the thread's PC */
+	if (tr->ps->scratch)
+		c.ip = tr->ps->scratch + SCRATCH_SYSCALL + INJECT_SYSCALL_END;
+	else if (arch_get_pc(tid, &pc) == 0)
+		c.ip = pc + INJECT_SYSCALL_END;
+	for (int i = 0; i < 6; i++)
+		c.args[i] = (uint64_t)args[i];
+	for (size_t i = 0; i < tr->n_sc; i++) {
+		uint32_t ret;
+
+		if (scf_eval(&tr->sc[i], &c, &ret) < 0) {
+			snprintf(why, n, "%s: its seccomp filter is not one fortstat can read",
+				 what);
+			return 2;
+		}
+		if (scf_effect(ret) != SCF_RUNS) {
+			snprintf(why, n, "%s: its seccomp filter %s", what,
+				 scf_says(ret, says, sizeof(says)));
+			return 1;
+		}
+	}
+	if (tr->sc_err) {
+		snprintf(why, n, "%s: ", what);
+		seccomp_unread(tr, why + strlen(why), n - strlen(why));
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The system call that maps fortstat's code pages into the process (the
+ * probes' and the traps' alike): refused by its seccomp filter, nothing
+ * can be timed. Returns 0 or -EPERM (said).
+ */
+static int scratch_allowed(struct tracer *tr, struct tthread *lead, struct trace_result *res)
+{
+	const long flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	long args[6] = {0, 4096, PROT_READ | PROT_EXEC, flags, -1, 0};
+	char why[256];
+	int g = syscall_gate(tr, lead->tid, "mmap of fortstat's code", SYS_mmap, args, why,
+			     sizeof(why));
+
+	if (g == 1) {
+		fs_error("-p %d: cannot time it: %s", (int)tr->program, why);
+		res->exit_status = EXIT_FS_CANNOT;
+		return -EPERM;
+	}
+	if (g == 2)
+		fs_info(1, "-p %d: %s: tried all the same", (int)tr->program, why);
+	return 0;
+}
+
 /*
  * With probes (session_kit set ev_size), the event memory made in the
- * process, unless a thread's GS base is in use (the areas go there) or a
- * seccomp filter guards its system calls: then the traps time it, without
- * the memory.
+ * process, unless a thread's GS base is in use (the areas go there) or its
+ * seccomp filter does not let the system calls that make it through (or
+ * cannot be read): then the traps time it, without the memory, and one
+ * line says why.
  */
 static void attach_memory(struct tracer *tr, struct tthread *lead)
 {
-	char seccomp[16];
+	char why[512];
 	int err;
 
 	if (!tr->ev_size || tr->page)
 		return;
-	/*
-	 * A seccomp filter may kill the process for a system call it does not
-	 * make itself (memfd_create): fortstat cannot read the filter.
-	 */
-	status_field(tr->program, "Seccomp", seccomp, sizeof(seccomp));
-	if (seccomp[0] == '2') {
-		fs_warn("--probes: -p %d runs under a seccomp filter, which might kill it for the "
-			"system call that makes the probes' memory: traps instead",
-			(int)tr->program);
-		return;
-	}
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		const struct tthread *th = thr_at(tr, i);
 		uint64_t gs = 1;
@@ -428,10 +549,16 @@ static void attach_memory(struct tracer *tr, struct tthread *lead)
 			return;
 		}
 	}
-	err = attach_event_memory(tr, lead);
+	if (tr->sc_err && !tr->sc_strict) {
+		seccomp_unread(tr, why, sizeof(why));
+		fs_warn("--probes: -p %d: %s, and might kill it for the system calls that make the "
+			"probes' memory: traps instead",
+			(int)tr->program, why);
+		return;
+	}
+	err = attach_event_memory(tr, lead, why, sizeof(why));
 	if (err)
-		fs_warn("--probes: -p %d: no shared memory in it (%s): traps instead",
-			(int)tr->program, strerror(-err));
+		fs_warn("--probes: -p %d: %s: traps instead", (int)tr->program, why);
 }
 
 /*
@@ -483,6 +610,10 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 		fs_error("-p %d: its main thread has ended: cannot patch it", (int)tr->program);
 		err = -ESRCH;
 	} else {
+		read_seccomp(tr);
+		err = scratch_allowed(tr, lead, res);
+	}
+	if (!err) {
 		attach_memory(tr, lead);
 		err = setup_image(tr);
 		if (!err && tr->ps->rdebug)

@@ -116,17 +116,67 @@ static int attach_syscall(struct tracer *tr, struct tthread *th, long nr, const 
 				 &th->defer_sig);
 }
 
+/* An address an injected mmap returned, or -errno. */
+static int mapped(long addr)
+{
+	if (addr > 0 && (unsigned long)addr < -4096ul)
+		return 0;
+	return addr < 0 && addr > -4096 ? (int)addr : -ENOMEM;
+}
+
+/*
+ * The event memory as shared anonymous memory the process maps (the
+ * seccomp profiles in common use let mmap through), reached by fortstat
+ * through /proc/PID/map_files/START-END: the kernel lets only
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE open it. Returns 0 and *addr,
+ * *m, or -errno (nothing left in the process).
+ */
+static int anon_memory(struct tracer *tr, struct tthread *th, long *addr, void **m)
+{
+	long args[6] = {
+	    0, (long)tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0};
+	char path[96];
+	int err, fd;
+
+	err = attach_syscall(tr, th, SYS_mmap, args, addr);
+	if (!err)
+		err = mapped(*addr);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)tr->ps->leader,
+		 (unsigned long)*addr, (unsigned long)*addr + tr->ev_size);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		*m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (*m == MAP_FAILED)
+			err = -errno;
+		close(fd);
+	}
+	if (err) {
+		long uargs[6] = {*addr, (long)tr->ev_size, 0, 0, 0, 0}, ret;
+
+		attach_syscall(tr, th, SYS_munmap, uargs, &ret);
+	}
+	return err;
+}
+
 #define MEMFD_NAME "fortstat-events"
 
-int attach_event_memory(struct tracer *tr, struct tthread *th)
+/*
+ * The event memory as a memfd the process creates and maps, which fortstat
+ * opens through /proc/PID/fd (no capability needed), the process's
+ * descriptor closed again. Returns 0 and *addr, *m, or -errno.
+ */
+static int memfd_memory(struct tracer *tr, struct tthread *th, long *addr, void **m)
 {
 	static const char name[] = MEMFD_NAME;
 	uint8_t old[sizeof(name)];
-	long args[6] = { 0 }, fd = -1, addr = -1, ret;
+	long args[6] = {0}, fd = -1, ret;
 	char path[64];
 	arch_regs regs;
 	uint64_t at;
-	void *m = MAP_FAILED;
 	int err, mine = -1;
 
 	/* Its name below the red zone of the thread's stack, the bytes there put back after. */
@@ -152,7 +202,7 @@ int attach_event_memory(struct tracer *tr, struct tthread *th)
 	mine = open(path, O_RDWR | O_CLOEXEC);
 	if (mine < 0 || ftruncate(mine, (off_t)tr->ev_size) < 0)
 		err = -errno;
-	else if ((m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0)) ==
+	else if ((*m = mmap(NULL, tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0)) ==
 		 MAP_FAILED)
 		err = -errno;
 	if (!err) {
@@ -162,24 +212,87 @@ int attach_event_memory(struct tracer *tr, struct tthread *th)
 		args[3] = MAP_SHARED;
 		args[4] = fd;
 		args[5] = 0;
-		err = attach_syscall(tr, th, SYS_mmap, args, &addr);
-		if (!err && (addr <= 0 || (unsigned long)addr >= -4096ul))
-			err = addr < 0 && addr > -4096 ? (int)addr : -ENOMEM;
+		err = attach_syscall(tr, th, SYS_mmap, args, addr);
+		if (!err)
+			err = mapped(*addr);
 	}
 	memset(args, 0, sizeof(args));
 	args[0] = fd;
 	attach_syscall(tr, th, SYS_close, args, &ret); /* the mapping holds the file */
 	if (mine >= 0)
 		close(mine);
-	if (err) {
-		if (m != MAP_FAILED)
-			munmap(m, tr->ev_size);
-		return err;
+	if (err && *m != MAP_FAILED) {
+		munmap(*m, tr->ev_size);
+		*m = MAP_FAILED;
+	}
+	return err;
+}
+
+/* Would the process's filters let every one of n calls through? 0, else why in buf. */
+static int gates(struct tracer *tr, struct tthread *th, const char *const what[], const long nr[],
+		 const long (*args)[6], size_t n, char *why, size_t size)
+{
+	for (size_t i = 0; i < n; i++)
+		if (syscall_gate(tr, th->tid, what[i], nr[i], args[i], why, size))
+			return -EPERM;
+	return 0;
+}
+
+int attach_event_memory(struct tracer *tr, struct tthread *th, char *why, size_t n)
+{
+	const long size = (long)tr->ev_size, fd = 3; /* a descriptor: the filter is asked before */
+	static const char *const anon_what[] = {"mmap of shared memory", "munmap"};
+	static const char *const memfd_what[] = {"memfd_create", "mmap of a memfd", "close",
+						 "munmap"};
+	const long anon_nr[] = {SYS_mmap, SYS_munmap};
+	const long memfd_nr[] = {SYS_memfd_create, SYS_mmap, SYS_close, SYS_munmap};
+	const long anon_args[][6] = {
+	    {0, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0},
+	    {0, size, 0, 0, 0, 0},
+	};
+	const long memfd_args[][6] = {
+	    {0, MFD_CLOEXEC, 0, 0, 0, 0},
+	    {0, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0},
+	    {fd, 0, 0, 0, 0, 0},
+	    {0, size, 0, 0, 0, 0},
+	};
+	const char *how = "shared anonymous memory, through /proc/PID/map_files";
+	char first[256] = "";
+	void *m = MAP_FAILED;
+	long addr = -1;
+	int err;
+
+	err = gates(tr, th, anon_what, anon_nr, anon_args, 2, first, sizeof(first));
+	if (!err) {
+		err = anon_memory(tr, th, &addr, &m);
+		if (err)
+			snprintf(
+			    first, sizeof(first), "%s (%s)",
+			    err == -EPERM || err == -EACCES
+				? "fortstat may not open its memory through /proc/PID/map_files"
+				: "no shared memory in it",
+			    strerror(-err));
+	}
+	if (err) { /* a memfd instead */
+		how = "a memfd";
+		if (gates(tr, th, memfd_what, memfd_nr, memfd_args, 4, why, n)) {
+			char second[256];
+
+			snprintf(second, sizeof(second), "%s", why);
+			snprintf(why, n, "%s; %s", first, second);
+			return -EPERM;
+		}
+		fs_info(1, "-p %d: %s: a memfd instead", (int)tr->ps->leader, first);
+		err = memfd_memory(tr, th, &addr, &m);
+		if (err) {
+			snprintf(why, n, "%s; no memfd either (%s)", first, strerror(-err));
+			return err;
+		}
 	}
 	tr->page = m;
 	tr->ps->page_addr = (uint64_t)addr;
-	fs_info(2, "event memory made in process %d at 0x%" PRIx64, (int)tr->ps->leader,
-		tr->ps->page_addr);
+	fs_info(2, "event memory made in process %d at 0x%" PRIx64 " (%s)", (int)tr->ps->leader,
+		tr->ps->page_addr, how);
 	return 0;
 }
 

@@ -45,9 +45,14 @@ static int trap_action(struct tracer *tr, struct tthread *th, const struct ksiga
 	struct ksigaction *buf = (struct ksigaction *)((char *)tr->page + EV_SIGACT);
 	uint64_t a = tr->ps->page_addr + EV_SIGACT;
 	long args[6] = { SIGTRAP, set ? (long)a : 0, set ? 0 : (long)a, KSA_SIGSET_SIZE, 0, 0 }, ret;
+	char why[256];
 
 	if (!tr->page || !tr->ps->page_addr || !tr->ps->scratch)
 		return -1;
+	if (syscall_gate(tr, th->tid, "rt_sigaction", SYS_rt_sigaction, args, why, sizeof(why))) {
+		fs_info(1, "the program's SIGTRAP action left unread: %s", why);
+		return -1;
+	}
 	if (set)
 		*buf = *set;
 	if (inject_syscall_at(th->tid, tr->ps->memfd, tr->ps->scratch + SCRATCH_SYSCALL,

@@ -23,6 +23,7 @@
 #include "fortstat/evabi.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
+#include "fortstat/seccomp.h"
 #include "cswitch.h"
 #include "stop.h"
 
@@ -223,6 +224,11 @@ struct tracer {
 	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
 	const char *attach_active;	/* -p: the routines active at attach (the result's) */
+	/* -p: the threads' seccomp filters, read at the attach (syscall_gate) */
+	struct scf_filters *sc;
+	size_t n_sc;
+	bool sc_strict; /* a thread runs in seccomp's strict mode */
+	int sc_err;	/* why a thread's filters could not be read (-errno), else 0 */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -435,12 +441,16 @@ int exec_event_memory(struct tracer *tr);
 
 /*
  * -p with probes: the running process inherits nothing of fortstat's, so
- * the event memory (tr->ev_size bytes) is made in it: a memfd created and
- * mapped by held thread th (the leader), which fortstat opens through
- * /proc/PID/fd and maps too, then the process's descriptor closed. Sets
- * tr->page and ps->page_addr. Returns 0 or -errno (nothing left in it).
+ * the event memory (tr->ev_size bytes) is made in it by held thread th
+ * (the leader): shared anonymous memory it maps, which fortstat maps too
+ * through /proc/PID/map_files (which needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE); where that is refused, a memfd it creates and
+ * maps, opened by fortstat through /proc/PID/fd, its descriptor closed
+ * again. Only system calls its seccomp filters let through
+ * (syscall_gate). Sets tr->page and ps->page_addr. Returns 0, or -errno
+ * with why in `why` (nothing left in it).
  */
-int attach_event_memory(struct tracer *tr, struct tthread *th);
+int attach_event_memory(struct tracer *tr, struct tthread *th, char *why, size_t n);
 
 /* Detaching: unmap the event memory from the process, by held thread th. */
 void detach_event_memory(struct tracer *tr, struct tthread *th);
@@ -653,5 +663,18 @@ void dispatch(struct tracer *tr, pid_t tid, int status);
  * Live reports (ticker_poll) are made while waiting for it.
  */
 pid_t next_stop(struct tracer *tr, int *status);
+
+/* ---- attach.c ---- */
+
+/*
+ * -p: may fortstat run system call nr(args), named `what` in messages
+ * ("mmap of shared memory"), in held thread tid? By the threads' seccomp
+ * filters read at the attach (a launched program, or one without a
+ * filter: always). 0: it runs; 1: it would not (refused, or fatal to the
+ * process: never to be tried), why in `why`; 2: unknown (a filter that
+ * cannot be read or understood), why in `why`.
+ */
+int syscall_gate(struct tracer *tr, pid_t tid, const char *what, long nr, const long args[6],
+		 char *why, size_t n);
 
 #endif

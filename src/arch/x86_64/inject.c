@@ -130,6 +130,7 @@ int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long 
 	bool at_rip = where == 0;
 	int err;
 
+	_Static_assert(sizeof(code) - 1 == INJECT_SYSCALL_END, "the syscall instruction's end");
 	memcpy(code + 1, &nr32, sizeof(nr32));
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &saved) < 0)
