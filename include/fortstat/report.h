@@ -15,12 +15,14 @@
 struct profile;
 
 enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_FOLDED, FMT_CALLGRIND };
-enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME };
+enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME, SORT_WAIT /* wall less CPU self time */ };
 
 struct report_opts {
 	enum report_format format;
 	enum report_sort sort;
 	enum clock_kind clock; /* --clock: the clock whose times are shown */
+	bool both;	       /* --clock=both: the table (CSV) shows each routine's CPU and
+				* wall self time and their difference, the wait (clock: cpu) */
 	bool zeros;	       /* -z: list selected routines that were never called */
 	bool inclusive;	       /* --inclusive: INCL (SEC) and its PERCENT in the table */
 	bool graph;	       /* --graph: the call graph after the table */
@@ -76,7 +78,7 @@ int report_write_svg(FILE *out, const struct profile *p, size_t sec,
  */
 char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts);
 
-/* Parse "table"/"csv"/"json"/"folded"/"callgrind" and "time"/"calls"/"name"; return 0 or -1. */
+/* Parse "table"/"csv"/"json"/"folded"/"callgrind" and "time"/"calls"/"name"/"wait"; 0 or -1. */
 int report_parse_format(const char *s, enum report_format *f);
 int report_parse_sort(const char *s, enum report_sort *s_out);
 

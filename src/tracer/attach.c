@@ -599,6 +599,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	ps_switch(&tr, ps_add(&tr, &init));
 	session_kit(&tr, est_ns, true);
 	tr.program = o->pid;
+	tr.n_cpus = cpus_of(o->pid);
 	tr.ps->leader = o->pid;
 	detach_sig = 0;
 	detach_wake = o->pid;

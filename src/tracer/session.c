@@ -109,6 +109,7 @@ void tracer_free(struct tracer *tr)
 		struct pstate *ps = tr->procs[k];
 
 		free(ps->patches);
+		free(ps->tu);
 		free(ps->thr_ix);
 		free(ps->cand);
 		go_free(ps->go);
@@ -155,6 +156,12 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	sec->probe_events = ps->n_probe_events;
 	sec->trap_calls = ps->n_trap_calls;
 	trap_cost(tr, ps, sec->trap_cost_ns);
+	/* its threads' times: the section's now */
+	sec->usage.threads = ps->tu;
+	sec->usage.n = ps->n_tu;
+	sec->usage.n_cpus = tr->n_cpus;
+	ps->tu = NULL;
+	ps->n_tu = ps->cap_tu = 0;
 	if (ps->execed)
 		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
 	if (WIFSIGNALED(ps->status)) {
@@ -292,6 +299,7 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 	res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
 	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
 	res->counted_only = main_sec.counted_only;
+	res->usage = main_sec.usage;
 	/* -f: every other process and image, in order of appearance. */
 	if (tr->n_procs > 1)
 		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
@@ -379,6 +387,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 
 	memset(res, 0, sizeof(*res));
 	ps_switch(&tr, ps_add(&tr, &init));
+	tr.n_cpus = cpus_of(0); /* the program's mask: fortstat's before pinning */
 	pin_start(&tr);
 	session_kit(&tr, est_ns, false);
 	pid = session_start(&tr, path, argv, res);
@@ -435,6 +444,7 @@ void trace_result_free(struct trace_result *res)
 		struct trace_section *sec = &res->sections[i];
 
 		free(sec->path);
+		free(sec->usage.threads);
 		books_free(sec->books);
 		if (sec->own_st) {
 			symtab_free(sec->st);
@@ -443,6 +453,9 @@ void trace_result_free(struct trace_result *res)
 	}
 	free(res->sections);
 	res->sections = NULL;
+	free(res->usage.threads);
+	res->usage.threads = NULL;
+	res->usage.n = 0;
 	free(res->active);
 	res->active = NULL;
 	res->n_sections = 0;
