@@ -461,7 +461,9 @@ static void table_attached(FILE *out, const struct report *rp)
 /*
  * "user 0.812 s  system 0.004 s  elapsed 0.421 s  utilisation 96.9 % of 2
  * CPUs  concurrency 1.94", after `lead`: the set's CPU time as the kernel
- * counted it (usage.h); nothing when it was not measured.
+ * counted it (usage.h); nothing when it was not measured. Two lines (the
+ * second from "utilisation", after `lead` too) when one would not fit
+ * --width.
  */
 static void table_usage(FILE *out, const struct report *rp, const char *lead)
 {
@@ -469,17 +471,24 @@ static void table_usage(FILE *out, const struct report *rp, const char *lead)
 	double cpu_s = u->user_s + u->sys_s;
 	double conc = usage_concurrency(cpu_s, u->elapsed_s);
 	double util = usage_utilisation(cpu_s, u->elapsed_s, rp->sec->n_cpus);
+	char times[128], ratios[128] = "";
+	size_t n = 0, width = rp->opts->width;
 
 	if (!u->known)
 		return;
-	fprintf(out, "%suser %.3f s  system %.3f s  elapsed %.3f s", lead, u->user_s, u->sys_s,
-		u->elapsed_s);
+	snprintf(times, sizeof(times), "user %.3f s  system %.3f s  elapsed %.3f s", u->user_s,
+		 u->sys_s, u->elapsed_s);
 	if (isfinite(util))
-		fprintf(out, "  utilisation %.1f %% of %d CPU%s", util, rp->sec->n_cpus,
-			rp->sec->n_cpus == 1 ? "" : "s");
-	if (isfinite(conc))
-		fprintf(out, "  concurrency %.2f", conc);
-	fputc('\n', out);
+		n = (size_t)snprintf(ratios, sizeof(ratios), "utilisation %.1f %% of %d CPU%s",
+				     util, rp->sec->n_cpus, rp->sec->n_cpus == 1 ? "" : "s");
+	if (isfinite(conc) && n < sizeof(ratios))
+		snprintf(ratios + n, sizeof(ratios) - n, "%sconcurrency %.2f", n ? "  " : "", conc);
+	if (!ratios[0])
+		fprintf(out, "%s%s\n", lead, times);
+	else if (width && strlen(lead) + strlen(times) + 2 + strlen(ratios) > width)
+		fprintf(out, "%s%s\n%s%s\n", lead, times, lead, ratios);
+	else
+		fprintf(out, "%s%s  %s\n", lead, times, ratios);
 }
 
 /* The head line, the rank, the note and, with -p, what was active at attach. */
