@@ -19,11 +19,15 @@
 #   exec and the exit); and when that run had the two CPUs to itself (its
 #   own factor 1.85 or more), it is between 1.8 and 2.0, as the CONVEX
 #   report's %C would be. Utilisation is the factor over the CPUs allowed.
-# - sys: kernel() spends its 0.3 s of CPU in getppid: the system share
+# - sys: kernel() spends its 0.5 s of CPU in getppid: the system share
 #   (system over user + system) is the kernel's for the same run within
-#   0.1, and the kernel's for an untraced run (wait4's rusage, what
-#   /usr/bin/time prints) within 0.15; both are ticks of 10 ms sampled
-#   where the CPU was, so two runs differ by a few.
+#   0.1 (the same tick counters, but the exec and the exit lie outside the
+#   program's getrusage: a few ticks), and the kernel's for an untraced run
+#   (wait4's rusage, what /usr/bin/time prints) within three standard
+#   deviations of the difference of two tick samples: the kernel samples
+#   where the CPU is every 10 ms, so a share p of n ticks has a variance of
+#   p(1-p)/n (0.5 s: 50 ticks, p about 0.75, three sigmas about 0.26);
+#   both shares above one half (a system call costs more than the loop).
 . "$SRCDIR/tests/lib.sh"
 command -v python3 >/dev/null || skip "python3 is not installed"
 
@@ -51,8 +55,8 @@ if abs(u["utilisation_percent"] - 100 * cpu / u["elapsed_s"] / u["cpus"]) > 0.01
 if mode == "sleep":
     if r["waiter"]["calls"] != 1:
         bad.append("waiter called %s times" % r["waiter"]["calls"])
-    if not 0.3 <= me["slept"] < 0.6:
-        bad.append("the program slept %.6f s, not 0.3 (the machine?)" % me["slept"])
+    if not 0.3 <= me["slept"] < 5:
+        bad.append("the program slept %.6f s, not 0.3 or a loaded machine's more" % me["slept"])
     near("waiter's wait", r["waiter"]["wait_s"], me["slept"], 0.05)
     near("spin's CPU time", r["spin"]["cpu"]["self_s"], 0.05, 0.05)
     near("waiter's wait (wall less CPU)", r["waiter"]["wait_s"],
@@ -79,12 +83,17 @@ elif mode == "sys":
     share = u["system_s"] / cpu
     mine = me["system"] / (me["user"] + me["system"])
     free = untraced[1] / (untraced[0] + untraced[1])
-    near("kernel()'s CPU time", r["kernel"]["cpu"]["self_s"], 0.3, 0.05)
+    near("kernel()'s CPU time", r["kernel"]["cpu"]["self_s"], 0.5, 0.05)
     near("user + system time", cpu, me["user"] + me["system"], 0.05)
     if abs(share - mine) > 0.1:
         bad.append("system share %.3f, the kernel's for the run %.3f" % (share, mine))
-    if abs(share - free) > 0.15:
-        bad.append("system share %.3f, untraced %.3f" % (share, free))
+    p = (share + free) / 2
+    ticks = [cpu / 0.01, sum(untraced) / 0.01]
+    sigma = (p * (1 - p) * (1 / ticks[0] + 1 / ticks[1])) ** 0.5
+    if abs(share - free) > max(3 * sigma, 0.05):
+        bad.append("system share %.3f, untraced %.3f (3 sigmas %.3f)" % (share, free, 3 * sigma))
+    if share <= 0.5 or free <= 0.5:
+        bad.append("system share %.3f, untraced %.3f: not mostly system time" % (share, free))
 for b in bad:
     print("FAIL: %s %s" % (mode, b))
 sys.exit(1 if bad else 0)
