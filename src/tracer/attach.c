@@ -263,7 +263,7 @@ static int seize_all(struct tracer *tr)
 				closedir(d);
 				return -err;
 			}
-			thr_new(tr, tid);
+			thr_usage_start(thr_new(tr, tid)); /* from the attach on */
 			added = true;
 		}
 		closedir(d);

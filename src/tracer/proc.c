@@ -225,10 +225,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		ev_thread_exit(tr, th);
 		th->vfork_child = false;
 		th->c0 = th->clast = fs_clock_read(&th->clk);
-		/* its user and system time count from here, in the new image */
-		if (fs_usage_read(th->tid, &th->u0) < 0)
-			memset(&th->u0, 0, sizeof(th->u0));
-		th->w0 = th->now.t[CLOCK_KIND_WALL];
+		thr_usage_start(th); /* its time from here on, in the new image */
 	} else {
 		bool new_clock = exec_close_threads(tr, th);
 

@@ -272,6 +272,7 @@ static int session_loop(struct tracer *tr, const char *path)
 	if (err)
 		return err;
 	th = thr_new(tr, tr->program);
+	thr_usage_start(th); /* its time from the exec on, as its CPU clock's */
 	probe_thread_new(tr, th, true);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
 	tr->ps->wall0 = wall_now();

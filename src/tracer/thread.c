@@ -141,11 +141,16 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 		fs_clock_open(&th->clk, 0, tr->ps->leader, tid); /* no clocks, gone or refused: wall */
 	th->c0 = th->clast = fs_clock_read(&th->clk);
 	thr_stamp(tr, th);
-	if (fs_usage_read(tid, &th->u0) < 0)
-		memset(&th->u0, 0, sizeof(th->u0));
-	th->w0 = th->now.t[CLOCK_KIND_WALL];
+	th->w0 = th->now.t[CLOCK_KIND_WALL]; /* u0 zero: a thread just made has not run */
 	thr_insert(tr, th);
 	return th;
+}
+
+void thr_usage_start(struct tthread *th)
+{
+	if (fs_usage_read(th->tid, &th->u0) < 0)
+		memset(&th->u0, 0, sizeof(th->u0));
+	th->w0 = th->now.t[CLOCK_KIND_WALL];
 }
 
 struct trace_thread_usage thr_usage(const struct tthread *th, uint64_t now,

@@ -263,6 +263,14 @@ void thr_end(struct tracer *tr, struct tthread *th);
 struct trace_thread_usage thr_usage(const struct tthread *th, uint64_t now,
 				    struct usage_reading *u1);
 
+/*
+ * Thread th's user and system time count from now (thr_new's count from
+ * zero: a thread or a forked process just made, at its first stop, has not
+ * run): the program at its exec stop, a thread seized (-p), a vfork child
+ * that exec'ed.
+ */
+void thr_usage_start(struct tthread *th);
+
 /* How many CPUs the affinity mask of task pid (0: fortstat) allows; 0 when unknown. */
 int cpus_of(pid_t pid);
 
