@@ -28,6 +28,11 @@
 #   where the CPU is every 10 ms, so a share p of n ticks has a variance of
 #   p(1-p)/n (0.5 s: 50 ticks, p about 0.75, three sigmas about 0.26);
 #   both shares above one half (a system call costs more than the loop).
+# - -p: an attached process's time counts from the attach: busy's two
+#   threads burn CPU for a second before it; fortstat's user + system time
+#   is at most what the kernel's own counters (/proc/PID/stat, ticks)
+#   advanced between just before the attach and just after the detach (a
+#   tick each thread of leeway), and is that of its threads.
 . "$SRCDIR/tests/lib.sh"
 command -v python3 >/dev/null || skip "python3 is not installed"
 
@@ -110,7 +115,43 @@ _, st, ru = os.wait4(pid, 0)
 print(ru.ru_utime, ru.ru_stime)' "$@"
 }
 
+# cputicks PID: utime + stime of process PID, in clock ticks (/proc/PID/stat)
+cputicks() {
+	python3 -c 'import sys; f = open("/proc/%s/stat" % sys.argv[1]).read().rsplit(")", 1)[1].split()
+print(int(f[11]) + int(f[12]))' "$1"
+}
+
 for opt in O0 O2; do
+	rm -f stop
+	"$BIN/busy-$opt" 2 stop >busy.out 2>busy.err &
+	bpid=$!
+	sleep 1
+	t0=$(cputicks "$bpid")
+	"$FORTSTAT" -p "$bpid" --duration=0.5 --threads --format=json -o a.json 2>fs.err ||
+		fail "busy-$opt -p: fortstat failed: $(cat fs.err)"
+	t1=$(cputicks "$bpid")
+	touch stop
+	wait "$bpid" || fail "busy-$opt: the program failed after the detach: $(cat busy.out busy.err)"
+	python3 - a.json "$t0" "$t1" "$(getconf CLK_TCK)" <<'PY' >&2 || fail "busy-$opt -p: usage"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t0, t1, hz = (int(x) for x in sys.argv[2:5])
+u = d["usage"]
+cpu = u["user_s"] + u["system_s"]
+window = (t1 - t0) / hz
+threads = sum(t["usage"]["user_s"] + t["usage"]["system_s"] for t in d["threads"])
+bad = []
+if not 0 < cpu <= window + 2.0 / hz:
+    bad.append("CPU time %.3f s since the attach, the kernel counted %.3f s around it" % (cpu, window))
+if abs(threads - cpu) > 0.001:
+    bad.append("threads' CPU time %.6f s, the process's %.6f s" % (threads, cpu))
+if not 0.45 <= u["elapsed_s"] < 5:
+    bad.append("elapsed %.3f s for --duration=0.5" % u["elapsed_s"])
+for b in bad:
+    print("FAIL: -p: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 	p=$BIN/clocks-$opt
 	"$FORTSTAT" --clock=both --format=json -o r.json "$p" sleep self.txt >t.out 2>t.err ||
 		fail "$p sleep: exit status $?: $(cat t.err)"
