@@ -109,6 +109,9 @@ struct run {
 	uint64_t lost_stops, lost_records; /* context-switch records lost */
 	int lost_tids[PROFILE_LOST_TIDS];
 	double ovh_all_s; /* the overhead taken off the clocks in all */
+	const struct profile_thread_usage *usage; /* NULL: not measured */
+	size_t n_usage;
+	int n_cpus;
 };
 
 /* Build the profile of acct a (the chosen clock's) and run, and write its view (or SVG). */
@@ -128,7 +131,10 @@ static int write_run(FILE *f, const struct symtab *s, const struct acct *a, cons
 				      .note = run->note,
 				      .overhead_all_s = {run->ovh_all_s, run->ovh_all_s},
 				      .cs_lost_windows = run->lost_stops,
-				      .cs_lost_records = run->lost_records};
+				      .cs_lost_records = run->lost_records,
+				      .usage = run->usage,
+				      .n_usage = run->n_usage,
+				      .n_cpus = run->n_cpus};
 	struct report_opts ro = *opts;
 	struct profile *p;
 	int err;
@@ -491,6 +497,79 @@ START_TEST(test_other_formats)
 	check_golden_opts("report_threads.json", &run, &opts, false);
 	opts = (struct report_opts){.format = FMT_TABLE};
 	check_golden_opts("report.svg", &run, &opts, true);
+}
+END_TEST
+
+/*
+ * User and system time per process and thread (the header, JSON), and
+ * --clock=both: the CPU clock's books run at half the wall clock's speed,
+ * so every routine waited half its wall time.
+ */
+START_TEST(test_usage_both)
+{
+	static const struct profile_thread_usage tu[] = {
+	    {.tid = 1, .user_s = 0.4, .sys_s = 0.1, .elapsed_s = 0.5},
+	    {.tid = 2, .user_s = 0.2, .sys_s = 0.1, .elapsed_s = 0.6},
+	    {.tid = 3, .user_s = 0.0, .sys_s = 0.0, .elapsed_s = 0.1}, /* no timed call */
+	};
+	struct run run = base_run();
+	struct acct *wall = profile();
+	struct report_opts opts = {.format = FMT_TABLE, .threads = true, .both = true};
+	size_t len;
+	char *out;
+
+	run.correct = false;
+	run.total_time_s = 0.5;
+	run.alt = wall;
+	run.usage = tu;
+	run.n_usage = 3;
+	run.n_cpus = 2;
+	/* the books of the chosen clock (cpu) are profile()'s at half speed */
+	{
+		struct acct *cpu = profile_div(2);
+		char *buf = NULL;
+		FILE *f = open_memstream(&buf, &len);
+
+		ck_assert_int_eq(write_run(f, &st, cpu, &run, &opts, false), 0);
+		fclose(f);
+		out = buf;
+		/* 0.8 s of CPU in 0.5 s on 2 CPUs: 80 %, 1.6 CPUs kept busy */
+		ck_assert_ptr_nonnull(strstr(out, "fortstat: ./prog (exit status 0), cpu and wall "
+						  "clocks\nfortstat: user 0.600 s  system 0.200 s  "
+						  "elapsed 0.500 s  utilisation 80.0 % of 2 CPUs  "
+						  "concurrency 1.60\n"));
+		ck_assert_ptr_nonnull(strstr(out, "thread 2\n  user 0.200 s  system 0.100 s  "
+						  "elapsed 0.600 s  utilisation 25.0 % of 2 CPUs  "
+						  "concurrency 0.50\n"));
+		/* solve: 18.75 ms of wall time, half of it on a CPU */
+		ck_assert_ptr_nonnull(
+		    strstr(out, "0.009375        0.018750        0.009375    50.00"));
+		golden("usage_both.table", out, len);
+		free(out);
+		opts.format = FMT_CSV;
+		opts.sort = SORT_WAIT;
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		ck_assert_int_eq(write_run(f, &st, cpu, &run, &opts, false), 0);
+		fclose(f);
+		golden("usage_both_wait.csv", buf, len);
+		free(buf);
+		opts.format = FMT_JSON;
+		opts.sort = SORT_TIME;
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		ck_assert_int_eq(write_run(f, &st, cpu, &run, &opts, false), 0);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(buf,
+					     "\"usage\": {\"user_s\": 0.600000000, "
+					     "\"system_s\": 0.200000000, \"elapsed_s\": "
+					     "0.500000000, \"cpus\": 2, \"utilisation_percent\": "
+					     "80.00, \"concurrency\": 1.600}"));
+		golden("usage.json", buf, len);
+		free(buf);
+		acct_free(cpu);
+	}
+	acct_free(wall);
 }
 END_TEST
 
@@ -900,6 +979,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_table_views);
 	tcase_add_test(tc, test_other_formats);
 	tcase_add_test(tc, test_svg_valid);
+	tcase_add_test(tc, test_usage_both);
 	tcase_add_test(tu, test_folded_sum);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tu, test_csv_quoting);

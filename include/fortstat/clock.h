@@ -33,6 +33,16 @@ uint64_t fs_clock_read(const struct fs_clock *c);
 
 void fs_clock_close(struct fs_clock *c);
 
+struct usage_reading;
+
+/*
+ * Read thread tid's CPU time as the kernel keeps it (usage.h): its total
+ * from /proc/TID/task/TID/schedstat (ns), its user and system ticks from
+ * .../stat. Exact for a stopped thread; a running one's total may lag by
+ * up to a tick. Returns 0, or a negative errno (the thread is gone).
+ */
+int fs_usage_read(pid_t tid, struct usage_reading *u);
+
 /* Name of the source, for -v ("perf task-clock", "schedstat", "CLOCK_MONOTONIC"). */
 const char *fs_clock_name(const struct fs_clock *c);
 

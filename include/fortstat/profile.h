@@ -104,9 +104,26 @@ struct profile_node {
 	acct_time_t self[FS_N_CLOCKS]; /* shown self time in this context, ns */
 };
 
+/*
+ * User and system CPU time as the kernel counted them (usage.h), and the
+ * elapsed (wall) time they were counted over: a thread's from when fortstat
+ * first saw it to its exit; a process's, its threads' sums over its time.
+ */
+struct profile_usage {
+	bool known; /* measured (not: a report merged, a thread not read) */
+	double user_s, sys_s, elapsed_s;
+};
+
+/* One thread's usage, with its id (profile_facts). */
+struct profile_thread_usage {
+	int tid;
+	double user_s, sys_s, elapsed_s;
+};
+
 /* One set of results: a whole process (tid 0), or one of its threads. */
 struct profile_set {
 	int tid;		  /* the thread's id, 0 for the whole process */
+	struct profile_usage usage; /* its CPU time as the kernel counted it */
 	struct profile_stats *r;  /* per routine, n_routines of the section */
 	struct profile_arc *arcs; /* in no particular order */
 	size_t n_arcs;
@@ -166,6 +183,7 @@ struct profile_section {
 	 */
 	bool clock_known[FS_N_CLOCKS];
 	char *note;			  /* one line about how it ended, or NULL */
+	int n_cpus; /* the CPUs the program could run on (utilisation's), 0: unknown */
 	bool attached;			  /* -p: a running process (pid), timed from the attach */
 	bool detached; /* ... and let go before it ended (its status is unknown) */
 	char *active;  /* -p: the routines its threads were in at attach, ", "-separated, or NULL */
@@ -214,6 +232,14 @@ struct profile_facts {
 	const char *note; /* may be NULL */
 	bool attached, detached; /* as in profile_section */
 	const char *active;	 /* may be NULL */
+	/*
+	 * Each thread's usage (n_usage of them; NULL: not measured): the
+	 * process's is their sum over total_s[CLOCK_KIND_WALL]; a thread's
+	 * results get theirs by tid (summed when a tid comes twice).
+	 */
+	const struct profile_thread_usage *usage;
+	size_t n_usage;
+	int n_cpus;
 };
 
 /*

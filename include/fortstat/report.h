@@ -16,12 +16,14 @@
 struct profile;
 
 enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_FOLDED, FMT_CALLGRIND, FMT_PPROF };
-enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME };
+enum report_sort { SORT_TIME, SORT_CALLS, SORT_NAME, SORT_WAIT /* wall less CPU self time */ };
 
 struct report_opts {
 	enum report_format format;
 	enum report_sort sort;
 	enum clock_kind clock; /* --clock: the clock whose times are shown */
+	bool both;	       /* --clock=both: the table (CSV) shows each routine's CPU and
+				* wall self time and their difference, the wait (clock: cpu) */
 	bool zeros;	       /* -z: list selected routines that were never called */
 	bool inclusive;	       /* --inclusive: INCL (SEC) and its PERCENT in the table */
 	bool graph;	       /* --graph: the call graph after the table */
@@ -101,7 +103,7 @@ char *report_warning(const struct profile *p, size_t sec, const struct report_op
 
 /*
  * Parse "table"/"csv"/"json"/"folded"/"callgrind"/"pprof" and
- * "time"/"calls"/"name"; return 0 or -1.
+ * "time"/"calls"/"name"/"wait"; return 0 or -1.
  */
 int report_parse_format(const char *s, enum report_format *f);
 int report_parse_sort(const char *s, enum report_sort *s_out);

@@ -86,6 +86,25 @@ struct trace_opts {
 };
 struct names;
 
+/*
+ * One thread's CPU time as the kernel counted it (usage.h: schedstat's
+ * total split by stat's ticks), from when fortstat first saw it (its
+ * creation, the exec, the attach) to its exit stop, and the wall time
+ * between.
+ */
+struct trace_thread_usage {
+	int tid;
+	uint64_t user_ns, sys_ns, elapsed_ns;
+};
+
+/* The threads of a process, as the kernel counted their time. */
+struct trace_usage {
+	struct trace_thread_usage *threads; /* each thread that ended (a snapshot: and
+					     * each still running, as of then); owned */
+	size_t n;
+	int n_cpus; /* the CPUs the program may run on (its affinity mask), 0: unknown */
+};
+
 /* With -f: a process other than the program, or an image exec'ed. */
 /* Threads named in a report's lost switch records: the first few. */
 #define TRACE_LOST_TIDS 4
@@ -118,6 +137,7 @@ struct trace_section {
 	double trap_cost_ns[FS_N_CLOCKS];
 	double overhead_ns[FS_N_CLOCKS]; /* as in trace_result, for this process */
 	struct trace_cs_lost cs_lost;	 /* as in trace_result, for this process */
+	struct trace_usage usage; /* as in trace_result, for this process */
 	char note[160];
 };
 
@@ -164,6 +184,7 @@ struct trace_result {
 	bool detached; /* ... and let go, still running, before it ended */
 	char *active;  /* -p: the routines its threads were in at attach, ", "-separated
 			* (owned; NULL: none known) */
+	struct trace_usage usage; /* the program's threads' user and system time */
 };
 
 /*

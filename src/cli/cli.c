@@ -106,7 +106,9 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Measuring:\n"
 	      "  -c, --count-only     count calls only, no clocks (fastest)\n"
-	      "      --clock=CLOCK    cpu (default: the thread's own CPU time) or wall\n"
+	      "      --clock=CLOCK    cpu (default: the thread's own CPU time), wall, or\n"
+	      "                       both: each routine's CPU and wall time side by\n"
+	      "                       side, and the time it waited (wall less CPU)\n"
 	      "      --pin=WHEN       run fortstat and the program on one CPU: auto (default:\n"
 	      "                       while the program has one thread, unless it uses\n"
 	      "                       OpenMP or TBB), always, or never\n"
@@ -132,7 +134,8 @@ void cli_usage(FILE *out)
 	      "      --format=FORMAT  table (default), csv, json, folded (stacks for flame\n"
 	      "                       graph tools), callgrind (for KCachegrind) or pprof\n"
 	      "                       (gzipped profile.proto for go tool pprof, with -o)\n"
-	      "      --sort=KEY       time (default), calls or name\n"
+	      "      --sort=KEY       time (default), calls, name, or wait (wall less CPU\n"
+	      "                       self time: what a routine waited)\n"
 	      "  -z, --zeros          also list timed routines that were never called\n"
 	      "      --inclusive      table: add inclusive time (with the routines called)\n"
 	      "      --graph          table: add the call graph (callers, callees, arcs)\n"
@@ -255,7 +258,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_SORT:
 			if (report_parse_sort(optarg, &o->report.sort) < 0)
-				return usage_error("unknown --sort key (time, calls, name):", optarg);
+				return usage_error("unknown --sort key (time, calls, name, wait):",
+						   optarg);
 			break;
 		case 'z':
 			o->report.zeros = true;
@@ -364,8 +368,11 @@ int cli_parse(int argc, char **argv, struct options *o)
 				o->clock = CLOCK_KIND_CPU;
 			else if (!strcmp(optarg, "wall"))
 				o->clock = CLOCK_KIND_WALL;
+			else if (!strcmp(optarg, "both"))
+				o->clock = CLOCK_KIND_CPU;
 			else
-				return usage_error("unknown --clock (cpu, wall):", optarg);
+				return usage_error("unknown --clock (cpu, wall, both):", optarg);
+			o->report.both = !strcmp(optarg, "both");
 			break;
 		case OPT_PIN:
 			if (!strcmp(optarg, "auto"))
@@ -394,6 +401,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (o->merge) {
 		/* FILE... (none is merge_command's to say) */
+		if (o->report.sort == SORT_WAIT)
+			return usage_error("--sort=wait needs a run's two clocks: not with --merge",
+					   NULL);
 		o->argv = argv + optind;
 		o->argc = argc - optind;
 		return -1;

@@ -328,8 +328,20 @@ static void lost_facts(struct profile_facts *f, const struct trace_cs_lost *l)
 }
 
 static void add_section(struct profile *p, const struct options *o, struct profile_facts *f,
-			const double total_s[FS_N_CLOCKS], struct symtab *st, struct books *b)
+			const double total_s[FS_N_CLOCKS], struct symtab *st, struct books *b,
+			const struct trace_usage *u)
 {
+	struct profile_thread_usage *tu = xcalloc(u->n ? u->n : 1, sizeof(*tu));
+
+	/* its threads' user and system time, as the kernel counted them */
+	for (size_t i = 0; i < u->n; i++)
+		tu[i] = (struct profile_thread_usage){.tid = u->threads[i].tid,
+						      .user_s = u->threads[i].user_ns / 1e9,
+						      .sys_s = u->threads[i].sys_ns / 1e9,
+						      .elapsed_s = u->threads[i].elapsed_ns / 1e9};
+	f->usage = tu;
+	f->n_usage = u->n;
+	f->n_cpus = u->n_cpus;
 	/* count-only reads no CPU clock: its program time is the wall's */
 	for (int c = 0; c < FS_N_CLOCKS; c++)
 		f->total_s[c] = total_s[o->count_only ? CLOCK_KIND_WALL : c];
@@ -338,6 +350,7 @@ static void add_section(struct profile *p, const struct options *o, struct profi
 	books_grow(b, st->n);
 	if (profile_add_books(p, f, st, b) < 0)
 		fs_warn("%s: the books disagree with the routines: no report", f->label);
+	free(tu);
 }
 
 /*
@@ -387,7 +400,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 		f.overhead_all_s[c] = res->overhead_ns[c] / 1e9;
 	}
 	lost_facts(&f, &res->cs_lost);
-	add_section(p, o, &f, res->total_s, &s->st, b);
+	add_section(p, o, &f, res->total_s, &s->st, b, &res->usage);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {
 		const struct trace_section *sec = &res->sections[i];
@@ -416,7 +429,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 			f.overhead_all_s[c] = sec->overhead_ns[c] / 1e9;
 		}
 		lost_facts(&f, &sec->cs_lost);
-		add_section(p, o, &f, sec->total_s, sec->st, sec->books);
+		add_section(p, o, &f, sec->total_s, sec->st, sec->books, &sec->usage);
 		free(label);
 	}
 	return p;

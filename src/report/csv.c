@@ -58,6 +58,8 @@ static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
 		if (timed)
 			fprintf(out, "%.6f", percent(rp, secs(r->incl)));
 		fprintf(out, ",%d", rt->calls_lower);
+		if (show_both(rp))
+			fprintf(out, ",%.9f,%.9f,%.9f", secs(r->cpu), secs(r->wall), secs(r->wait));
 		if (with_tid) {
 			fputc(',', out);
 			if (rp->set->tid)
@@ -75,6 +77,8 @@ void write_csv(FILE *out, const struct report *rp)
 	fputs("routine,calls,self_s,total_s,percent,avg_s,incomplete,mainline,address,file,line,"
 	      "total_percent,calls_lower_bound",
 	      out);
+	if (show_both(rp))
+		fputs(",cpu_self_s,wall_self_s,wait_s", out);
 	fputs(threads ? ",thread\n" : "\n", out);
 	csv_rows(out, rp, threads);
 	for (t = 0; threads && t < rp->sec->n_threads; t++) {

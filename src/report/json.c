@@ -10,6 +10,7 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
+#include "fortstat/usage.h"
 #include "fortstat/util.h"
 #include "view.h"
 
@@ -155,6 +156,11 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 		json_clock(out, clock_name(c), secs(s->self[c]), secs(s->gross_self[c]),
 			   secs(s->total[c]), secs(s->gross_total[c]));
 	}
+	if (timed && rp->sec->clock_known[CLOCK_KIND_CPU] &&
+	    rp->sec->clock_known[CLOCK_KIND_WALL]) {
+		fputs(", \"wait_s\": ", out);
+		json_secs(out, secs(r->wait), true);
+	}
 	fprintf(out, ", \"incomplete\": %s", timed && r->incomplete ? "true" : "false");
 	if (rt->throttled_at)
 		fprintf(out, ", \"throttled_after\": %" PRIu64, rt->throttled_at);
@@ -220,6 +226,38 @@ static void json_routines_arcs(FILE *out, const struct report *rp, int ind, bool
 	if (json_arcs(out, rp, ind))
 		fprintf(out, "\n%*s", ind, "");
 	fputc(']', out);
+}
+
+/*
+ * "usage": {"user_s": U, "system_s": S, "elapsed_s": E, "cpus": N,
+ * "utilisation_percent": P, "concurrency": C}: the set's CPU time as the
+ * kernel counted it (usage.h); null when it was not measured.
+ */
+static void json_usage(FILE *out, const struct report *rp)
+{
+	const struct profile_usage *u = &rp->set->usage;
+	double cpu_s = u->user_s + u->sys_s;
+
+	fputs("\"usage\": ", out);
+	if (!u->known) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{\"user_s\": ", out);
+	json_secs(out, u->user_s, true);
+	fputs(", \"system_s\": ", out);
+	json_secs(out, u->sys_s, true);
+	fputs(", \"elapsed_s\": ", out);
+	json_secs(out, u->elapsed_s, true);
+	if (rp->sec->n_cpus > 0)
+		fprintf(out, ", \"cpus\": %d", rp->sec->n_cpus);
+	else
+		fputs(", \"cpus\": null", out);
+	fputs(", \"utilisation_percent\": ", out);
+	json_pct(out, usage_utilisation(cpu_s, u->elapsed_s, rp->sec->n_cpus));
+	fputs(", \"concurrency\": ", out);
+	json_ns(out, usage_concurrency(cpu_s, u->elapsed_s));
+	fputc('}', out);
 }
 
 /* The run's facts and totals: the members before "routines". */
@@ -288,6 +326,8 @@ static void json_head(FILE *out, const struct report *rp)
 	json_pct(out, t.overhead_pct);
 	fputs(",\n  \"unaccounted_percent\": ", out);
 	json_pct(out, t.unaccounted_pct);
+	fputs(",\n  ", out);
+	json_usage(out, rp);
 	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n  \"warnings\": [", rp->calls);
 	if (t.warning)
 		json_str(out, t.warning);
@@ -346,8 +386,10 @@ void write_json(FILE *out, const struct report *rp)
 			struct report tr;
 
 			report_build(&tr, rp->p, rp->sec, th, rp->opts);
-			fprintf(out, "%s\n    {\"tid\": %d, \"calls_timed\": %" PRIu64 ",\n",
+			fprintf(out, "%s\n    {\"tid\": %d, \"calls_timed\": %" PRIu64 ",\n      ",
 				t ? "," : "", th->tid, tr.calls);
+			json_usage(out, &tr);
+			fputs(",\n", out);
 			json_routines_arcs(out, &tr, 6, false);
 			fputc('}', out);
 			report_free(&tr);

@@ -336,6 +336,34 @@ static void threads_build(struct builder *bd, struct profile_section *sec,
 	}
 }
 
+/* The process's usage and its threads' from the facts (profile_facts.usage). */
+static void usage_build(struct profile_section *sec, const struct profile_facts *f)
+{
+	struct profile_usage *all = &sec->all.usage;
+
+	sec->n_cpus = f->n_cpus;
+	if (!f->usage)
+		return;
+	all->known = true;
+	all->elapsed_s = f->total_s[CLOCK_KIND_WALL];
+	for (size_t i = 0; i < f->n_usage; i++) {
+		const struct profile_thread_usage *u = &f->usage[i];
+
+		all->user_s += u->user_s;
+		all->sys_s += u->sys_s;
+		for (size_t t = 0; t < sec->n_threads; t++) {
+			struct profile_usage *tu = &sec->threads[t].usage;
+
+			if (sec->threads[t].tid != u->tid)
+				continue;
+			tu->known = true;
+			tu->user_s += u->user_s;
+			tu->sys_s += u->sys_s;
+			tu->elapsed_s += u->elapsed_s;
+		}
+	}
+}
+
 int profile_add_accts(struct profile *p, const struct profile_facts *f, const struct symtab *st,
 		      const struct acct *const gross[FS_N_CLOCKS],
 		      const struct acct *const net[FS_N_CLOCKS])
@@ -402,6 +430,7 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 			clock_set_all(&bd.cs[c], gross[c], nets[c]);
 	set_build(&bd, 0, &sec->all);
 	threads_build(&bd, sec, gross, nets);
+	usage_build(sec, f);
 	return 0;
 }
 

@@ -98,7 +98,7 @@ int report_parse_format(const char *s, enum report_format *f)
 	return 0;
 }
 
-/* "time", "calls" or "name" into *s_out: 0, or -1 (untouched) for anything else. */
+/* "time", "calls", "name" or "wait" into *s_out: 0, or -1 (untouched) for anything else. */
 int report_parse_sort(const char *s, enum report_sort *s_out)
 {
 	if (!s)
@@ -109,6 +109,8 @@ int report_parse_sort(const char *s, enum report_sort *s_out)
 		*s_out = SORT_CALLS;
 	else if (!strcmp(s, "name"))
 		*s_out = SORT_NAME;
+	else if (!strcmp(s, "wait"))
+		*s_out = SORT_WAIT;
 	else
 		return -1;
 	return 0;

@@ -8,6 +8,7 @@
 
 #include "fortstat/account.h"
 #include "fortstat/report.h"
+#include "fortstat/usage.h"
 #include "fortstat/util.h"
 #include "view.h"
 
@@ -36,7 +37,9 @@ static size_t other_columns(const struct report *rp)
 {
 	size_t c = 2 + 1 + 12; /* the mark, ROUTINE's space, CALLED */
 
-	if (rp->timed)
+	if (show_both(rp))
+		c += 3 * 16 + 9;
+	else if (rp->timed)
 		c += 16 + 9 + 14 + (rp->opts->inclusive ? 16 + 9 : 0);
 	return c;
 }
@@ -132,9 +135,24 @@ static int source_width(const struct report *rp)
 	return w;
 }
 
+/* wait as a percentage of wall ("WAITED"), 0 without wall time. */
+static double waited_pct(acct_time_t wait, acct_time_t wall)
+{
+	return wall ? 100.0 * (double)wait / (double)wall : 0.0;
+}
+
+/* --clock=both: a row's CPU (SEC), WALL (SEC), WAIT (SEC) and WAITED. */
+static void both_columns(FILE *out, acct_time_t cpu, acct_time_t wall, acct_time_t wait)
+{
+	fprintf(out, "%16.6f%16.6f%16.6f%9.2f", secs(cpu), secs(wall), secs(wait),
+		waited_pct(wait, wall));
+}
+
 /* The column heads, the rows and the TOTAL row of one set of results. */
 static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 {
+	bool both = show_both(rp);
+	acct_time_t cpu = 0, wall = 0, wait = 0;
 	const struct report_opts *opts = rp->opts;
 	bool timed = rp->timed;
 	size_t i;
@@ -144,7 +162,9 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	fputs("  ", out);
 	put_name(out, rp, "ROUTINE", w);
 	fprintf(out, " %12s", "CALLED");
-	if (timed) {
+	if (both) {
+		fprintf(out, "%16s%16s%16s%9s", "CPU (SEC)", "WALL (SEC)", "WAIT (SEC)", "WAITED");
+	} else if (timed) {
 		fprintf(out, "%16s%9s", "TIME (SEC)", "PERCENT");
 		if (opts->inclusive)
 			fprintf(out, "%16s%9s", "INCL (SEC)", "PERCENT");
@@ -154,8 +174,12 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		fputs("  SOURCE", out);
 	fputc('\n', out);
 
-	for (i = 0; i < rp->n_rows; i++) /* TOTAL's >= counts every row */
+	for (i = 0; i < rp->n_rows; i++) { /* TOTAL's >= and sums count every row */
 		lower |= rp->sec->routines[rp->rows[i].idx].calls_lower;
+		cpu += rp->rows[i].cpu;
+		wall += rp->rows[i].wall;
+		wait += rp->rows[i].wait;
+	}
 	for (i = 0; i < rows_shown(rp); i++) {
 		const struct row *r = &rp->rows[i];
 		double s = secs(r->shown);
@@ -166,7 +190,9 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		fprintf(out, "%c ", r->mainline ? '*' : ' ');
 		put_name(out, rp, r->name, w);
 		fprintf(out, " %12s", called);
-		if (timed) {
+		if (both) {
+			both_columns(out, r->cpu, r->wall, r->wait);
+		} else if (timed) {
 			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
 			if (opts->inclusive)
 				fprintf(out, "%16.6f%9.2f", secs(r->incl),
@@ -192,7 +218,9 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 	fputs("  ", out);
 	put_name(out, rp, "TOTAL", w);
 	fprintf(out, " %12s", called);
-	if (timed)
+	if (both)
+		both_columns(out, cpu, wall, wait);
+	else if (timed)
 		fprintf(out, "%16.6f%9.2f", rp->sum_s, percent(rp, rp->sum_s));
 	fputc('\n', out);
 }
@@ -401,7 +429,9 @@ static void table_exit(FILE *out, const struct report *rp)
 		fprintf(out, "killed by signal %d", sec->term_signal);
 	else
 		fprintf(out, "exit status %d", sec->exit_status);
-	if (rp->timed)
+	if (show_both(rp))
+		fputs("), cpu and wall clocks\n", out);
+	else if (rp->timed)
 		fprintf(out, "), %s clock\n", clock_name(rp->c));
 	else
 		fputs("), count only\n", out);
@@ -420,10 +450,45 @@ static void table_attached(FILE *out, const struct report *rp)
 		fprintf(out, ", killed by signal %d", sec->term_signal);
 	else if (!sec->detached)
 		fprintf(out, ", exit status %d", sec->exit_status);
-	if (rp->timed)
+	if (show_both(rp))
+		fputs(", cpu and wall clocks\n", out);
+	else if (rp->timed)
 		fprintf(out, ", %s clock\n", clock_name(rp->c));
 	else
 		fputs(", count only\n", out);
+}
+
+/*
+ * "user 0.812 s  system 0.004 s  elapsed 0.421 s  utilisation 96.9 % of 2
+ * CPUs  concurrency 1.94", after `lead`: the set's CPU time as the kernel
+ * counted it (usage.h); nothing when it was not measured. Two lines (the
+ * second from "utilisation", after `lead` too) when one would not fit
+ * --width.
+ */
+static void table_usage(FILE *out, const struct report *rp, const char *lead)
+{
+	const struct profile_usage *u = &rp->set->usage;
+	double cpu_s = u->user_s + u->sys_s;
+	double conc = usage_concurrency(cpu_s, u->elapsed_s);
+	double util = usage_utilisation(cpu_s, u->elapsed_s, rp->sec->n_cpus);
+	char times[128], ratios[128] = "";
+	size_t n = 0, width = rp->opts->width;
+
+	if (!u->known)
+		return;
+	snprintf(times, sizeof(times), "user %.3f s  system %.3f s  elapsed %.3f s", u->user_s,
+		 u->sys_s, u->elapsed_s);
+	if (isfinite(util))
+		n = (size_t)snprintf(ratios, sizeof(ratios), "utilisation %.1f %% of %d CPU%s",
+				     util, rp->sec->n_cpus, rp->sec->n_cpus == 1 ? "" : "s");
+	if (isfinite(conc) && n < sizeof(ratios))
+		snprintf(ratios + n, sizeof(ratios) - n, "%sconcurrency %.2f", n ? "  " : "", conc);
+	if (!ratios[0])
+		fprintf(out, "%s%s\n", lead, times);
+	else if (width && strlen(lead) + strlen(times) + 2 + strlen(ratios) > width)
+		fprintf(out, "%s%s\n%s%s\n", lead, times, lead, ratios);
+	else
+		fprintf(out, "%s%s  %s\n", lead, times, ratios);
 }
 
 /* The head line, the rank, the note and, with -p, what was active at attach. */
@@ -435,6 +500,7 @@ static void table_head(FILE *out, const struct report *rp)
 		table_attached(out, rp);
 	else
 		table_exit(out, rp);
+	table_usage(out, rp, "fortstat: ");
 	if (rp->p->ranked && rp->p->size)
 		fprintf(out, "fortstat: rank %d of %d\n", rp->p->rank, rp->p->size);
 	else if (rp->p->ranked)
@@ -554,7 +620,9 @@ void write_table(FILE *out, const struct report *rp)
 		char name[32];
 
 		report_build(&tr, rp->p, rp->sec, th, opts);
-		fprintf(out, "\n%s\n\n", stack_name(th->tid, name, sizeof(name)));
+		fprintf(out, "\n%s\n", stack_name(th->tid, name, sizeof(name)));
+		table_usage(out, &tr, "  ");
+		fputc('\n', out);
 		table_rows(out, &tr, w, sw);
 		if (opts->graph)
 			write_graph(out, &tr);

@@ -8,6 +8,7 @@
 
 #include "fortstat/profile.h"
 #include "fortstat/report.h"
+#include "fortstat/usage.h"
 #include "fortstat/util.h"
 #include "view.h"
 
@@ -38,6 +39,15 @@ static int cmp_calls(const void *p, const void *q)
 	return cmp_name(x, y);
 }
 
+static int cmp_wait(const void *p, const void *q)
+{
+	const struct row *x = p, *y = q;
+
+	if (x->wait != y->wait)
+		return x->wait > y->wait ? -1 : 1;
+	return cmp_name(x, y);
+}
+
 static int cmp_names(const void *p, const void *q)
 {
 	return cmp_name(p, q);
@@ -56,6 +66,11 @@ static void row_of(const struct report *rp, size_t i, struct row *w)
 	w->overhead = s->overhead[rp->c];
 	w->shown = s->self[rp->c];
 	w->incl = s->total[rp->c];
+	w->cpu = s->self[CLOCK_KIND_CPU];
+	w->wall = s->self[CLOCK_KIND_WALL];
+	w->wait = rp->sec->clock_known[CLOCK_KIND_CPU] && rp->sec->clock_known[CLOCK_KIND_WALL]
+		      ? usage_wait_ns(w->wall, w->cpu)
+		      : 0;
 	w->incomplete = s->incomplete;
 	w->mainline = rt->mainline;
 }
@@ -89,12 +104,14 @@ void report_build(struct report *rp, const struct profile *p, const struct profi
 		else /* negative factors */
 			rp->overhead_s -= secs((acct_time_t)-w->overhead);
 	}
-	if (sec->count_only && sort == SORT_TIME)
+	if (sec->count_only && (sort == SORT_TIME || sort == SORT_WAIT))
 		sort = SORT_CALLS; /* no times: the most called first */
 	if (sort == SORT_CALLS)
 		cmp = cmp_calls;
 	else if (sort == SORT_NAME)
 		cmp = cmp_names;
+	else if (sort == SORT_WAIT)
+		cmp = cmp_wait;
 	qsort(rp->rows, rp->n_rows, sizeof(*rp->rows), cmp);
 	/*
 	 * The overhead removed from the routines was part of the program's

@@ -25,6 +25,8 @@ struct row {
 	int64_t overhead;  /* the stops' overhead in it: removed, or only estimated */
 	acct_time_t shown; /* self time as the profile shows it (net or gross) */
 	acct_time_t incl;  /* inclusive time, net or gross as `shown` */
+	acct_time_t cpu, wall; /* self time as shown on each clock (--clock=both) */
+	acct_time_t wait;      /* wall less CPU: the time it waited (usage_wait_ns) */
 	bool incomplete;
 	bool mainline;
 };
@@ -62,6 +64,16 @@ static inline double secs(acct_time_t ns)
 static inline double percent(const struct report *rp, double s)
 {
 	return rp->denom_s > 0 ? 100.0 * s / rp->denom_s : 0.0;
+}
+
+/*
+ * --clock=both, and both clocks are known: a row's CPU and wall self time
+ * side by side with the wait (the table, CSV).
+ */
+static inline bool show_both(const struct report *rp)
+{
+	return rp->opts->both && rp->timed && rp->sec->clock_known[CLOCK_KIND_CPU] &&
+	       rp->sec->clock_known[CLOCK_KIND_WALL];
 }
 
 /* Routine i of the section exists and is one to show (selected for timing). */

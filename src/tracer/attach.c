@@ -266,7 +266,7 @@ static int seize_all(struct tracer *tr)
 				closedir(d);
 				return -err;
 			}
-			thr_new(tr, tid);
+			thr_usage_start(thr_new(tr, tid)); /* from the attach on */
 			added = true;
 		}
 		closedir(d);
@@ -730,6 +730,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	ps_switch(&tr, ps_add(&tr, &init));
 	session_kit(&tr, est_ns, true);
 	tr.program = o->pid;
+	tr.n_cpus = cpus_of(o->pid);
 	tr.ps->leader = o->pid;
 	detach_sig = 0;
 	detach_wake = o->pid;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* clock.c - per-thread CPU clocks (perf task-clock, schedstat) and the wall clock. */
 #include "fortstat/clock.h"
+#include "fortstat/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -154,4 +155,32 @@ double fs_tsc_ns_per_tick(void)
 	if (t1 > t0)
 		scale = (double)(w1 - w0) / (double)(t1 - t0);
 	return scale;
+}
+
+int fs_usage_read(pid_t tid, struct usage_reading *u)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)tid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	u->run_ns = strtoull(buf, NULL, 10);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return usage_parse_stat(buf, &u->utime, &u->stime) < 0 ? -EINVAL : 0;
 }

@@ -225,6 +225,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		ev_thread_exit(tr, th);
 		th->vfork_child = false;
 		th->c0 = th->clast = fs_clock_read(&th->clk);
+		thr_usage_start(th); /* its time from here on, in the new image */
 	} else {
 		bool new_clock = exec_close_threads(tr, th);
 

@@ -112,6 +112,7 @@ void tracer_free(struct tracer *tr)
 		struct pstate *ps = tr->procs[k];
 
 		free(ps->patches);
+		free(ps->tu);
 		free(ps->thr_ix);
 		free(ps->cand);
 		go_free(ps->go);
@@ -162,6 +163,12 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	sec->cs_lost.windows = ps->n_cs_lost_windows;
 	sec->cs_lost.records = ps->n_cs_lost_records;
 	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
+	/* its threads' times: the section's now */
+	sec->usage.threads = ps->tu;
+	sec->usage.n = ps->n_tu;
+	sec->usage.n_cpus = tr->n_cpus;
+	ps->tu = NULL;
+	ps->n_tu = ps->cap_tu = 0;
 	if (ps->execed)
 		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
 	if (WIFSIGNALED(ps->status)) {
@@ -272,6 +279,7 @@ static int session_loop(struct tracer *tr, const char *path)
 	if (err)
 		return err;
 	th = thr_new(tr, tr->program);
+	thr_usage_start(th); /* its time from the exec on, as its CPU clock's */
 	probe_thread_new(tr, th, true);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
 	tr->ps->wall0 = wall_now();
@@ -299,6 +307,7 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 	res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
 	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
 	res->counted_only = main_sec.counted_only;
+	res->usage = main_sec.usage;
 	/* -f: every other process and image, in order of appearance. */
 	if (tr->n_procs > 1)
 		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
@@ -388,6 +397,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 
 	memset(res, 0, sizeof(*res));
 	ps_switch(&tr, ps_add(&tr, &init));
+	tr.n_cpus = cpus_of(0); /* the program's mask: fortstat's before pinning */
 	pin_start(&tr);
 	session_kit(&tr, est_ns, false);
 	pid = session_start(&tr, path, argv, res);
@@ -444,6 +454,7 @@ void trace_result_free(struct trace_result *res)
 		struct trace_section *sec = &res->sections[i];
 
 		free(sec->path);
+		free(sec->usage.threads);
 		books_free(sec->books);
 		if (sec->own_st) {
 			symtab_free(sec->st);
@@ -452,6 +463,9 @@ void trace_result_free(struct trace_result *res)
 	}
 	free(res->sections);
 	res->sections = NULL;
+	free(res->usage.threads);
+	res->usage.threads = NULL;
+	res->usage.n = 0;
 	free(res->active);
 	res->active = NULL;
 	res->n_sections = 0;

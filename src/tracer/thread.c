@@ -141,15 +141,61 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 		fs_clock_open(&th->clk, 0, tr->ps->leader, tid); /* no clocks, gone or refused: wall */
 	th->c0 = th->clast = fs_clock_read(&th->clk);
 	thr_stamp(tr, th);
+	th->w0 = th->now.t[CLOCK_KIND_WALL]; /* u0 zero: a thread just made has not run */
 	thr_insert(tr, th);
 	return th;
 }
 
-/* Account a thread's clock as ended (its CPU time joins the program's). */
+void thr_usage_start(struct tthread *th)
+{
+	if (fs_usage_read(th->tid, &th->u0) < 0)
+		memset(&th->u0, 0, sizeof(th->u0));
+	th->w0 = th->now.t[CLOCK_KIND_WALL];
+}
+
+struct trace_thread_usage thr_usage(const struct tthread *th, uint64_t now,
+				    struct usage_reading *u1)
+{
+	struct trace_thread_usage tu = {.tid = th->tid};
+	struct usage_split sp;
+
+	if (fs_usage_read(th->tid, u1) < 0 || u1->run_ns < th->u0.run_ns) {
+		/* gone: its CPU clock's time, as user time (no tick to split it) */
+		*u1 = th->u0;
+		if (th->clk.src != FS_CLOCK_WALL && th->clast > th->c0)
+			u1->run_ns += th->clast - th->c0;
+	}
+	sp = usage_between(&th->u0, u1);
+	tu.user_ns = sp.user_ns;
+	tu.sys_ns = sp.sys_ns;
+	tu.elapsed_ns = now > th->w0 ? now - th->w0 : 0;
+	return tu;
+}
+
 void thr_end(struct tracer *tr, struct tthread *th)
 {
+	struct pstate *ps = tr->ps;
+	struct usage_reading u1;
+
 	if (th->clk.src != FS_CLOCK_WALL)
-		tr->ps->cpu_total_ns += (double)(th->clast - th->c0);
+		ps->cpu_total_ns += (double)(th->clast - th->c0);
+	if (ps->n_tu == ps->cap_tu) {
+		ps->cap_tu = ps->cap_tu ? 2 * ps->cap_tu : 8;
+		ps->tu = xrealloc(ps->tu, ps->cap_tu * sizeof(*ps->tu));
+	}
+	ps->tu[ps->n_tu++] = thr_usage(th, th->now.t[CLOCK_KIND_WALL], &u1);
+	/* a thread that goes on (it exec'ed) starts again from here */
+	th->u0 = u1;
+	th->w0 = th->now.t[CLOCK_KIND_WALL];
+}
+
+int cpus_of(pid_t pid)
+{
+	cpu_set_t m;
+
+	if (sched_getaffinity(pid, sizeof(m), &m) < 0)
+		return 0;
+	return CPU_COUNT(&m);
 }
 
 /*

@@ -199,6 +199,32 @@ static double close_threads(const struct tracer *tr, size_t idx, struct books *b
 	return ns;
 }
 
+/*
+ * The user and system time of process state idx's threads as of now: those
+ * that ended, and the live ones read now (a running thread's total may lag
+ * by a tick). Malloc'ed into *u.
+ */
+static void snap_usage(const struct tracer *tr, size_t idx, uint64_t now, struct trace_usage *u)
+{
+	const struct pstate *ps = tr->procs[idx];
+	size_t cap = ps->n_tu + 1;
+
+	for (size_t i = 0; i < tr->thr.cap; i++)
+		cap += thr_at(tr, i) != NULL;
+	u->threads = xcalloc(cap, sizeof(*u->threads));
+	if (ps->n_tu)
+		memcpy(u->threads, ps->tu, ps->n_tu * sizeof(*ps->tu));
+	u->n = ps->n_tu;
+	u->n_cpus = tr->n_cpus;
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		const struct tthread *th = thr_at(tr, i);
+		struct usage_reading u1;
+
+		if (th && th->proc == idx && !th->exiting)
+			u->threads[u->n++] = thr_usage(th, now, &u1);
+	}
+}
+
 /* Process state idx as of now into *sec; its books are a finished copy (owned by sec). */
 static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct trace_section *sec)
 {
@@ -223,6 +249,7 @@ static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct tra
 	sec->cs_lost.windows = ps->n_cs_lost_windows;
 	sec->cs_lost.records = ps->n_cs_lost_records;
 	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
+	snap_usage(tr, idx, end, &sec->usage);
 	if (!ps->ended)
 		snprintf(sec->note, sizeof(sec->note),
 			 "snapshot after %.3f s: still running (its running clocks INCOMPLETE)",
@@ -250,6 +277,7 @@ static void snapshot(struct tracer *tr, uint64_t now)
 	res.total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
 	res.total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
 	res.counted_only = main_sec.counted_only;
+	res.usage = main_sec.usage;
 	res.running = main_sec.running;
 	res.exit_status = main_sec.exit_status;
 	res.term_signal = main_sec.term_signal;

@@ -20,6 +20,7 @@
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
 #include "fortstat/trace.h"
+#include "fortstat/usage.h"
 #include "fortstat/evabi.h"
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
@@ -103,6 +104,8 @@ struct tthread {
 	uint64_t c_ncount; /* ... when its counters were last read (drain_counts) */
 	struct cswitch cs; /* its context switches (probes), fd -1: none */
 	uint64_t cs_lost_seen; /* cs.n_lost when its last loss was counted */
+	struct usage_reading u0; /* its CPU time as the kernel counted it when first seen */
+	uint64_t w0;		 /* ... and the wall clock then */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -177,6 +180,8 @@ struct pstate {
 				* by stack pointer whose slot may still return
 				* (another stack: swapcontext); 0 = none */
 	double cpu_total_ns;   /* CPU time of threads that have ended */
+	struct trace_thread_usage *tu; /* ... their user and system time (thr_end) */
+	size_t n_tu, cap_tu;
 	uint64_t wall0;
 	char *path;	       /* the image's file (owned), NULL for the program's first */
 	bool own_st;	       /* st (and path) belong to this state: an image exec'ed (-f) */
@@ -229,6 +234,7 @@ struct tracer {
 	size_t n_sc;
 	bool sc_strict; /* a thread runs in seccomp's strict mode */
 	int sc_err;	/* why a thread's filters could not be read (-errno), else 0 */
+	int n_cpus;			/* CPUs the program may run on (trace_usage) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -256,8 +262,32 @@ void ev_thread_exit(struct tracer *tr, struct tthread *th);
  */
 void pin_start(struct tracer *tr);
 
-/* Account a thread's clock as ended (its CPU time joins the program's). */
+/*
+ * Account a thread's clock as ended (its CPU time joins the program's), and
+ * its user and system time as the kernel counted them since it was first
+ * seen (or since its last end: a thread that exec'ed goes on in a new image).
+ */
 void thr_end(struct tracer *tr, struct tthread *th);
+
+/*
+ * Thread th's user and system time now, since it was first seen or last
+ * ended, with the wall time between (ending at wall time `now`): what
+ * thr_end records, for a snapshot too. A thread whose readings cannot be
+ * had (gone) gets its CPU clock's time as user time.
+ */
+struct trace_thread_usage thr_usage(const struct tthread *th, uint64_t now,
+				    struct usage_reading *u1);
+
+/*
+ * Thread th's user and system time count from now (thr_new's count from
+ * zero: a thread or a forked process just made, at its first stop, has not
+ * run): the program at its exec stop, a thread seized (-p), a vfork child
+ * that exec'ed.
+ */
+void thr_usage_start(struct tthread *th);
+
+/* How many CPUs the affinity mask of task pid (0: fortstat) allows; 0 when unknown. */
+int cpus_of(pid_t pid);
 
 struct tthread *thr_find(const struct tracer *tr, pid_t tid);
 
