@@ -66,21 +66,12 @@ a = [r for r in d["routines"] if r["name"] == "A"][0]
 assert a["self_s"] >= 0.9 * d["total_time_s"], (a["self_s"], d["total_time_s"])
 PY
 	fi
-	# and within 30% of the full run's A+B+C (CPU clock): the median of
-	# five alternated pairs of runs, for the VM's speed drifts between runs
-	# of 30 ms like these by as much (../shared/DESIGN.md; three pairs read
-	# 0.98, 0.69, 0.67 once in a loaded CI run)
-	: >ratios
-	for run in 1 2 3 4 5; do
-		traced -- "$p"
-		sum=$(awk -F, '$1 == "A" || $1 == "B" || $1 == "C" { s += $3 } END { printf "%.9f", s }' r.csv)
-		traced -n names.txt -- "$p"
-		expect "$p -n" main 1 A 5 D 100
-		absent "$p -n" B C
-		awk -v a="$(self A)" -v s="$sum" 'BEGIN { if (s > 0) printf "%.4f %s %s\n", a / s, a, s }' >>ratios
-	done
-	med=$(sort -g ratios | sed -n 3p)
-	awk -v m="${med%% *}" 'BEGIN { exit !(m > 0.7 && m < 1.3) }' ||
-		fail "$p -n: A's time over A+B+C's, median of 5 pairs: ${med:-?} (30 % allowed; pairs: $(tr '\n' ';' <ratios))"
+	# (A's time was also compared with a full run's A+B+C: runs of 30 ms
+	# drift by 30 % and more between runs on a loaded VM, 0.77 to 1.46 in
+	# five alternated pairs; the share above, in one run, has no drift and
+	# is what the rule says: the untimed routines' time is their caller's)
+	traced -n names.txt -- "$p"
+	expect "$p -n" main 1 A 5 D 100
+	absent "$p -n" B C
 done
 finish
