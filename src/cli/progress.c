@@ -28,7 +28,6 @@
 static enum { UNDECIDED, INLINE, ROW } mode;
 static bool shown;	      /* a status line is on the screen */
 static unsigned short rows;   /* ROW: the terminal's rows when its region was set, 0: none */
-static struct termios cooked; /* ROW: the terminal's modes at the first draw */
 
 static void put(const char *s, size_t n)
 {
@@ -105,9 +104,10 @@ static void row_release(void)
 /*
  * ROW: whether the status row may be drawn now: not on a terminal without
  * cursor addressing (TERM unset or dumb) or of fewer than 3 rows, and not
- * while the program has the terminal out of the line mode it had at the
- * first draw (an editor, a pager, a full-screen program: it owns the
- * screen, its regions and its last row; a password prompt).
+ * while the terminal is out of line mode, canonical input and echo (the
+ * shell starts commands in it; an editor, a pager, a full-screen program
+ * leave it at once: the screen, its regions and its last row are theirs;
+ * a password prompt).
  */
 static bool row_allowed(const struct winsize *ws)
 {
@@ -118,7 +118,7 @@ static bool row_allowed(const struct winsize *ws)
 		return false;
 	if (tcgetattr(STDERR_FILENO, &now) < 0)
 		return false;
-	return (now.c_lflag & (ICANON | ECHO)) == (cooked.c_lflag & (ICANON | ECHO));
+	return (now.c_lflag & (ICANON | ECHO)) == (ICANON | ECHO);
 }
 
 static void draw_row(const struct trace_progress *pg)
@@ -165,7 +165,7 @@ void progress_draw(const struct trace_progress *pg)
 {
 	if (mode == UNDECIDED) {
 		mode = INLINE;
-		if (isatty(STDERR_FILENO) && tcgetattr(STDERR_FILENO, &cooked) == 0)
+		if (isatty(STDERR_FILENO))
 			mode = ROW;
 	}
 	if (mode == ROW)

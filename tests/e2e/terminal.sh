@@ -32,7 +32,7 @@ tm new-session -d -x 100 -y 20 "sh $T/run.sh" || skip "tmux cannot start a sessi
 # While it runs: the status line, on the last row only.
 seen=0
 i=0
-while [ $i -lt 60 ] && [ ! -f rc ]; do
+while [ $i -lt 600 ] && [ ! -f rc ]; do
 	tm capture-pane -p >live.txt 2>/dev/null
 	if [ "$(wc -l <live.txt)" -eq 20 ] && tail -n 1 live.txt | grep -Eq "^$STATUS"; then
 		seen=1
@@ -71,4 +71,27 @@ echo done)
 awk '/^done$/ { d = NR } /^fortstat: .*ticker-O0 \(exit status 3\)/ { h = NR }
 	d && h > d && $1 == "tick" && $2 == '$N' { ok = 1 } END { exit !ok }' all.txt ||
 	fail "no report after the program's output: $(cat all.txt)"
+
+# Out of line mode the screen is the program's: no status line drawn.
+cat >raw.sh <<EOF
+stty -icanon -echo
+FORTSTAT_MECHANISM=$MECH "$FORTSTAT" "$BIN/ticker-O0" $N 1 50
+echo "rc \$?" >"$T/rc2"
+stty sane
+EOF
+tm new-session -d -s raw -x 100 -y 20 "sh $T/raw.sh" || fail "tmux: no second session"
+i=0
+: >raw-live.txt
+while [ $i -lt 600 ] && [ ! -f rc2 ]; do
+	tm capture-pane -p -t raw >>raw-live.txt 2>/dev/null
+	sleep 0.05
+	i=$((i + 1))
+done
+[ -f rc2 ] || fail "fortstat out of line mode did not end in 30 s"
+tm capture-pane -p -S - -E - -t raw >raw-all.txt
+grep -q '^thread 0 tick 20 at ' raw-live.txt || fail "out of line mode: the run was not seen: $(tail -n 20 raw-live.txt)"
+grep -Eq "$STATUS" raw-live.txt raw-all.txt &&
+	fail "out of line mode: a status line was drawn: $(grep -E "$STATUS" raw-live.txt | head -n 3)"
+[ "$(grep -c '^thread 0 tick [0-9]* at [0-9.]*$' raw-all.txt)" = $N ] ||
+	fail "out of line mode: the program's lines: $(cat raw-all.txt)"
 finish
