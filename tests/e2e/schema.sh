@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # schema.sh - man/fortstat.schema.json, the JSON report's schema: a valid
-# schema that admits real reports (--threads, -f, -c, a merge), refuses
-# documents broken one way each (tests/validate-json must fail, naming the
-# place), knows every key that src/report/json.c and merge_write.c write,
-# and has each of its keys described in the man page's JSON REPORT section.
+# schema that admits real reports (--threads, -f, -c, a merge, the golden
+# files of check_report), refuses documents broken one way each
+# (tests/validate-json must fail, naming the place), knows every key that
+# src/report/json.c and merge_write.c write, and has each of its keys
+# described in the man page's JSON REPORT section.
 . "$SRCDIR/tests/lib.sh"
 "${JSON_PYTHON:-/usr/bin/python3}" -c 'import jsonschema' 2>/dev/null ||
 	fail "python3-jsonschema is not installed for ${JSON_PYTHON:-/usr/bin/python3}"
@@ -16,6 +17,8 @@ V="${JSON_PYTHON:-/usr/bin/python3} $SRCDIR/tests/validate-json $SRCDIR/man/fort
 "$FORTSTAT" --merge --format=json -o m.json t.json t.json 2>/dev/null ||
 	fail "--merge failed"
 json_valid t.json f.json m.json
+# and the golden reports that check_report compares the JSON view with
+json_valid "$SRCDIR"/tests/golden/*.json
 
 # broken documents fail, each with its place named
 /usr/bin/python3 - <<'PY' || fail "cannot make the broken documents"
