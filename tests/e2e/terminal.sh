@@ -63,7 +63,7 @@ expected=$(while [ $k -lt $N ]; do
 	echo "thread 0 tick $k"
 	k=$((k + 1))
 done
-echo done)
+echo "done")
 [ "$(sed 's/ at [0-9.]*$//' prog.txt)" = "$expected" ] ||
 	fail "the program's lines are not all there whole and in order: $(cat all.txt)"
 [ "$(grep -c 'thread 0 tick' all.txt)" -eq $N ] ||
