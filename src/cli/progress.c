@@ -165,8 +165,11 @@ void progress_draw(const struct trace_progress *pg)
 {
 	if (mode == UNDECIDED) {
 		mode = INLINE;
-		if (isatty(STDERR_FILENO))
+		if (isatty(STDERR_FILENO)) {
 			mode = ROW;
+			/* fortstat's exit() on a fatal error gives the row back too */
+			atexit(progress_erase);
+		}
 	}
 	if (mode == ROW)
 		draw_row(pg);
