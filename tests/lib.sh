@@ -34,6 +34,15 @@ finish() {
 	exit 0
 }
 
+# json_valid FILE...: each FILE (a report, an array of them, a merged report)
+# is what the JSON Schema man/fortstat.schema.json allows (tests/validate-json,
+# python3-jsonschema; /usr/bin/python3 unless JSON_PYTHON names another).
+json_valid() {
+	"${JSON_PYTHON:-/usr/bin/python3}" "$SRCDIR/tests/validate-json" \
+		"$SRCDIR/man/fortstat.schema.json" "$@" >json_valid.err 2>&1 ||
+		fail "$*: not what man/fortstat.schema.json allows: $(head -c 2000 json_valid.err)"
+}
+
 # traced OPTS... -- PROG ARGS...: run PROG untraced (u.out, u.err, u.rc) and
 # under fortstat with OPTS and a CSV report in r.csv (t.out, t.err, t.rc);
 # demand identical stdout, stderr and exit status.

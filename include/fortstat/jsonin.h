@@ -5,6 +5,11 @@
  * crashes on bad input: what is not JSON is an error with its line and what
  * was wrong. Strings are unescaped (UTF-8, \u escapes and surrogate pairs);
  * numbers are kept as text and converted when asked.
+ *
+ * Why not a library: parsing bench/merge's 1,024 inputs (2.5 GB) alone took
+ * jansson 2.14 (json_loadb) 119 s of CPU, json-c 0.16 about as long (6.6 s
+ * for 64 of them), against 6.6 s for fortstat's whole merge with this
+ * reader, whose target is 5 s (measured 2026-11-26, a 2-CPU VM).
  */
 #ifndef FORTSTAT_JSONIN_H
 #define FORTSTAT_JSONIN_H

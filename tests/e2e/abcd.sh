@@ -22,6 +22,7 @@ for opt in O0 O2; do
 	# JSON carries both clocks, read at the same stops; the chosen one is what is shown
 	if command -v python3 >/dev/null; then
 		"$FORTSTAT" --format=json -o r.json "$p" >/dev/null 2>&1
+		json_valid r.json
 		MECH=$MECH python3 - r.json <<'PY' || fail "$p: JSON cpu/wall objects"
 import json, os, sys
 d = json.load(open(sys.argv[1]))

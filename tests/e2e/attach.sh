@@ -163,6 +163,7 @@ same_as_untraced tab
 # calls in process (events read), the traps stop at each. No warning.
 start js "$prog" 300
 "$FORTSTAT" -p "$pid" --duration=0.3 --format=json -o r.json 2>fs.err
+json_valid r.json
 grep -q "\"attached\": {\"pid\": $pid, \"detached\": true" r.json || fail "json: not said attached"
 [ -s fs.err ] && fail "json: fortstat said: $(cat fs.err)"
 if [ "$MECH" = probes ]; then
@@ -198,6 +199,7 @@ EOF
 	if grep -q '^Seccomp:.*2' "/proc/$pid/status"; then
 		"$FORTSTAT" -p "$pid" --duration=0.3 --format=json -o r.json 2>fs.err
 		rc=$?
+		json_valid r.json
 		[ "$rc" = 0 ] || fail "seccomp: fortstat exited $rc: $(cat fs.err)"
 		if [ "$(id -u)" = 0 ]; then
 			[ -s fs.err ] && fail "seccomp: fortstat said: $(cat fs.err)"

@@ -28,10 +28,12 @@ grep -q "patch leaf at .*: jmp to a stub" t.err || fail "chain-O0: leaf not patc
 # f1 and f2 (made with probes too) are nanoseconds.
 if [ "$MECH" = probes ] && command -v python3 >/dev/null; then
 	"$FORTSTAT" -v --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>t.err
+	json_valid r.json
 	grep -q "in-process probes: areas at" t.err || fail "chain-O0: no probes: $(cat t.err)"
 	python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["mechanism"] == "probes" and d["probe_events"] == 10002 and d["stops_measured"] == 0 and 0 < d["f1_ns"] < 1000))' ||
 		fail "chain-O0: probes: $(grep -E 'mechanism|probe_events|stops_measured|f1_ns' r.json | tr -d '\n')"
 	"$FORTSTAT" -c --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>&1
+	json_valid r.json
 	python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["mechanism"] == "probes" and d["probe_events"] == 5001))' ||
 		fail "chain-O0 -c: probes: $(grep -E 'mechanism|probe_events' r.json | tr -d '\n')"
 fi
@@ -44,6 +46,7 @@ if [ "$MECH" = traps ] && grep -qw constant_tsc /proc/cpuinfo && grep -qw nonsto
 		fail "chain-O0: stops not measured: $(grep stops t.err)"
 	if command -v python3 >/dev/null; then
 		"$FORTSTAT" --format=json -o r.json "$BIN/chain-O0" >/dev/null 2>&1
+		json_valid r.json
 		python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(not (d["f1_ns"] == d["f2_ns"] > 500 and d["stops_measured"] == 10001))' ||
 			fail "chain-O0: f1, f2 not the run's measure"
 	fi

@@ -142,6 +142,7 @@ grep -q 'step 9' out.txt || fail "PATH lookup: program output lost"
 
 # formats
 "$FORTSTAT" --format=json -o rep.json "$BIN/chain-O0" >/dev/null 2>&1
+json_valid rep.json
 if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; d=json.load(open("rep.json")); r={x["name"]: x["calls"] for x in d["routines"]}; sys.exit(0 if r["leaf"] == 3500 and d["exit_status"] == 0 else 1)' ||
 		fail "JSON report wrong"

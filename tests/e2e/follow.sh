@@ -52,6 +52,7 @@ for opt in O0 O2; do
 		fail "$p -f -o r.%p.json: exit status $?"
 	"$FORTSTAT" -f --format=json -o r.json "$p" "$c" >/dev/null 2>t.err </dev/null ||
 		fail "$p -f -o r.json: exit status $?"
+		json_valid r.json r.[0-9]*.json
 	python3 - r.json r.[0-9]*.json <<'EOT' || fail "$p -f: a JSON file that is not one document of the reports"
 import json, sys
 shapes = []
@@ -87,6 +88,7 @@ EOT
 	expect "$x -f" main 1 step 2 runner 1 thread_func 1
 	chain_ok b2.csv "$x -f (exec'ed by a thread)"
 	"$FORTSTAT" -f --format=json -o x.json "$x" "$c" >/dev/null 2>t.err </dev/null
+	json_valid x.json
 	[ "$(grep -c "\"mechanism\": \"$MECH\"" x.json)" = 2 ] ||
 		fail "$x -f: mechanisms $(grep '"mechanism"' x.json | tr -d '\n'), expected $MECH twice"
 	if [ "$MECH" = probes ]; then
@@ -143,6 +145,7 @@ EOT
 	# Every process is timed by the mechanism asked for (probes: the child in
 	# an area of its own, or its leaf calls would land in its parent's books).
 	"$FORTSTAT" -f --format=json -o m.json "$p" >/dev/null 2>t.err </dev/null
+	json_valid m.json
 	[ "$(grep -c "\"mechanism\": \"$MECH\"" m.json)" = 2 ] ||
 		fail "$p -f: mechanisms $(grep '"mechanism"' m.json | tr -d '\n'), expected $MECH twice"
 	# ... and counts its own events: 24 calls in the program, 101 in the child.

@@ -99,6 +99,7 @@ done
 # The probes fall back to traps for Go: silently when they are only the
 # default, with a warning when asked for.
 env -u FORTSTAT_MECHANISM "$FORTSTAT" -c --format=json -o d.json "$BIN/gowork-O2" >/dev/null 2>d.err
+json_valid d.json
 grep -q '"mechanism": "traps"' d.json || fail "Go, default mechanism: $(grep mechanism d.json)"
 grep -q -- '--probes' d.err && fail "Go, default mechanism: a warning: $(cat d.err)"
 "$FORTSTAT" --probes -c -o /dev/null "$BIN/gowork-O2" >/dev/null 2>p.err

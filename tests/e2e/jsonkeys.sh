@@ -23,6 +23,7 @@ run follow.json -f "$BIN/forks-O0"
 run count.json -c "$BIN/abcd-O0"
 run signals.json "$BIN/signals-O0"
 OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 run rank.json "$BIN/chain-O2"
+json_valid plain.json threads.json follow.json count.json signals.json rank.json
 python3 - plain.json threads.json follow.json count.json signals.json rank.json >real.txt <<'PY' ||
 import json, sys
 

@@ -34,6 +34,7 @@ same_as_callgrind "$p" main liblapack.so.3:dgesv_=dgesv_ liblapack.so.3:dgetrf2_
 # JSON names the library of each routine.
 "$FORTSTAT" -n names.txt -l libblas -l liblapack --format=json -o r.json "$p" >/dev/null 2>&1 ||
 	fail "$p: JSON run failed"
+json_valid r.json
 grep -q '"name": "libblas.so.3:dgemm_", .*"module": "libblas.so.3"' r.json ||
 	fail "$p: JSON lacks dgemm_'s module: $(grep dgemm_ r.json | head -1)"
 grep -q '"name": "main", .*"module": null' r.json || fail "$p: JSON: main has a module"

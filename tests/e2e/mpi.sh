@@ -14,10 +14,12 @@ env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK -u SLURM_PROCID \
 grep -q "^fortstat: warning: -o solo.%r.json: no MPI rank in the environment: %r is 0\$" solo.err ||
 	fail "-o solo.%r.json outside MPI: no warning: $(cat solo.err)"
 grep -q '"rank"' solo.0.json && fail "a report outside MPI has a rank"
+json_valid solo.0.json
 # -f writes a process's reports into one JSON array: --merge takes each as an input.
 "$FORTSTAT" -f -c --format=json -o forks.json "$BIN/forks-O0" >/dev/null 2>&1
 "$FORTSTAT" --merge --format=json forks.json >forks.merged 2>forks.err ||
 	fail "--merge of a -f array failed: $(cat forks.err)"
+json_valid forks.json forks.merged
 grep -q '^  "inputs": 2,$' forks.merged || fail "--merge of a -f array: not 2 inputs"
 grep -q '{"name": "leaf",.*"calls": {"min": 20, "mean": 60.000000, "max": 100, "sum": 120,' \
 	forks.merged || fail "--merge of a -f array: leaf's calls: $(grep leaf forks.merged)"
@@ -51,6 +53,7 @@ for opt in O0 O2; do
 	grep -q "^mpiwork: 4 ranks, total " mpi.out || fail "$p: the program's output is missing"
 	[ "$(ls prof.*.json | tr '\n' ' ')" = "prof.0.json prof.1.json prof.2.json prof.3.json " ] ||
 		fail "$p: files $(ls prof.*.json | tr '\n' ' '), expected prof.0.json to prof.3.json"
+	json_valid prof.*.json
 	for r in 0 1 2 3; do
 		f=prof.$r.json
 		grep -q "^  \"rank\": $r,\$" "$f" && grep -q '^  "size": 4,$' "$f" ||
@@ -67,6 +70,7 @@ for opt in O0 O2; do
 	# The merge: counts exact, the rank of the max, a routine of rank 0 alone.
 	"$FORTSTAT" --merge --format=json -o merged.json prof.0.json prof.1.json prof.2.json \
 		prof.3.json 2>merge.err || fail "$p: --merge failed: $(cat merge.err)"
+	json_valid merged.json
 	[ -s merge.err ] && fail "$p: --merge said: $(cat merge.err)"
 	grep -q '^  "inputs": 4,$' merged.json || fail "$p: merged JSON without \"inputs\": 4"
 	for want in \
@@ -118,6 +122,7 @@ timeout 120 mpirun $ROOT --oversubscribe -np 2 "$FORTSTAT" -c -o "c.%h.%r.json" 
 	>/dev/null 2>&1 </dev/null || fail "$p: -o c.%h.%r.json run failed"
 host=$(hostname)
 [ -s "c.$host.0.json" ] && [ -s "c.$host.1.json" ] || fail "$p: no c.$host.0.json and c.$host.1.json: $(ls)"
+json_valid "c.$host.0.json" "c.$host.1.json"
 
 # Bad input to --merge: one line each, exit 125, nothing written.
 head -c 500 prof.1.json >trunc.json
@@ -136,6 +141,7 @@ done
 grep -q "truncated" bad.err || fail "--merge of a truncated report: $(cat bad.err)"
 # A report of another program: a warning, and the merge by name.
 "$FORTSTAT" -c -o chain.json --format=json "$BIN/chain-O0" >/dev/null 2>&1
+json_valid chain.json
 "$FORTSTAT" --merge prof.0.json chain.json >mixed.txt 2>mixed.err ||
 	fail "--merge of two programs failed: $(cat mixed.err)"
 grep -q "warning: chain.json: a report of .*chain-O0, not of .*mpiwork-O2: merged by routine name" \

@@ -139,6 +139,19 @@ tail -n 12 t.err | grep -q '^  tick  *150 ' || fail "--interval: the final repor
 grep '^  tick ' t.err | awk '{ print $2 }' >counts.txt
 sort -n -c counts.txt 2>/dev/null || fail "--interval: tick counts go backwards: $(cat counts.txt)"
 
+# A JSON snapshot (-o replaced whole) is a report the schema allows, as the final one
+rm -f s.json pid.txt
+"$FORTSTAT" --format=json -o s.json "$p" 100 pid.txt >/dev/null 2>&1 </dev/null &
+fs=$!
+wait_for pid.txt
+kill -USR1 "$fs"
+wait_for s.json
+cp s.json snap.json
+wait "$fs"
+grep -q '^  "note": "snapshot after [0-9.]* s: still running' snap.json ||
+	fail "JSON snapshot: not a snapshot's note: $(grep '"note"' snap.json)"
+json_valid snap.json s.json
+
 # --progress forced into a file: status lines, erased before the report
 "$FORTSTAT" --progress "$p" 100 >t.out 2>t.err </dev/null
 [ "$(cat t.out)" = "ticks 100 usr1 0" ] || fail "--progress: output '$(cat t.out)'"

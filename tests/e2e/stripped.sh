@@ -16,6 +16,7 @@ expect "$p" main 1 work 1000 leaf 3500 twice 500
 grep '^fortstat: ' t.err | grep -v '^fortstat: warning: the overhead removed is' >notes.txt &&
 	fail "stripped fortstat said: $(cat notes.txt)"
 "$FORTSTAT" --format=json -o r.json "$p" >/dev/null 2>err.txt || fail "$p: exit $?"
+json_valid r.json
 grep -q '"overhead_removed": true' r.json && grep -q '"f1_ns": [1-9]' r.json ||
 	fail "stripped fortstat did not calibrate: $(grep 'f1_ns\|overhead_removed' r.json) $(cat err.txt)"
 finish

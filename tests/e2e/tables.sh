@@ -85,6 +85,7 @@ grep -Eq '^  \([0-9,]+ more routines: [0-9]+\.[0-9] % of the time\)$' top.txt ||
 # --merge's table: --width and --top too, its CSV whole
 "$FORTSTAT" --format=json -o m1.json "$BIN/classes-O0" >/dev/null 2>&1
 "$FORTSTAT" --format=json -o m2.json "$BIN/classes-O0" >/dev/null 2>&1
+json_valid m1.json m2.json
 "$FORTSTAT" --merge --width=150 m1.json m2.json >m.txt 2>t.err || fail "--merge --width: $(cat t.err)"
 sed -n '/^  ROUTINE /,/^$/p' m.txt | sed 's/…/./g' >m.lines
 [ "$(grep -c . m.lines)" -gt 10 ] || fail "--merge --width=150: $(cat m.txt)"

@@ -25,11 +25,13 @@ for opt in O0 O2; do
 		# Throttling (TAU's, 100,000 calls under 10 us): leaf is counted, not
 		# timed, once the whole process made 100,000 calls of it; counts exact.
 		"$FORTSTAT" -v --format=json -o r.json "$p" >t.out 2>t.err
+		json_valid r.json
 		grep -q '^fortstat: leaf: throttled after [0-9]* calls' t.err ||
 			fail "$p: leaf not throttled: $(grep -i thrott t.err)"
 		python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open("r.json"))["routines"]}; l=d["leaf"]; sys.exit(not (l["calls"] == 800000 and 100000 <= l["throttled_after"] < 200000 and d["work"]["throttled_after"] is None))' ||
 			fail "$p: throttled counts: $(grep -o '"name": "leaf".*throttled_after": [0-9a-z]*' r.json)"
 		"$FORTSTAT" --no-throttle --format=json -o r.json "$p" >t.out 2>t.err
+		json_valid r.json
 		python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open("r.json"))["routines"]}; sys.exit(not (d["leaf"]["calls"] == 800000 and d["leaf"]["throttled_after"] is None))' ||
 			fail "$p --no-throttle: leaf throttled or miscounted"
 	fi

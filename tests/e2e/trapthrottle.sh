@@ -33,6 +33,7 @@ for opt in O0 O2; do
 			grep -Eq '^ +leaf +>=100[0-3]( |$)' r.txt ||
 				fail "$p $c: table: $(grep leaf r.txt)"
 			"$FORTSTAT" $c --throttle=1000,1000 --format=json -o r.json "$p" >/dev/null 2>&1
+			json_valid r.json
 			python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open("r.json"))["routines"]}; l=d["leaf"]; sys.exit(not (l["calls_lower_bound"] is True and 1000 <= l["calls"] <= 1003 and l["throttled_after"] == 1000 and d["worker"]["calls_lower_bound"] is False))' ||
 				fail "$p $c: JSON: $(grep -o '"name": "leaf".*calls_lower_bound": [a-z]*' r.json)"
 		else

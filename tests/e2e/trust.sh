@@ -24,6 +24,7 @@ for fmt in table json; do
 done
 grep -q '^  overhead removed  *[0-9.]* s  *[0-9.]* %   (f1 ' r.table ||
 	fail "$p: no overhead share: $(grep overhead r.table)"
+json_valid r.json
 [ "$(json r.json 'd["warnings"]')" = "[]" ] || fail "$p: JSON warnings $(json r.json 'd["warnings"]')"
 # every call of the traps stops; with probes none of this fixture's does
 want=0
@@ -61,6 +62,7 @@ echo $? >u.rc
 FORTSTAT_TRAP_ROUTINES=read,write "$FORTSTAT" -vv -l libc --format=json -o g.json gzip -c in.txt \
 	>t.gz 2>t.err
 echo $? >t.rc
+json_valid g.json
 cmp -s u.gz t.gz || fail "gzip: its output differs under fortstat"
 cmp -s u.rc t.rc || fail "gzip: exit status $(cat t.rc) under fortstat, $(cat u.rc) without"
 grep -v '^fortstat: ' t.err | cmp -s u.err - || fail "gzip: stderr differs: $(cat t.err | head -c 300)"

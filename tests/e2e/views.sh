@@ -36,6 +36,7 @@ sys.exit(bad)' "$1"
 for opt in O0 O2; do
 	p=$BIN/abcd-$opt
 	"$FORTSTAT" --no-correct --format=json -o r.json "$p" >/dev/null 2>&1
+	json_valid r.json
 	printf '%s\n' "- main 1" "A B 50" "B C 50" "C D 100" "main A 5" | sort >want.txt
 	arcs r.json >got.txt
 	cmp -s want.txt got.txt || fail "$p: arcs: $(tr '\n' ',' <got.txt)"
@@ -63,6 +64,7 @@ done
 for opt in O0 O2; do
 	p=$BIN/chain-$opt
 	"$FORTSTAT" --no-correct --format=json -o r.json "$p" >/dev/null 2>&1
+	json_valid r.json
 	printf '%s\n' "- main 1" "main work 1000" "work leaf 3000" "work twice 500" "twice leaf 500" | sort >want.txt
 	arcs r.json >got.txt
 	cmp -s want.txt got.txt || fail "$p: arcs: $(tr '\n' ',' <got.txt)"
@@ -136,6 +138,7 @@ grep -q 'overhead removed' gross.txt && fail "--no-correct: overhead still remov
 for opt in O0 O2; do
 	p=$BIN/threads-$opt
 	"$FORTSTAT" --threads --format=json -o t.json "$p" >/dev/null 2>&1
+	json_valid t.json
 	python3 -c '
 import json, sys
 d = json.load(open("t.json"))
