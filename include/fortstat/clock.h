@@ -23,8 +23,9 @@ struct fs_clock {
 
 /*
  * Open the clock of thread `tid` of process `pid`: wall (cpu == 0), or its
- * CPU time (perf task-clock, falling back to schedstat). Returns 0 or a
- * negative errno (the thread is gone).
+ * CPU time (schedstat's sum_exec_runtime, the kernel's own count; a perf
+ * task-clock where it cannot be read). Returns 0 or a negative errno (the
+ * thread is gone).
  */
 int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid);
 

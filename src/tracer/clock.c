@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* clock.c - per-thread CPU clocks (perf task-clock, schedstat) and the wall clock. */
+/* clock.c - per-thread CPU clocks (schedstat, else perf task-clock) and the wall clock. */
 #include "fortstat/clock.h"
 #include "fortstat/usage.h"
 
@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,15 @@ static int perf_open(pid_t tid)
 	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * A thread's CPU clock: its sum_exec_runtime from schedstat, the time the
+ * kernel itself counts as the thread's CPU time (getrusage, /proc, the
+ * thread clocks), exact at a stop. A perf task-clock only where schedstat
+ * cannot be read: it also runs while the host takes the CPU (a VM's steal
+ * time) or an interrupt does, which the kernel's count leaves out; on a
+ * loaded VM a routine that burned 0.05 s of its thread clock read 0.066 s
+ * on it (and 0.525 s for 0.5 s of system calls).
+ */
 int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid)
 {
 	char path[64];
@@ -37,6 +47,14 @@ int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid)
 		c->src = FS_CLOCK_WALL;
 		return 0;
 	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd >= 0) {
+		c->src = FS_CLOCK_SCHEDSTAT;
+		return 0;
+	}
+	if (errno == ENOENT && kill(tid, 0) < 0 && errno == ESRCH)
+		return -ESRCH;
 	if (!perf_refused && !getenv("FORTSTAT_NO_PERF")) {
 		c->fd = perf_open(tid);
 		if (c->fd >= 0) {
@@ -47,12 +65,7 @@ int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid)
 			return -ESRCH;
 		perf_refused = 1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0)
-		return -errno;
-	c->src = FS_CLOCK_SCHEDSTAT;
-	return 0;
+	return -errno;
 }
 
 uint64_t fs_clock_read(const struct fs_clock *c)
