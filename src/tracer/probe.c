@@ -134,8 +134,11 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	th->p_at = th->now;
 	th->p_ncount = 0;
 	th->c_ncount = 0;
-	if (!k)
+	if (!k && own)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
+	else if (!k)
+		fs_info(1, "thread %d runs in its parent's memory (vfork): its calls trap until it execs",
+			(int)th->tid);
 }
 
 /*
