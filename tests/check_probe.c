@@ -17,6 +17,7 @@
 
 #include "fortstat/evabi.h"
 #include "fortstat/insn.h"
+#include "fortstat/procmem.h"
 
 /* add13(a, b, c) = a + c: reads its first and third arguments. */
 static const uint8_t add13[] = {
@@ -305,6 +306,44 @@ START_TEST(no_placeholders)
 }
 END_TEST
 
+/*
+ * The patching's read cache (procmem.c), on this process's own memory:
+ * reads inside the copy come from it (a change made behind its back is not
+ * seen), writes through mem_write reach both, reads outside go to memory,
+ * and after mem_cache_end every read does.
+ */
+START_TEST(mem_cache)
+{
+	static uint8_t mem[3 * 4096];
+	uint8_t b[16];
+	int fd = mem_open(getpid());
+
+	ck_assert_int_ge(fd, 0);
+	memset(mem, 0x11, sizeof(mem));
+	ck_assert_uint_eq(mem_cache_begin(fd, (uint64_t)(uintptr_t)(mem + 4096), 4096), 4096);
+	mem[4096 + 10] = 0x22; /* behind the copy's back */
+	ck_assert_int_eq(mem_read(fd, (uint64_t)(uintptr_t)(mem + 4096 + 8), b, 4), 0);
+	ck_assert_uint_eq(b[2], 0x11);
+	/* a write across the copy's end: both parts land, the copy keeps its part */
+	memset(b, 0x33, sizeof(b));
+	ck_assert_int_eq(mem_write(fd, (uint64_t)(uintptr_t)(mem + 2 * 4096 - 4), b, 8), 0);
+	ck_assert_uint_eq(mem[2 * 4096 + 3], 0x33);
+	ck_assert_int_eq(mem_read(fd, (uint64_t)(uintptr_t)(mem + 2 * 4096 - 6), b, 4), 0);
+	ck_assert_uint_eq(b[0], 0x11);
+	ck_assert_uint_eq(b[2], 0x33);
+	/* across the copy's end: from memory */
+	mem[2 * 4096] = 0x44;
+	ck_assert_int_eq(mem_read(fd, (uint64_t)(uintptr_t)(mem + 2 * 4096 - 1), b, 2), 0);
+	ck_assert_uint_eq(b[1], 0x44);
+	mem_cache_end();
+	ck_assert_int_eq(mem_read(fd, (uint64_t)(uintptr_t)(mem + 4096 + 10), b, 1), 0);
+	ck_assert_uint_eq(b[0], 0x22);
+	/* nothing readable: no copy */
+	ck_assert_uint_eq(mem_cache_begin(fd, 8, 4096), 0);
+	close(fd);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -318,6 +357,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, throttled);
 	tcase_add_test(tc, entry_only);
 	tcase_add_test(tc, no_placeholders);
+	tcase_add_test(tc, mem_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,19 @@ int mem_open(pid_t pid);
 int mem_read(int fd, uint64_t addr, void *buf, size_t n);
 int mem_write(int fd, uint64_t addr, const void *buf, size_t n);
 
+/*
+ * A copy of the tracee's [addr, addr + n) behind fd, read at once (as much
+ * of it as reads: a shorter copy when the range runs into unmapped memory),
+ * that mem_read serves from and mem_write keeps current until
+ * mem_cache_end: patching a program's routines reads the first bytes of
+ * each (cc1: 26,000 routines, 52,000 reads of /proc/PID/mem). One copy at a
+ * time; the tracee's memory must not change meanwhile but through
+ * mem_write (its threads stopped, or running only code that is not in it).
+ * Returns the bytes copied (0: none, every read goes to the tracee).
+ */
+size_t mem_cache_begin(int fd, uint64_t addr, size_t n);
+void mem_cache_end(void);
+
 /* Value of auxv entry `type` of process pid. Returns 0 or a negative errno. */
 int auxv_get(pid_t pid, unsigned long type, uint64_t *val);
 

@@ -475,6 +475,13 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	}
 	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
 
+	/*
+	 * The code being patched, read at once: each routine's planning reads
+	 * its first bytes, the padding before and after it, its neighbours.
+	 * A page either side when it reads; the routines' extent alone else.
+	 */
+	if (!mem_cache_begin(tr->ps->memfd, lo - 4096, (size_t)(hi - lo) + 8192))
+		mem_cache_begin(tr->ps->memfd, lo, (size_t)(hi - lo));
 	for (size_t i = from; i < to; i++) {
 		struct routine *r = &st->r[i];
 		struct patch *p;
@@ -536,6 +543,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		if (own && tr->ps->go && p->routine != ACCT_NONE && !tr->o->count_only)
 			go_add_exits(tr, i, bias); /* p is stale from here */
 	}
+	mem_cache_end();
 	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
 	for (size_t j = 0; own && !tr->o->count_only && j < st->n_plt; j++) {
 		struct patch *p;

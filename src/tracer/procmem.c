@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -18,9 +21,61 @@ int mem_open(pid_t pid)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The copy of mem_cache_begin: fd -1 when none. */
+static struct {
+	int fd;
+	uint64_t addr;
+	size_t n;
+	uint8_t *buf;
+} cache = {.fd = -1};
+
+#define CACHE_MAX ((size_t)1 << 29) /* a text segment larger than 512 MiB is read piecemeal */
+
+size_t mem_cache_begin(int fd, uint64_t addr, size_t n)
+{
+	ssize_t r;
+
+	mem_cache_end();
+	if (fd < 0 || !n || n > CACHE_MAX || addr + n < addr)
+		return 0;
+	cache.buf = malloc(n);
+	if (!cache.buf)
+		return 0;
+	r = pread(fd, cache.buf, n, (off_t)addr);
+	if (r <= 0) {
+		mem_cache_end();
+		return 0;
+	}
+	cache.fd = fd;
+	cache.addr = addr;
+	cache.n = (size_t)r;
+	return cache.n;
+}
+
+void mem_cache_end(void)
+{
+	free(cache.buf);
+	cache.buf = NULL;
+	cache.fd = -1;
+	cache.n = 0;
+}
+
+/* Is [addr, addr + n) of fd's tracee inside the copy? */
+static bool cached(int fd, uint64_t addr, size_t n)
+{
+	return cache.fd >= 0 && fd == cache.fd && addr >= cache.addr && addr + n >= addr &&
+	       addr + n <= cache.addr + cache.n;
+}
+
 int mem_read(int fd, uint64_t addr, void *buf, size_t n)
 {
-	ssize_t r = pread(fd, buf, n, (off_t)addr);
+	ssize_t r;
+
+	if (cached(fd, addr, n)) {
+		memcpy(buf, cache.buf + (addr - cache.addr), n);
+		return 0;
+	}
+	r = pread(fd, buf, n, (off_t)addr);
 	if (r < 0)
 		return -errno;
 	return (size_t)r == n ? 0 : -EIO;
@@ -29,6 +84,17 @@ int mem_read(int fd, uint64_t addr, void *buf, size_t n)
 int mem_write(int fd, uint64_t addr, const void *buf, size_t n)
 {
 	ssize_t r = pwrite(fd, buf, n, (off_t)addr);
+
+	if (r > 0 && cache.fd >= 0 && fd == cache.fd) {
+		/* what was written of the copy's range, into the copy */
+		uint64_t lo = addr > cache.addr ? addr : cache.addr;
+		uint64_t hi = addr + (uint64_t)r < cache.addr + cache.n ? addr + (uint64_t)r
+									: cache.addr + cache.n;
+
+		if (lo < hi)
+			memcpy(cache.buf + (lo - cache.addr), (const uint8_t *)buf + (lo - addr),
+			       (size_t)(hi - lo));
+	}
 	if (r < 0)
 		return -errno;
 	return (size_t)r == n ? 0 : -EIO;
