@@ -315,7 +315,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			errno = 0;
 			v = strtoll(optarg, &end, 10);
 			if (errno || end == optarg || *end || v <= 0 || v > TIMELINE_MAX_LIMIT)
-				return usage_error("--timeline-max needs a number of calls:", optarg);
+				return usage_error("--timeline-max needs a number of calls:",
+						   optarg);
 			o->timeline_max = (size_t)v;
 			break;
 		}
