@@ -117,20 +117,108 @@ static void name_thread(FILE *out, const struct chrome_proc *p, int tid, bool *f
 	fputs("}}", out);
 }
 
-static void call_event(FILE *out, const struct chrome_proc *p, const struct tl_event *e,
-		       const char *name, bool *first)
+/*
+ * One line built in memory: a call's event is written with one fwrite
+ * (a million of them through fprintf cost seconds).
+ */
+struct line {
+	char *s;
+	size_t n, cap;
+};
+
+static void room(struct line *l, size_t more)
 {
-	sep(out, first);
-	fputs("{\"ph\":\"X\",\"name\":", out);
-	jstr(out, name);
-	fputs(",\"ts\":", out);
-	usec(out, e->t0);
-	fputs(",\"dur\":", out);
-	usec(out, e->t1 - e->t0);
-	fprintf(out, ",\"pid\":%d,\"tid\":%d", p->pid, e->tid);
+	if (l->n + more <= l->cap)
+		return;
+	l->cap = 2 * (l->n + more) + 64;
+	l->s = xrealloc(l->s, l->cap);
+}
+
+static void put_str(struct line *l, const char *s, size_t len)
+{
+	room(l, len);
+	memcpy(l->s + l->n, s, len);
+	l->n += len;
+}
+
+#define PUT_LIT(l, lit) put_str(l, lit, sizeof(lit) - 1)
+
+/* s as a JSON string's text (as jtext). */
+static void put_jtext(struct line *l, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		room(l, 6);
+		if (*p == '"' || *p == '\\') {
+			l->s[l->n++] = '\\';
+			l->s[l->n++] = (char)*p;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			memcpy(l->s + l->n, "\\u00", 4);
+			l->s[l->n + 4] = hex[*p >> 4];
+			l->s[l->n + 5] = hex[*p & 15];
+			l->n += 6;
+		} else {
+			l->s[l->n++] = (char)*p;
+		}
+	}
+}
+
+static void put_u64(struct line *l, uint64_t v)
+{
+	char tmp[20];
+	size_t k = 0;
+
+	do
+		tmp[k++] = (char)('0' + v % 10);
+	while (v /= 10);
+	room(l, k);
+	while (k)
+		l->s[l->n++] = tmp[--k];
+}
+
+static void put_int(struct line *l, int v)
+{
+	if (v < 0)
+		PUT_LIT(l, "-");
+	put_u64(l, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* ns as microseconds with three decimals (exact), as usec. */
+static void put_usec(struct line *l, acct_time_t ns)
+{
+	unsigned f = (unsigned)(ns % 1000);
+
+	put_u64(l, ns / 1000);
+	room(l, 4);
+	l->s[l->n++] = '.';
+	l->s[l->n++] = (char)('0' + f / 100);
+	l->s[l->n++] = (char)('0' + f / 10 % 10);
+	l->s[l->n++] = (char)('0' + f % 10);
+}
+
+static void call_event(FILE *out, struct line *l, const struct chrome_proc *p,
+		       const struct tl_event *e, const char *name, bool *first)
+{
+	l->n = 0;
+	if (*first)
+		PUT_LIT(l, "\n{\"ph\":\"X\",\"name\":\"");
+	else
+		PUT_LIT(l, ",\n{\"ph\":\"X\",\"name\":\"");
+	*first = false;
+	put_jtext(l, name);
+	PUT_LIT(l, "\",\"ts\":");
+	put_usec(l, e->t0);
+	PUT_LIT(l, ",\"dur\":");
+	put_usec(l, e->t1 - e->t0);
+	PUT_LIT(l, ",\"pid\":");
+	put_int(l, p->pid);
+	PUT_LIT(l, ",\"tid\":");
+	put_int(l, e->tid);
 	if (e->incomplete)
-		fputs(",\"args\":{\"incomplete\":true}", out);
-	fputc('}', out);
+		PUT_LIT(l, ",\"args\":{\"incomplete\":true}");
+	PUT_LIT(l, "}");
+	fwrite(l->s, 1, l->n, out);
 }
 
 int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs, size_t n_procs)
@@ -141,12 +229,14 @@ int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs
 	int last_tid = 0;
 	uint32_t last_group = UINT32_MAX;
 	size_t written = 0;
+	struct line l = {0};
 
 	timeline_sort(tl);
-	for (size_t k = 0; k < tl->n; k++)
-		for (size_t i = 0; i < n_procs; i++)
-			if (procs[i].group == tl->v[k].group)
-				has[i] = true;
+	for (size_t k = 0; k < tl->n; k++) /* by group: one look-up a group */
+		if (!k || tl->v[k].group != tl->v[k - 1].group)
+			for (size_t i = 0; i < n_procs; i++)
+				if (procs[i].group == tl->v[k].group)
+					has[i] = true;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
 	for (size_t i = 0; i < n_procs; i++) {
 		bool named = false;
@@ -171,7 +261,7 @@ int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs
 			name_thread(out, p, e->tid, &first);
 			last_tid = e->tid;
 		}
-		call_event(out, p, e, name, &first);
+		call_event(out, &l, p, e, name, &first);
 		written++;
 	}
 	if (timeline_full(tl)) {
@@ -197,6 +287,7 @@ int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs
 	else
 		fputs("null", out);
 	fputs("}}\n", out);
+	free(l.s);
 	free(has);
 	return ferror(out) ? -EIO : 0;
 }
