@@ -250,7 +250,7 @@ START_TEST(test_chrome_json)
 	    "{\"ph\":\"X\",\"name\":\"q\\\"uote\",\"ts\":3.000,\"dur\":1.000,\"pid\":40,\"tid\":42}"
 	    ",\n"
 	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":41,\"tid\":1073741827,"
-	    "\"args\":{\"name\":\"goroutine 3\"}},\n"
+	    "\"args\":{\"name\":\"goroutine 4\"}},\n"
 	    "{\"ph\":\"X\",\"name\":\"work\",\"ts\":123456789.000,\"dur\":0.001,\"pid\":41,"
 	    "\"tid\":1073741827}\n"
 	    "],\"otherData\":{\"tool\":\"fortstat\",\"clock\":\"CLOCK_MONOTONIC\","

@@ -110,7 +110,8 @@ static void name_thread(FILE *out, const struct chrome_proc *p, int tid, bool *f
 	if (tid == p->pid) {
 		jstr(out, base_name(p->path ? p->path : "?"));
 	} else if (tid >= ACCT_GOROUTINE0) {
-		fprintf(out, "\"goroutine %d\"", tid - ACCT_GOROUTINE0);
+		/* counted from 1, as the other views */
+		fprintf(out, "\"goroutine %d\"", tid - ACCT_GOROUTINE0 + 1);
 	} else {
 		fprintf(out, "\"thread %d\"", tid);
 	}
