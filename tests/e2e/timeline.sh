@@ -5,7 +5,8 @@
 # long ones above a threshold), each thread's calls nested (a call inside
 # its caller's interval), processes and threads named, one track a thread
 # (threads), one process each (-f), the bound said in the file and on
-# stderr, the name's %p and %r, a previous file replaced whole.
+# stderr, the name's %p and %r, a previous file replaced whole (and left
+# whole by a fortstat killed with SIGKILL).
 . "$SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no /usr/bin/python3"
@@ -198,6 +199,33 @@ set -- tl.[0-9]*[0-9].json
 [ -f "$1" ] || fail "%p: no tl.PID.json"
 [ -f "$1" ] && facts "$1" && same "%p: the program's pid" \
 	"$(awk '/^process / { print $2; exit }' "$1.facts")" "$(echo "$1" | tr -dc 0-9)"
+
+# SIGKILL midway: the previous timeline stays whole (a new file is renamed
+# over it at the end only); a normal run leaves no temporary file.
+p=$BIN/snapticker-O0
+"$FORTSTAT" --timeline=k.json --timeline-min=0 -o r.txt "$p" 5 >/dev/null 2>&1
+grep -q '"name":"tick"' k.json || fail "snapticker: no tick in $(head -c 300 k.json)"
+[ -z "$(ls -a | grep -F '.fortstat-')" ] || fail "a normal run left $(ls -a | grep -F '.fortstat-')"
+cp k.json prev.json
+rm -f pid.txt
+"$FORTSTAT" --timeline=k.json --timeline-min=0 -o r.txt "$p" 3000 pid.txt >/dev/null 2>&1 </dev/null &
+fs=$!
+i=0
+while [ ! -s pid.txt ] && [ $i -lt 200 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+[ -s pid.txt ] || fail "snapticker never wrote its pid"
+prog=$(cat pid.txt)
+sleep 0.3
+kill -KILL "$fs"
+wait "$fs"
+i=0
+while [ -n "$prog" ] && kill -0 "$prog" 2>/dev/null && [ $i -lt 100 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+cmp -s prev.json k.json || fail "SIGKILL: the previous timeline is not whole"
 
 # Refused: -c has no times; a directory that cannot take the file.
 "$FORTSTAT" -c --timeline=c.json "$BIN/abcd-O0" >/dev/null 2>c.err
