@@ -150,10 +150,23 @@ START_TEST(test_threshold)
 }
 END_TEST
 
-/* The bound: the first max_events kept, the rest counted, the first one's exit kept. */
+static void count_full(const struct timeline *tl, void *arg)
+{
+	ck_assert_uint_eq(tl->late_calls, 1);
+	++*(int *)arg;
+}
+
+/*
+ * The bound: the first max_events kept, the rest counted, the first one's
+ * exit kept, on_full told once.
+ */
 START_TEST(test_bound)
 {
 	struct timeline *tl = timeline_new(0, 3);
+	int told = 0;
+
+	tl->on_full = count_full;
+	tl->full_arg = &told;
 
 	for (uint32_t i = 0; i < 5; i++)
 		timeline_add(tl, 0, 7, i, 100 * i, 100 * i + 50, false);
@@ -164,6 +177,7 @@ START_TEST(test_bound)
 	timeline_add(tl, 0, 7, 1, 10, 5, false); /* short ones are counted as short still */
 	ck_assert_uint_eq(tl->short_calls, 0);
 	ck_assert_uint_eq(tl->late_calls, 3);
+	ck_assert_int_eq(told, 1);
 	timeline_free(tl);
 }
 END_TEST

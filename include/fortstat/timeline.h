@@ -31,6 +31,10 @@ struct tl_event {
 	uint32_t incomplete : 1; /* still running when its thread or process ended */
 };
 
+struct timeline;
+/* Told once, as the bound leaves out its first call (timeline.on_full). */
+typedef void (*timeline_full_fn)(const struct timeline *tl, void *arg);
+
 struct timeline {
 	acct_time_t min_ns; /* calls shorter than this are left out */
 	size_t max_events;  /* at most this many kept */
@@ -40,6 +44,8 @@ struct timeline {
 	uint64_t late_calls;  /* left out: closed after max_events were kept */
 	acct_time_t full_at;  /* the exit of the first call the bound left out (0: none) */
 	uint32_t n_groups;
+	timeline_full_fn on_full; /* NULL: nobody is told */
+	void *full_arg;
 };
 
 /*
@@ -55,7 +61,8 @@ uint32_t timeline_group(struct timeline *tl);
 /*
  * One call closed: kept when t1 - t0 >= min_ns (an incomplete one too) and
  * fewer than max_events are kept; else counted in short_calls or
- * late_calls. t1 < t0 is taken as t1 = t0.
+ * late_calls (the first of those: on_full is called). t1 < t0 is taken
+ * as t1 = t0.
  */
 void timeline_add(struct timeline *tl, uint32_t group, int tid, uint32_t routine, acct_time_t t0,
 		  acct_time_t t1, bool incomplete);

@@ -248,6 +248,14 @@ static enum clock_kind other_clock(enum clock_kind c)
 	return c == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
 }
 
+/* timeline_full_fn: the bound reached, said once while the program runs. */
+static void say_timeline_full(const struct timeline *tl, void *arg)
+{
+	fs_warn("--timeline=%s: %zu calls kept, the bound (--timeline-max): the calls that end "
+		"from now on are left out of it",
+		(const char *)arg, tl->max_events);
+}
+
 /* Run and trace PROGRAM into s->books. Returns 0, or the exit status when nothing ran. */
 static int run_program(struct session *s)
 {
@@ -264,6 +272,8 @@ static int run_program(struct session *s)
 		/* every call as it closes, the -f processes' too (books_new_like) */
 		s->tl =
 		    timeline_new((acct_time_t)(o->timeline_min_us * 1e3 + 0.5), o->timeline_max);
+		s->tl->on_full = say_timeline_full;
+		s->tl->full_arg = (void *)o->timeline;
 		books_record(s->books, s->tl);
 	}
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
@@ -627,7 +637,7 @@ static int write_reports(struct session *s, const struct profile *p, bool snapsh
 /*
  * --timeline: the calls of the program and of every process followed, as
  * Chrome trace-event JSON in one file (%p: the program's pid), replaced
- * whole. Says in one line when the bound left calls out. Returns 0, or -1
+ * whole (the bound was said when reached, say_timeline_full). Returns 0, or -1
  * when the file could not be written (said).
  */
 static int write_timeline(struct session *s)
@@ -655,10 +665,6 @@ static int write_timeline(struct session *s)
 		err = output_replace(name, buf, len, &renamed);
 	if (err)
 		fs_error("%s: cannot write the timeline: %s", name, strerror(-err));
-	else if (timeline_full(s->tl))
-		fs_warn("%s: the timeline's bound of %zu calls was reached: the %" PRIu64
-			" calls that ended later are not in it (--timeline-max)",
-			name, s->tl->max_events, s->tl->late_calls);
 	free(buf);
 	free(name);
 	free(procs);

@@ -38,8 +38,11 @@ void timeline_add(struct timeline *tl, uint32_t group, int tid, uint32_t routine
 		return;
 	}
 	if (tl->n >= tl->max_events) {
-		if (!tl->late_calls++)
+		if (!tl->late_calls++) {
 			tl->full_at = t1;
+			if (tl->on_full)
+				tl->on_full(tl, tl->full_arg);
+		}
 		return;
 	}
 	if (tl->n == tl->cap) {
