@@ -767,6 +767,8 @@ int main(int argc, char **argv)
 		fs_info(1, "rank %d of %d (%s)", s.rank.rank, s.rank.size, s.rank.source);
 	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
+	if (!s.rank.known && s.o.timeline && rank_fmt_has(s.o.timeline, 'r'))
+		fs_warn("--timeline=%s: no MPI rank in the environment: %%r is 0", s.o.timeline);
 	s.trace = cli_trace_opts(&s.o);
 	/* Live reports: snapshots on SIGUSR1 (and --interval), the status line. */
 	trace_catch_snapshot_signal();

@@ -195,6 +195,10 @@ OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_SIZE=4 "$FORTSTAT" --timeline=tl.%r.json 
 	--timeline-min=0 -o r.csv --format=csv "$BIN/abcd-O0" >/dev/null 2>&1
 facts tl.3.json
 same "%r: A" "$(fact tl.3.json calls A)" 5
+"$FORTSTAT" --timeline=x.%r.json -o r.csv --format=csv "$BIN/abcd-O0" >/dev/null 2>r.err
+[ -f x.0.json ] || fail "%r outside a job: no x.0.json"
+grep -q -- '--timeline=x.%r.json: no MPI rank in the environment: %r is 0' r.err ||
+	fail "%r outside a job: $(cat r.err)"
 "$FORTSTAT" --timeline=tl.%p.json -o r.csv --format=csv "$BIN/abcd-O0" >/dev/null 2>&1
 set -- tl.[0-9]*[0-9].json
 [ -f "$1" ] || fail "%p: no tl.PID.json"
