@@ -317,6 +317,10 @@ START_TEST(test_chrome_full_exec)
 				     "{\"ph\":\"M\",\"name\":\"thread_name\""));
 	ck_assert_ptr_null(strstr(json, "\"process_name\",\"pid\":40,\"tid\":0,"
 					"\"args\":{\"name\":\"/bin/prog\"}"));
+	/* its thread named once, by the first image */
+	ck_assert_ptr_nonnull(strstr(json, "\"thread_name\",\"pid\":40,\"tid\":40,"
+					   "\"args\":{\"name\":\"sh\"}}"));
+	ck_assert_ptr_null(strstr(json, "\"args\":{\"name\":\"prog\"}"));
 	ck_assert_ptr_nonnull(strstr(json,
 				     "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"fortstat: timeline "
 				     "full\",\"ts\":6.000,\"pid\":40,\"tid\":0,"

@@ -26,8 +26,8 @@ struct chrome_proc {
  * Write tl's calls into out as one JSON object: "traceEvents" holds, for
  * each process of procs that has calls, a "process_name" metadata event
  * ("M", its path; an image exec'ed in the same pid names it "A -> B"), a
- * "thread_name" for each of its threads (the main thread, tid == pid, by
- * the program's base name; others "thread TID"; a Go program's goroutines
+ * "thread_name" for each of its threads (once: the main thread, tid ==
+ * pid, by the base name of the first image it ran; others "thread TID"; a Go program's goroutines
  * "goroutine K", K from 1 as in the other views), then one complete event
  * ("X") a call: name (the routine's display name), ts and dur in
  * microseconds of CLOCK_MONOTONIC (nanoseconds as three decimals: the

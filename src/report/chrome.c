@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fortstat/account.h"
+#include "fortstat/map.h"
 #include "fortstat/symtab.h"
 #include "fortstat/timeline.h"
 #include "fortstat/util.h"
@@ -231,6 +232,7 @@ int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs
 	uint32_t last_group = UINT32_MAX;
 	size_t written = 0;
 	struct line l = {0};
+	struct u64map threads = {0}; /* (pid, tid) + 1 of the threads named */
 
 	timeline_sort(tl);
 	for (size_t k = 0; k < tl->n; k++) /* by group: one look-up a group */
@@ -259,7 +261,13 @@ int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs
 		if (!p || !(name = routine_name(p->st, e->routine)))
 			continue;
 		if (e->tid != last_tid) {
-			name_thread(out, p, e->tid, &first);
+			/* once a thread: an image exec'ed goes on in its process's tracks */
+			uint64_t key = ((uint64_t)(uint32_t)p->pid << 32 | (uint32_t)e->tid) + 1, v;
+
+			if (!u64map_get(&threads, key, &v)) {
+				name_thread(out, p, e->tid, &first);
+				u64map_put(&threads, key, 1);
+			}
 			last_tid = e->tid;
 		}
 		call_event(out, &l, p, e, name, &first);
@@ -290,5 +298,6 @@ int chrome_write(FILE *out, struct timeline *tl, const struct chrome_proc *procs
 	fputs("}}\n", out);
 	free(l.s);
 	free(has);
+	u64map_free(&threads);
 	return ferror(out) ? -EIO : 0;
 }
