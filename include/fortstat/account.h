@@ -187,6 +187,19 @@ const struct acct_arc *acct_arcs(const struct acct *a, size_t *n);
  */
 const struct acct_node *acct_nodes(const struct acct *a, size_t *n);
 
+/*
+ * A recorder of calls (a timeline): told of every activation as it closes
+ * (a return; the frame a tail call replaces; a frame closed at thread exit
+ * or at the finish, `incomplete`), in the order they close, with the
+ * thread's stack key and its entry and exit times on lane `lane`. None by
+ * default: then an event costs one test more. acct_dup and acct_lane do
+ * not copy it (a snapshot's closing frames are no calls of the run).
+ */
+typedef void (*acct_record_fn)(void *arg, int tid, uint32_t routine, acct_time_t t_enter,
+			       acct_time_t t_exit, bool incomplete);
+/* Set (fn NULL: remove) the recorder of a; lane out of range: lane 0. */
+void acct_set_recorder(struct acct *a, int lane, acct_record_fn fn, void *arg);
+
 /* Number of threads that had an event, and thread i of them (in order of first event). */
 size_t acct_n_threads(const struct acct *a);
 /* Fill *out with thread i's results; returns 0, or -1 when i >= acct_n_threads(a). */

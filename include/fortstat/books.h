@@ -32,8 +32,25 @@ struct books; /* opaque */
 struct books *books_new(size_t n_routines, bool timed, bool net);
 void books_free(struct books *b);
 
-/* New empty books of the same kind as b (timed, net) for n_routines routines. */
+/*
+ * New empty books of the same kind as b (timed, net; a timeline of their
+ * own in b's, books_record) for n_routines routines.
+ */
 struct books *books_new_like(const struct books *b, size_t n_routines);
+
+struct timeline;
+
+/*
+ * Keep every call of these books in tl (--timeline) as it closes, on the
+ * gross wall clock (CLOCK_MONOTONIC: one epoch for every thread and
+ * process), as a group of its own (timeline_group): its number. Books made
+ * by books_new_like from these keep theirs in tl too, each a new group;
+ * books_dup and books_snapshot do not. Count-only books keep nothing
+ * (their calls have no times). tl must outlive the books.
+ */
+uint32_t books_record(struct books *b, struct timeline *tl);
+/* The group of b's calls in its timeline, or UINT32_MAX when it keeps none. */
+uint32_t books_timeline_group(const struct books *b);
 
 /* Room for routines up to n_routines-1 in every state; never shrinks. */
 void books_grow(struct books *b, size_t n_routines);

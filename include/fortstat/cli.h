@@ -24,6 +24,9 @@ struct options {
 	const char *output;	  /* -o */
 	struct report_opts report; /* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
 	const char *svg;	  /* --svg: flame graph file, or NULL */
+	const char *timeline;	  /* --timeline: trace-event JSON file, or NULL */
+	double timeline_min_us;	  /* --timeline-min: shorter calls left out */
+	size_t timeline_max;	  /* --timeline-max: calls kept at most */
 	bool no_correct;	  /* --no-correct: gross times */
 	bool probes;		  /* --probes (--traps: false, the default) */
 	bool mech_asked;	  /* --probes, --traps or FORTSTAT_MECHANISM said which */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fortstat/timeline.h"
 #include "fortstat/util.h"
 #include "fortstat/version.h"
 
@@ -37,6 +38,9 @@ enum {
 	OPT_NO_THROTTLE,
 	OPT_WIDTH,
 	OPT_TOP,
+	OPT_TIMELINE,
+	OPT_TIMELINE_MIN,
+	OPT_TIMELINE_MAX,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +58,9 @@ static const struct option long_opts[] = {
 	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
 	{ "graph", no_argument, NULL, OPT_GRAPH },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "timeline-min", required_argument, NULL, OPT_TIMELINE_MIN },
+	{ "timeline-max", required_argument, NULL, OPT_TIMELINE_MAX },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "width", required_argument, NULL, OPT_WIDTH },
@@ -148,6 +155,16 @@ void cli_usage(FILE *out)
 	      "      --top=N          table: the first N rows only, then one line for the\n"
 	      "                       rest; TOTAL counts every routine\n"
 	      "      --svg=FILE       also write an interactive SVG flame graph to FILE\n"
+	      "      --timeline=FILE  also write every call in time to FILE: Chrome\n"
+	      "                       trace-event JSON for Perfetto (ui.perfetto.dev) or\n"
+	      "                       chrome://tracing, a track a thread and process (-f:\n"
+	      "                       every one, one file); %r, %h as in -o, %p the\n"
+	      "                       program's pid; replaced whole at the end\n"
+	      "      --timeline-min=USEC  leave out calls shorter than USEC microseconds\n"
+	      "                       (default 10; 0: every call timed)\n"
+	      "      --timeline-max=CALLS  keep at most CALLS calls (default 1000000, about\n"
+	      "                       100 MB): later ones are left out, said in the file\n"
+	      "                       and on standard error\n"
 	      "\n"
 	      "While PROGRAM runs:\n"
 	      "      --progress       show a status line on standard error (elapsed time,\n"
@@ -218,6 +235,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 	/* TAU's throttle: 100,000 calls under 10 us each */
 	o->throttle_calls = 100000;
 	o->throttle_usec = 10;
+	o->timeline_min_us = TIMELINE_MIN_US_DEFAULT;
+	o->timeline_max = TIMELINE_MAX_DEFAULT;
 	/* The mechanism when neither --traps nor --probes says (the test suite runs both). */
 	mech = getenv("FORTSTAT_MECHANISM");
 	if (mech && *mech) {
@@ -280,6 +299,34 @@ int cli_parse(int argc, char **argv, struct options *o)
 				return usage_error("--svg needs a file name", NULL);
 			o->svg = optarg;
 			break;
+		case OPT_TIMELINE:
+			if (!*optarg)
+				return usage_error("--timeline needs a file name", NULL);
+			o->timeline = optarg;
+			break;
+		case OPT_TIMELINE_MIN: {
+			char *end;
+
+			errno = 0;
+			o->timeline_min_us = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->timeline_min_us >= 0) ||
+			    o->timeline_min_us > 1e12)
+				return usage_error("--timeline-min needs a number of microseconds:",
+						   optarg);
+			break;
+		}
+		case OPT_TIMELINE_MAX: {
+			char *end;
+			long long v;
+
+			errno = 0;
+			v = strtoll(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > TIMELINE_MAX_LIMIT)
+				return usage_error("--timeline-max needs a number of calls:",
+						   optarg);
+			o->timeline_max = (size_t)v;
+			break;
+		}
 		case OPT_LINES:
 			o->report.lines = true;
 			break;
@@ -401,6 +448,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			return usage_error("unknown option:", argv[optind - 1]);
 		}
 	}
+	if (o->merge && o->timeline)
+		return usage_error("--timeline is for a run, not --merge", NULL);
 	if (o->merge) {
 		/* FILE... (none is merge_command's to say) */
 		if (o->report.sort == SORT_WAIT)
@@ -412,6 +461,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (o->duration > 0 && !o->pid)
 		return usage_error("--duration needs -p PID", NULL);
+	if (o->timeline && o->count_only)
+		return usage_error("--timeline needs times: not with -c", NULL);
 	if (o->pid) {
 		if (optind < argc)
 			return usage_error("-p attaches to a running process: no PROGRAM with it:",

@@ -11,6 +11,7 @@
 
 #include "fortstat/books.h"
 #include "fortstat/calib.h"
+#include "fortstat/chrome.h"
 #include "fortstat/cli.h"
 #include "fortstat/merge.h"
 #include "fortstat/names.h"
@@ -21,6 +22,7 @@
 #include "fortstat/rank.h"
 #include "fortstat/report.h"
 #include "fortstat/symtab.h"
+#include "fortstat/timeline.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 
@@ -69,6 +71,7 @@ struct session {
 	struct calib cal;
 	struct calib cal_traps; /* --probes: what a stop costs, for the calls that still trap */
 	struct books *books;
+	struct timeline *tl; /* --timeline: every call kept in time (NULL: none) */
 	struct trace_result res;
 	struct outputs outs;
 	struct rank_info rank; /* one rank of an MPI job, or not (rank.known) */
@@ -160,6 +163,16 @@ static int open_outputs(struct session *s)
 		fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(-err));
 		return EXIT_FS_ERROR;
 	}
+	if (s->o.timeline && !rank_fmt_has(s->o.timeline, 'p')) {
+		char *name = output_expand(s->o.timeline, getpid());
+
+		err = output_check(name);
+		if (err < 0)
+			fs_error("%s: cannot write the timeline: %s", name, strerror(-err));
+		free(name);
+		if (err < 0)
+			return EXIT_FS_ERROR;
+	}
 	return 0;
 }
 
@@ -235,6 +248,14 @@ static enum clock_kind other_clock(enum clock_kind c)
 	return c == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
 }
 
+/* timeline_full_fn: the bound reached, said once while the program runs. */
+static void say_timeline_full(const struct timeline *tl, void *arg)
+{
+	fs_warn("--timeline=%s: %zu calls kept, the bound (--timeline-max): the calls that end "
+		"from now on are left out of it",
+		(const char *)arg, tl->max_events);
+}
+
 /* Run and trace PROGRAM into s->books. Returns 0, or the exit status when nothing ran. */
 static int run_program(struct session *s)
 {
@@ -247,6 +268,14 @@ static int run_program(struct session *s)
 	/* Both clocks are read at every stop; net times segment by segment when corrected. */
 	s->books =
 	    books_new(s->st.n, !o->count_only, !o->count_only && !o->no_correct && cal->batches);
+	if (o->timeline) {
+		/* every call as it closes, the -f processes' too (books_new_like) */
+		s->tl =
+		    timeline_new((acct_time_t)(o->timeline_min_us * 1e3 + 0.5), o->timeline_max);
+		s->tl->on_full = say_timeline_full;
+		s->tl->full_arg = (void *)o->timeline;
+		books_record(s->books, s->tl);
+	}
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
 	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
 	if (s->trace.probes) {
@@ -619,6 +648,43 @@ static int write_reports(struct session *s, const struct profile *p, bool snapsh
 }
 
 /*
+ * --timeline: the calls of the program and of every process followed, as
+ * Chrome trace-event JSON in one file (%p: the program's pid), replaced
+ * whole (the bound was said when reached, say_timeline_full). Returns 0, or -1
+ * when the file could not be written (said).
+ */
+static int write_timeline(struct session *s)
+{
+	const struct trace_result *res = &s->res;
+	struct chrome_proc *procs = xcalloc(res->n_sections + 1, sizeof(*procs));
+	size_t n = 0, len = 0;
+	char *name = output_expand(s->o.timeline, res->pid), *buf = NULL;
+	FILE *mem = open_memstream(&buf, &len);
+	bool renamed;
+	int err;
+
+	procs[n++] =
+	    (struct chrome_proc){books_timeline_group(s->books), res->pid, s->path, &s->st};
+	for (size_t i = 0; i < res->n_sections; i++) {
+		const struct trace_section *sec = &res->sections[i];
+
+		procs[n++] = (struct chrome_proc){books_timeline_group(sec->books), sec->pid,
+						  sec->path, sec->st};
+	}
+	err = mem ? chrome_write(mem, s->tl, procs, n) : -errno;
+	if (mem && fclose(mem) != 0 && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = output_replace(name, buf, len, &renamed);
+	if (err)
+		fs_error("%s: cannot write the timeline: %s", name, strerror(-err));
+	free(buf);
+	free(name);
+	free(procs);
+	return err ? -1 : 0;
+}
+
+/*
  * The reports' warnings (report_warning: times that cannot be trusted, with
  * the way forward) on stderr too, once each, when the reports went to the
  * files of -o: the table's footer and JSON's "warnings" hold them there,
@@ -670,6 +736,7 @@ static int finish(struct session *s, int rc)
 		rc = EXIT_FS_ERROR;
 	trace_result_free(&s->res);
 	books_free(s->books);
+	timeline_free(s->tl);
 	names_free(&s->names);
 	names_free(&s->exclude);
 	symtab_free(&s->st);
@@ -713,6 +780,8 @@ int main(int argc, char **argv)
 		fs_info(1, "rank %d of %d (%s)", s.rank.rank, s.rank.size, s.rank.source);
 	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
+	if (!s.rank.known && s.o.timeline && rank_fmt_has(s.o.timeline, 'r'))
+		fs_warn("--timeline=%s: no MPI rank in the environment: %%r is 0", s.o.timeline);
 	s.trace = cli_trace_opts(&s.o);
 	/* Live reports: snapshots on SIGUSR1 (and --interval), the status line. */
 	trace_catch_snapshot_signal();
@@ -749,6 +818,8 @@ int main(int argc, char **argv)
 	rc = s.res.exit_status;
 	/* The program's own failure status stands; a lost report fails a run that went well. */
 	if (write_reports(&s, p, false) < 0 && rc == 0)
+		rc = EXIT_FS_ERROR;
+	if (s.tl && write_timeline(&s) < 0 && rc == 0)
 		rc = EXIT_FS_ERROR;
 	say_warnings(&s, p);
 	profile_free(p);

@@ -104,6 +104,9 @@ struct acct {
 	 * are copied from it when read (solo_sync). `stale`: they lag behind.
 	 */
 	bool stale;
+	acct_record_fn rec; /* told of each activation closed (NULL: none) */
+	void *rec_arg;
+	int rec_lane;
 };
 
 /* The map key of a pair of 32-bit indices (never 0, as the map wants). */
@@ -419,6 +422,9 @@ static void close_activation(struct acct *a, struct thread *th, const struct fra
 {
 	bool both = !solo(a, true);
 
+	if (a->rec)
+		a->rec(a->rec_arg, th->tid, f->routine, f->t_enter[a->rec_lane], t[a->rec_lane],
+		       incomplete);
 	th->active[f->routine]--;
 	if (f->outermost) {
 		uint64_t e = th->entries - f->entries0, m = th->made - f->made0;
@@ -545,6 +551,13 @@ struct acct *acct_new_lanes(size_t n_routines, int lanes)
 struct acct *acct_new(size_t n_routines)
 {
 	return acct_new_lanes(n_routines, 1);
+}
+
+void acct_set_recorder(struct acct *a, int lane, acct_record_fn fn, void *arg)
+{
+	a->rec = fn;
+	a->rec_arg = arg;
+	a->rec_lane = lane >= 0 && lane < a->lanes ? lane : 0;
 }
 
 int acct_lanes(const struct acct *a)

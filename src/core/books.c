@@ -5,6 +5,7 @@
 
 #include "fortstat/books.h"
 #include "fortstat/map.h"
+#include "fortstat/timeline.h"
 #include "fortstat/util.h"
 
 /* What the net books need of a thread: its stops' cost so far, the last net times fed. */
@@ -31,6 +32,8 @@ struct books {
 	size_t n_th, cap_th;
 	int hot_tid; /* the thread last looked up, */
 	size_t hot;  /* at th[hot] (when n_th > hot) */
+	struct timeline *tl; /* --timeline: where the calls go (NULL: nowhere) */
+	uint32_t tl_group;
 };
 
 struct books *books_new(size_t n_routines, bool timed, bool net)
@@ -45,7 +48,34 @@ struct books *books_new(size_t n_routines, bool timed, bool net)
 
 struct books *books_new_like(const struct books *b, size_t n_routines)
 {
-	return books_new(n_routines, b->timed, b->net);
+	struct books *c = books_new(n_routines, b->timed, b->net);
+
+	if (b->tl)
+		books_record(c, b->tl);
+	return c;
+}
+
+/* acct_record_fn: a call closed, into the timeline as the books' group. */
+static void record_call(void *arg, int tid, uint32_t routine, acct_time_t t0, acct_time_t t1,
+			bool incomplete)
+{
+	struct books *b = arg;
+
+	timeline_add(b->tl, b->tl_group, tid, routine, t0, t1, incomplete);
+}
+
+uint32_t books_record(struct books *b, struct timeline *tl)
+{
+	b->tl = tl;
+	b->tl_group = timeline_group(tl);
+	if (b->timed)
+		acct_set_recorder(b->a, LANE(CLOCK_KIND_WALL, false), record_call, b);
+	return b->tl_group;
+}
+
+uint32_t books_timeline_group(const struct books *b)
+{
+	return b->tl ? b->tl_group : UINT32_MAX;
 }
 
 static void drop_views(struct books *b)
