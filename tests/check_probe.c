@@ -33,6 +33,17 @@ static const uint8_t leave_stale[] = {
     0xc3,					 /* ret */
 };
 
+/*
+ * as add13, and then fortstat dies: its liveness word (its address in rsi)
+ * gets the robust futex's FUTEX_OWNER_DIED, the thread id cleared
+ */
+static const uint8_t add13_gone[] = {
+    0x48, 0x89, 0xd0,			/* mov %rdx,%rax */
+    0x48, 0x01, 0xf8,			/* add %rdi,%rax */
+    0xc7, 0x06, 0x00, 0x00, 0x00, 0x40, /* movl $0x40000000,(%rsi) */
+    0xc3,				/* ret */
+};
+
 /* loop(a, b) = b + 2a: a loop back to +4, no room for a 5-byte jmp; padding after its ret */
 static const uint8_t loop4[] = {
     0x53,			  /* push %rbx */
@@ -71,6 +82,9 @@ static const struct probe_event *event(const struct rig *r, uint64_t i)
 							  (i % PROBE_RING_N) * PROBE_EV_SIZE);
 }
 
+/* The liveness word, from the area (in the tracer: the event page's EV_ALIVE). */
+#define ALIVE_AT (PROBE_AREA_SIZE - 8)
+
 /* A routine (fn, n bytes) behind a probe stub for patch 7; false: no rig here. */
 static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, enum insn_probe_mode mode)
 {
@@ -101,9 +115,12 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, enum insn_probe_m
 	memcpy(r->code + (r->st.addr - base), r->st.jmp, r->st.len);
 	memcpy(r->area + PROBE_SELF, &r->area, 8);
 	{
-		uint64_t cap = PROBE_RING_N;
+		uint64_t cap = PROBE_RING_N, alive = ALIVE_AT;
+		uint32_t tid = 1234; /* fortstat lives */
 
 		memcpy(r->area + PROBE_CAP, &cap, 8);
+		memcpy(r->area + PROBE_ALIVE, &alive, 8);
+		memcpy(r->area + ALIVE_AT, &tid, 4);
 	}
 	return set_gs(r->area) == 0;
 }
@@ -166,6 +183,53 @@ START_TEST(entry_and_return)
 		ck_assert_uint_ne(event(&r, i)->ret, (uint64_t)(uintptr_t)r.code + 0x400);
 	}
 	ck_assert_uint_eq(event(&r, 1)->ret, 0);
+	rig_down(&r);
+}
+END_TEST
+
+/*
+ * fortstat is gone (its liveness word's thread id cleared): a call is a
+ * plain one, nothing recorded, its return address left alone.
+ */
+START_TEST(tracer_gone)
+{
+	struct rig r;
+	uint32_t died = 0x40000000; /* FUTEX_OWNER_DIED */
+
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
+		return;
+	memcpy(r.area + ALIVE_AT, &died, 4);
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 0);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	/* no area of its own (PROBE_F_TRAP): still a plain call, not the classic int3 */
+	memcpy(r.area + PROBE_FLAGS, &(uint64_t){PROBE_F_TRAP}, 8);
+	ck_assert_uint_eq(call3(&r, 2, 0, 3), 5);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 0);
+	rig_down(&r);
+}
+END_TEST
+
+/*
+ * fortstat dies while a call is open and its ring is full: the return
+ * finds no reader and goes back without its event, instead of stopping
+ * on the trampoline's int3 (a SIGTRAP that no tracer takes kills).
+ */
+START_TEST(tracer_gone_full_ring)
+{
+	struct rig r;
+	uint64_t cap = 1;
+	uint32_t w;
+
+	if (!rig_up(&r, add13_gone, sizeof(add13_gone), INSN_PROBE_TIMED))
+		return;
+	memcpy(r.area + PROBE_CAP, &cap, 8);
+	ck_assert_uint_eq(call3(&r, 1, (uint64_t)(uintptr_t)(r.area + ALIVE_AT), 40), 41);
+	memcpy(&w, r.area + ALIVE_AT, 4);
+	ck_assert_uint_eq(w, 0x40000000);
+	ck_assert_uint_eq(event(&r, 0)->word, PROBE_W_ENTRY | 7); /* the entry, while it lived */
+	ck_assert_uint_eq(event(&r, 1)->word, 0);		  /* no return: the ring was full */
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);		  /* popped all the same */
 	rig_down(&r);
 }
 END_TEST
@@ -318,6 +382,8 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, throttled);
 	tcase_add_test(tc, entry_only);
 	tcase_add_test(tc, no_placeholders);
+	tcase_add_test(tc, tracer_gone);
+	tcase_add_test(tc, tracer_gone_full_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }

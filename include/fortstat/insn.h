@@ -71,7 +71,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  * and RAX, RDX, r10, r11 are restored (the plain path restores them too).
  * The flags are changed (a cmp): they are dead at a routine's entry.
  */
-#define INSN_STUB_SIZE 448 /* bytes of scratch per stub (an in-process probe's too) */
+#define INSN_STUB_SIZE 512 /* bytes of scratch per stub (an in-process probe's too) */
 
 #define INSN_RSITE_SIZE 96 /* bytes of a return site's trap */
 #define INSN_RSITE_TRAP 47 /* offset of its int3 */

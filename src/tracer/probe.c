@@ -56,6 +56,8 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*hdr(a, PROBE_FLAGS) = flags;
 	*hdr(a, PROBE_CAP) = tr->probe_cap;
 	*hdr(a, PROBE_NCOUNT) = 0;
+	/* the liveness word from the area: the same offset in every process (-f) */
+	*hdr(a, PROBE_ALIVE) = (uint64_t)EV_ALIVE - (PROBE_OFF + (uint64_t)k * PROBE_AREA_SIZE);
 	/* Words of an earlier thread's unread events must not commit anything. */
 	for (size_t i = 0; i < PROBE_RING_N; i++)
 		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;

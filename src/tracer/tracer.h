@@ -390,6 +390,13 @@ void frames_undo(struct tracer *tr, int fd, pid_t tid);
 void frames_restore(struct tracer *tr, struct tthread *th);
 void orphans_restore(struct tracer *tr);
 
+/*
+ * The ptrace options of a launched program (session_start), with
+ * PTRACE_O_EXITKILL added where it is to die with fortstat.
+ */
+#define TRACE_PTRACE_OPTS                                                                          \
+	(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |      \
+	 PTRACE_O_TRACEVFORK)
 
 /* ---- evpage.c ---- */
 
@@ -428,6 +435,18 @@ int attach_event_memory(struct tracer *tr, struct tthread *th);
 
 /* Detaching: unmap the event memory from the process, by held thread th. */
 void detach_event_memory(struct tracer *tr, struct tthread *th);
+
+/*
+ * The event memory's liveness word (EV_ALIVE) made fortstat's own robust
+ * futex: this thread's id in it, and a robust list of one entry, kept in
+ * fortstat's private memory, that names it. When fortstat dies, even by
+ * SIGKILL, the kernel clears the id (FUTEX_OWNER_DIED) before it lets the
+ * tracees go: the probes then know that no one reads their rings, and fall
+ * through to plain calls. evpage_alive_end puts the C library's list back
+ * and clears the word, before the memory is unmapped.
+ */
+void evpage_alive_start(struct tracer *tr);
+void evpage_alive_end(struct tracer *tr);
 
 /*
  * -p: a forked child let go (not followed) inherited the event memory, and
