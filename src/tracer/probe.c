@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/types.h>
 #include <x86intrin.h>
 
@@ -189,12 +191,23 @@ void probe_thread_gone(struct tracer *tr, struct tthread *th)
 	cswitch_close(&th->cs);
 }
 
-bool probe_is_full(const struct pstate *ps, uint64_t trap)
+bool probe_is_full(const struct pstate *ps, uint64_t pc)
 {
 	uint64_t v;
 
 	return ps->probes &&
-	       (trap == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, trap, &v)));
+	       (pc == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, pc, &v)));
+}
+
+bool probe_full_signal(struct tracer *tr, struct tthread *th)
+{
+	siginfo_t si;
+	uint64_t pc;
+
+	if (!tr->ps->probes || arch_get_pc(th->tid, &pc) < 0 || !probe_is_full(tr->ps, pc))
+		return false;
+	return ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si) == 0 && si.si_code == SI_TKILL &&
+	       si.si_pid == tr->ps->leader;
 }
 
 /*

@@ -159,8 +159,8 @@ struct pstate {
 	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
 	uint64_t n_trap_stops;	 /* ... and their stops: entries, returns through a trap */
 	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
-	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
-	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
+	uint64_t probe_full;   /* RIP at the trampoline's full ring's SIGURG */
+	struct u64map pfull;   /* RIP at the stubs' full rings' SIGURG -> 1 */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
 	struct u64map callret; /* a stub's emulated call: its return address -> patch + 1 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
@@ -626,7 +626,8 @@ void probe_throttled(struct tracer *tr, size_t j);
 void trap_throttle(struct tracer *tr, size_t j);
 
 /*
- * Thread th stopped on a full ring (drained already): if nothing could be
+ * Thread th stopped on a full ring (drained already; its SIGURG is not
+ * delivered): if nothing could be
  * read (an event taken but never written: its code was left by longjmp
  * from a signal handler), skip it so that the thread goes on.
  */
@@ -642,9 +643,16 @@ void probe_release(struct tracer *tr);
 /* Thread th is gone: its area is free again. */
 void probe_thread_gone(struct tracer *tr, struct tthread *th);
 
-/* Is pc (the int3's address) a probe's full-ring stop? */
-bool probe_is_full(const struct pstate *ps, uint64_t trap);
+/* Is pc (RIP at a SIGURG's stop) a probe's full-ring stop? */
+bool probe_is_full(const struct pstate *ps, uint64_t pc);
 
+/*
+ * Is thread th's SIGURG its probe's full ring? The probe sent it to its
+ * own thread (tkill, not an int3: a fortstat that dies meanwhile leaves a
+ * SIGURG that the program ignores, where a SIGTRAP would kill it); RIP is
+ * just after that system call in a stub or the trampoline.
+ */
+bool probe_full_signal(struct tracer *tr, struct tthread *th);
 
 /* ---- dispatch.c ---- */
 
