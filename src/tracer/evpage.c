@@ -196,13 +196,14 @@ void evpage_alive_start(struct tracer *tr)
 	volatile uint32_t *w = (volatile uint32_t *)(void *)((char *)tr->page + EV_ALIVE);
 
 	*w = (uint32_t)gettid() & EV_ALIVE_TID;
+	/* the word of this memory (a run that was not ended named another) */
+	alive_head.futex_offset = (long)((uintptr_t)w - (uintptr_t)&alive_node);
 	if (alive_on)
 		return;
 	if (syscall(SYS_get_robust_list, 0, &alive_saved, &alive_saved_len) < 0)
 		alive_saved = NULL;
 	alive_node.next = &alive_head.list;
 	alive_head.list.next = &alive_node;
-	alive_head.futex_offset = (long)((uintptr_t)w - (uintptr_t)&alive_node);
 	alive_head.list_op_pending = NULL;
 	if (syscall(SYS_set_robust_list, &alive_head, sizeof(alive_head)) == 0)
 		alive_on = true;
