@@ -8,6 +8,7 @@
  */
 #include <asm/prctl.h>
 #include <check.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,17 @@ static const uint8_t leave_stale[] = {
     0x48, 0x01, 0xf8,				 /* add %rdi,%rax */
     0x65, 0x48, 0xff, 0x04, 0x25, 0x18, 0, 0, 0, /* incq %gs:PROBE_DEPTH */
     0xc3,					 /* ret */
+};
+
+/*
+ * as add13, and then fortstat dies: its liveness word (its address in rsi)
+ * gets the robust futex's FUTEX_OWNER_DIED, the thread id cleared
+ */
+static const uint8_t add13_gone[] = {
+    0x48, 0x89, 0xd0,			/* mov %rdx,%rax */
+    0x48, 0x01, 0xf8,			/* add %rdi,%rax */
+    0xc7, 0x06, 0x00, 0x00, 0x00, 0x40, /* movl $0x40000000,(%rsi) */
+    0xc3,				/* ret */
 };
 
 /* loop(a, b) = b + 2a: a loop back to +4, no room for a 5-byte jmp; padding after its ret */
@@ -72,6 +84,9 @@ static const struct probe_event *event(const struct rig *r, uint64_t i)
 							  (i % PROBE_RING_N) * PROBE_EV_SIZE);
 }
 
+/* The liveness word, from the area (in the tracer: the event page's EV_ALIVE). */
+#define ALIVE_AT (PROBE_AREA_SIZE - 8)
+
 /* A routine (fn, n bytes) behind a probe stub for patch 7; false: no rig here. */
 static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, enum insn_probe_mode mode)
 {
@@ -91,7 +106,9 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, enum insn_probe_m
 	/* the classic return trap is never reached here: an int3 at 0x300 */
 	ck_assert_uint_le(insn_probe_trampoline(base + 0x300, r->code + 0x400, &full),
 			  INSN_PROBE_TRAMP_SIZE);
-	ck_assert_uint_eq(r->code[0x400 + full], 0xcc);
+	/* a full ring's stop: RIP just after the tkill's syscall */
+	ck_assert_uint_eq(r->code[0x400 + full - 2], 0x0f);
+	ck_assert_uint_eq(r->code[0x400 + full - 1], 0x05);
 	ck_assert_int_eq(insn_plan_probe(r->code, n, base, base + 0x800, base + 0x400, base + 0x300,
 					 7, mode, NULL, &r->st),
 			 0);
@@ -102,9 +119,12 @@ static bool rig_up(struct rig *r, const uint8_t *fn, size_t n, enum insn_probe_m
 	memcpy(r->code + (r->st.addr - base), r->st.jmp, r->st.len);
 	memcpy(r->area + PROBE_SELF, &r->area, 8);
 	{
-		uint64_t cap = PROBE_RING_N;
+		uint64_t cap = PROBE_RING_N, alive = ALIVE_AT;
+		uint32_t tid = 1234; /* fortstat lives */
 
 		memcpy(r->area + PROBE_CAP, &cap, 8);
+		memcpy(r->area + PROBE_ALIVE, &alive, 8);
+		memcpy(r->area + ALIVE_AT, &tid, 4);
 	}
 	return set_gs(r->area) == 0;
 }
@@ -167,6 +187,107 @@ START_TEST(entry_and_return)
 		ck_assert_uint_ne(event(&r, i)->ret, (uint64_t)(uintptr_t)r.code + 0x400);
 	}
 	ck_assert_uint_eq(event(&r, 1)->ret, 0);
+	rig_down(&r);
+}
+END_TEST
+
+/*
+ * fortstat is gone (its liveness word's thread id cleared): a call is a
+ * plain one, nothing recorded, its return address left alone.
+ */
+START_TEST(tracer_gone)
+{
+	struct rig r;
+	uint32_t died = 0x40000000; /* FUTEX_OWNER_DIED */
+
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
+		return;
+	memcpy(r.area + ALIVE_AT, &died, 4);
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 0);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	/* no area of its own (PROBE_F_TRAP): still a plain call, not the classic int3 */
+	memcpy(r.area + PROBE_FLAGS, &(uint64_t){PROBE_F_TRAP}, 8);
+	ck_assert_uint_eq(call3(&r, 2, 0, 3), 5);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 0);
+	rig_down(&r);
+}
+END_TEST
+
+/* The reader of full_ring: a SIGURG handler in the place of the tracer. */
+static uint8_t *urg_area;
+static volatile int urg_calls;
+
+static void urg_drain(int sig)
+{
+	uint64_t head;
+
+	(void)sig;
+	urg_calls++;
+	/* all read but the event the thread took and waits to write (one thread) */
+	memcpy(&head, urg_area + PROBE_HEAD, 8);
+	head--;
+	memcpy(urg_area + PROBE_TAIL, &head, 8);
+}
+
+/*
+ * A full ring: the probe sends its thread SIGURG (the tracer's stop; here
+ * a handler reads the ring), then looks again and records. Every register
+ * the routine and its caller see is as before; a thread that blocks
+ * SIGURG gets it all the same, and its mask back.
+ */
+START_TEST(full_ring)
+{
+	struct sigaction sa = {.sa_handler = urg_drain}, old;
+	struct rig r;
+	uint64_t cap = 1;
+	sigset_t urg, mask;
+
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
+		return;
+	urg_area = r.area;
+	urg_calls = 0;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGURG, &sa, &old), 0);
+	memcpy(r.area + PROBE_CAP, &cap, 8);
+	ck_assert_uint_eq(call3(&r, 1, 2, 40), 41);
+	sigemptyset(&urg);
+	sigaddset(&urg, SIGURG);
+	sigprocmask(SIG_BLOCK, &urg, NULL);
+	ck_assert_uint_eq(call3(&r, 5, 0, 5), 10);
+	sigprocmask(SIG_UNBLOCK, &urg, &mask);
+	ck_assert(sigismember(&mask, SIGURG)); /* blocked again after the probe's stop */
+	sigaction(SIGURG, &old, NULL);
+	/* the return found the ring full (one event), and each entry after it */
+	ck_assert_int_eq(urg_calls, 3);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 4);
+	for (uint64_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(event(&r, i)->word, i % 2 ? PROBE_W_RETURN : (PROBE_W_ENTRY | 7));
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	rig_down(&r);
+}
+END_TEST
+
+/*
+ * fortstat dies while a call is open and its ring is full: the return
+ * finds no reader and goes back without its event, with no stop (with
+ * no handler of SIGURG here, one would kill the test).
+ */
+START_TEST(tracer_gone_full_ring)
+{
+	struct rig r;
+	uint64_t cap = 1;
+	uint32_t w;
+
+	if (!rig_up(&r, add13_gone, sizeof(add13_gone), INSN_PROBE_TIMED))
+		return;
+	memcpy(r.area + PROBE_CAP, &cap, 8);
+	ck_assert_uint_eq(call3(&r, 1, (uint64_t)(uintptr_t)(r.area + ALIVE_AT), 40), 41);
+	memcpy(&w, r.area + ALIVE_AT, 4);
+	ck_assert_uint_eq(w, 0x40000000);
+	ck_assert_uint_eq(event(&r, 0)->word, PROBE_W_ENTRY | 7); /* the entry, while it lived */
+	ck_assert_uint_eq(event(&r, 1)->word, 0);		  /* no return: the ring was full */
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);		  /* popped all the same */
 	rig_down(&r);
 }
 END_TEST
@@ -300,7 +421,11 @@ START_TEST(no_placeholders)
 		ck_assert_ptr_null(memmem(st.code, st.code_len, marks[m], 4));
 		ck_assert_ptr_null(memmem(tramp, n, marks[m], 4));
 	}
-	ck_assert_uint_eq(st.code[st.full_off], 0xcc);
+	/* a full ring's stop: just after a syscall (tkill) */
+	ck_assert_uint_eq(st.code[st.full_off - 2], 0x0f);
+	ck_assert_uint_eq(st.code[st.full_off - 1], 0x05);
+	ck_assert_uint_eq(tramp[full - 2], 0x0f);
+	ck_assert_uint_eq(tramp[full - 1], 0x05);
 	ck_assert_uint_eq(st.code[st.trap_off], 0xcc);
 	ck_assert_uint_eq(st.jmp[0], 0xe9);
 }
@@ -358,6 +483,9 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, entry_only);
 	tcase_add_test(tc, no_placeholders);
 	tcase_add_test(tc, mem_cache);
+	tcase_add_test(tc, full_ring);
+	tcase_add_test(tc, tracer_gone);
+	tcase_add_test(tc, tracer_gone_full_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -56,6 +56,14 @@ struct insn_event_page {
 #define EV_SLOTS 1024
 #define EV_SIZE (EV_PAGE + EV_SLOTS * INSN_EV_SLOT_SIZE)
 #define EV_SIGACT 0x800
+/*
+ * fortstat's liveness word (u32): its thread id while it runs the program;
+ * the kernel clears those bits (FUTEX_OWNER_DIED, a robust futex's death)
+ * when fortstat dies, even by SIGKILL, before its tracees are let go. The
+ * probes read it (PROBE_ALIVE) and then no longer wait for a reader.
+ */
+#define EV_ALIVE 0xc00
+#define EV_ALIVE_TID 0x3fffffffu /* FUTEX_TID_MASK */
 
 /*
  * In-process probes (--probes): each thread of the program has an area of
@@ -75,6 +83,8 @@ struct insn_event_page {
 #define PROBE_F_TRAP 1u
 #define PROBE_CAP 0x28	 /* u64: events the ring may hold (<= PROBE_RING_N; the tracer's) */
 #define PROBE_NCOUNT 0x30 /* u64: calls the count path took (each event carries it) */
+/* s64: EV_ALIVE's offset from the area (the same in every process of -f) */
+#define PROBE_ALIVE 0x38
 #define PROBE_SHADOW 0x40		  /* the shadow stack: {slot, ret} entries */
 #define PROBE_SHADOW_N 4096		  /* shadow entries (a call deeper traps) */
 #define PROBE_RING (PROBE_SHADOW + PROBE_SHADOW_N * 16) /* the ring of events */

@@ -71,7 +71,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  * and RAX, RDX, r10, r11 are restored (the plain path restores them too).
  * The flags are changed (a cmp): they are dead at a routine's entry.
  */
-#define INSN_STUB_SIZE 448 /* bytes of scratch per stub (an in-process probe's too) */
+#define INSN_STUB_SIZE 704 /* bytes of scratch per stub (an in-process probe's too) */
 
 #define INSN_RSITE_SIZE 96 /* bytes of a return site's trap */
 #define INSN_RSITE_TRAP 47 /* offset of its int3 */
@@ -84,7 +84,7 @@ struct insn_stub {
 	unsigned code_len;
 	unsigned trap_off;  /* offset of the int3 in the stub */
 	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
-	unsigned full_off;  /* a probe: offset of the int3 of its full ring (0: none) */
+	unsigned full_off;  /* a probe: RIP's offset at its full ring's stop (0: none) */
 	unsigned throttle_off; /* a timed probe: its throttle flag (a byte; 1: count only) */
 	/*
 	 * A relative call that ends the covered bytes is emulated by the stub
@@ -223,7 +223,9 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
  * shadow stack and replaced by `tramp`; a tail call (the return address is
  * `tramp` already) is recorded with that address; with no area of its own,
  * or a full shadow stack, the thread takes the classic stub's int3. A full
- * ring stops on the int3 at full_off until the tracer has read it.
+ * ring: the thread sends itself SIGURG (tkill), whose stop (RIP at
+ * full_off) the tracer takes to read the ring, and looks again; with no
+ * tracer left (EV_ALIVE), the event is not recorded.
  * INSN_PROBE_COUNT: the thread's counter of the patch (PROBE_CTR)
  * incremented; a timed probe takes that path too once its throttle flag
  * (the byte at throttle_off, in the stub) is set. INSN_PROBE_ENTRY (a
@@ -242,10 +244,10 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
  * bytes into `code`): pops the thread's shadow stack down to the entry of
  * the slot it returns through, records the return, and returns to the
  * original address; with no such entry it jumps to `retrap` (the classic
- * return trap) as a hooked return would have. *full_off: the int3 of its
- * full ring. Returns its length.
+ * return trap) as a hooked return would have. *full_off: RIP at its full
+ * ring's SIGURG. Returns its length.
  */
-#define INSN_PROBE_TRAMP_SIZE 320
+#define INSN_PROBE_TRAMP_SIZE 512
 size_t insn_probe_trampoline(uint64_t retrap, uint8_t *code, unsigned *full_off);
 
 /* Release capstone (optional at exit). */

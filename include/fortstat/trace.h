@@ -83,6 +83,7 @@ struct trace_opts {
 	int pid;			/* -p: attach to this running process (0: launch) */
 	double duration_s;		/* --duration: detach after this long (0: never) */
 	uint64_t exe_dev, exe_ino;	/* -p: its executable when its symbols were read */
+	bool exitkill; /* the program dies with fortstat (the calibration's runs; --traps do) */
 };
 struct names;
 

@@ -524,6 +524,59 @@ static int scratch_allowed(struct tracer *tr, struct tthread *lead, struct trace
 	return 0;
 }
 
+#define STEP_FIRST 16 /* a routine's first bytes, which a stub's jmp may cover */
+#define STEP_MAX 64   /* instructions stepped at most to leave them */
+
+/* Is pc in the first bytes of a routine to be timed (bias: the image's)? */
+static bool in_first_bytes(const struct symtab *st, uint64_t bias, uint64_t pc)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		uint64_t a = st->r[i].addr + bias;
+
+		if ((st->r[i].flags & RT_SELECTED) && pc >= a && pc < a + STEP_FIRST)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Held thread th stands in the first bytes of a routine to be timed (a
+ * tiny one that it runs all the time, as often as not): it takes a few
+ * steps on, so that the routine can have its probe's jmp rather than an
+ * int3 at each call (a stop each, and a SIGTRAP that kills the program
+ * once fortstat is gone). Not in a system call (a step would wait for it
+ * to end); at most STEP_MAX instructions; a signal that arrives is kept
+ * for the thread (delivered when it is let go).
+ */
+static void step_out(struct tracer *tr, struct tthread *th, uint64_t bias)
+{
+	uint8_t before[2];
+	uint64_t pc;
+	int status;
+
+	if (th->held_group)
+		return; /* stopped by job control: it stays where it is */
+	for (int k = 0; k < STEP_MAX; k++) {
+		if (arch_get_pc(th->tid, &pc) < 0 || !in_first_bytes(tr->ps->st, bias, pc))
+			return;
+		if (mem_read(tr->ps->memfd, pc - 2, before, 2) < 0 ||
+		    (before[0] == 0x0f && before[1] == 0x05))
+			return; /* after a syscall: it may be in it */
+		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0)
+			return;
+		while (waitpid(th->tid, &status, __WALL) < 0)
+			if (errno != EINTR)
+				return;
+		if (!WIFSTOPPED(status))
+			return; /* gone (the next wait sees nothing of it) */
+		if (WSTOPSIG(status) != SIGTRAP || (status >> 16) != 0) {
+			if ((status >> 16) == 0)
+				th->defer_sig = WSTOPSIG(status);
+			return;
+		}
+	}
+}
+
 /*
  * With probes (session_kit set ev_size), the event memory made in the
  * process, unless a thread's GS base is in use (the areas go there) or its
@@ -586,7 +639,8 @@ static void attach_areas(struct tracer *tr, struct tthread *lead)
 }
 
 /*
- * Every thread held: note where each may resume (no stub may cover those
+ * Every thread held: stepped out of the first bytes of timed routines,
+ * note where each may resume (no stub may cover those
  * bytes) and which routines it is in (their frames cannot be timed), then
  * patch the image and the libraries already loaded. Returns 0 or -errno
  * (said).
@@ -597,11 +651,16 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 	struct avoid a = {0};
 	uint64_t(*x)[2];
 	size_t nx = exec_ranges(tr->program, &x);
+	uint64_t bias = 0, entry;
 	int err;
 
+	if (tr->ps->st->pie && auxv_get(tr->program, AT_ENTRY, &entry) == 0)
+		bias = entry - tr->ps->st->e_entry;
 	for (size_t i = 0; i < tr->thr.cap; i++)
-		if (thr_at(tr, i))
+		if (thr_at(tr, i)) {
+			step_out(tr, thr_at(tr, i), bias);
 			avoid_thread(tr, thr_at(tr, i)->tid, x, nx, &a);
+		}
 	free(x);
 	fs_info(2, "%zu places where threads may resume: no stub covers them", a.n);
 	tr->avoid_pc = a.v;
@@ -680,6 +739,8 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 		timed = timer_settime(timer, 0, &it, NULL) == 0;
 	}
 	release_all(tr);
+	fs_info(1, "-p %d: %zu routines patched: its threads run on", (int)tr->program,
+		tr->ps->n_patches);
 	ticker_start(tr, path);
 	attach_loop(tr, &tid, &status);
 	ticker_stop(tr);

@@ -288,6 +288,7 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	if (o->pin == PIN_AUTO && parallel_runtime)
 		oc.pin = PIN_NEVER;
 	oc.count_only = false;
+	oc.exitkill = true;    /* fortstat's own child */
 	oc.on_snapshot = NULL; /* fortstat's own run: no live report */
 	oc.on_progress = NULL;
 	memset(oc.probe_count_ns, 0, sizeof(oc.probe_count_ns)); /* measured here */

@@ -79,9 +79,18 @@ static bool on_our_trap(struct tracer *tr, pid_t tid)
 	if (!tr->ps->n_patches || arch_get_pc(tid, &pc) < 0)
 		return false;
 	if (!u64map_get(&tr->ps->traps, pc - 1, &v) && pc - 1 != tr->ps->retrap_trap &&
-	    !is_rsite_trap(tr->ps, pc - 1) && !probe_is_full(tr->ps, pc - 1))
+	    !is_rsite_trap(tr->ps, pc - 1))
 		return false;
 	return trap_pending(tr->program, tid);
+}
+
+/* A probe's full ring (its own SIGURG): dispatch reads it, nothing is delivered. */
+static bool probe_full_stop(struct tracer *tr, struct tthread *th, int status)
+{
+	if (WSTOPSIG(status) != SIGURG || th->area <= 0)
+		return false;
+	ps_switch(tr, th->proc);
+	return probe_full_signal(tr, th);
 }
 
 /* One stop while threads are being held: hold it, or act on it and interrupt it again. */
@@ -101,7 +110,7 @@ static void hold_one(struct tracer *tr, pid_t tid, int status)
 		return;
 	}
 	if (th && attach_settling && WIFSTOPPED(status) && (status >> 16) == 0 &&
-	    WSTOPSIG(status) != SIGTRAP) {
+	    WSTOPSIG(status) != SIGTRAP && !probe_full_stop(tr, th, status)) {
 		/* no handler may start now: the signal is delivered after the detach */
 		th->defer_sig = WSTOPSIG(status);
 		th->held = true;

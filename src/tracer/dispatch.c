@@ -115,10 +115,9 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 
 	if (!decode_break(tr, th, s, &regs, measured))
 		return true;
-	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE ||
-		    s->kind == STOP_PROBE_FULL
-		    ? NULL
-		    : &tr->ps->patches[s->patch];
+	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE
+		? NULL
+		: &tr->ps->patches[s->patch];
 	if (p && p->removed && !removed_trap_hit(th->tid))
 		return false;
 	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */
@@ -160,9 +159,6 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	case STOP_RENDEZVOUS:
 		handle_rdebug(tr, th);
 		return true;
-	case STOP_PROBE_FULL:
-		probe_full(tr, th);
-		return true; /* resumes after the int3: the probe looks again */
 	default:
 		return false;
 	}
@@ -223,9 +219,11 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
+	if (s.kind == STOP_SIGNAL && s.sig == SIGURG && th->area > 0 && probe_full_signal(tr, th))
+		s.kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
-		probe_drain(tr, th, s.kind != STOP_BREAK);
+		probe_drain(tr, th, s.kind != STOP_BREAK && s.kind != STOP_PROBE_FULL);
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
 		s.ev = tr->page->ev;
@@ -240,6 +238,11 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 			return;
 		}
 		on_signal(tr, th, SIGTRAP); /* not ours */
+		return;
+	case STOP_PROBE_FULL:
+		probe_full(tr, th);
+		ptrace(PTRACE_CONT, tid, 0, th->defer_sig); /* its SIGURG not delivered */
+		th->defer_sig = 0;
 		return;
 	case STOP_GROUP:
 		ptrace(PTRACE_LISTEN, tid, 0, 0); /* stay stopped */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -291,9 +292,51 @@ int attach_event_memory(struct tracer *tr, struct tthread *th, char *why, size_t
 	}
 	tr->page = m;
 	tr->ps->page_addr = (uint64_t)addr;
+	evpage_alive_start(tr);
 	fs_info(2, "event memory made in process %d at 0x%" PRIx64 " (%s)", (int)tr->ps->leader,
 		tr->ps->page_addr, how);
 	return 0;
+}
+
+static struct robust_list_head alive_head; /* fortstat's private memory, never the program's */
+static struct robust_list alive_node;
+static struct robust_list_head *alive_saved; /* the C library's list */
+static size_t alive_saved_len;
+static bool alive_on;
+
+void evpage_alive_start(struct tracer *tr)
+{
+	volatile uint32_t *w = (volatile uint32_t *)(void *)((char *)tr->page + EV_ALIVE);
+
+	*w = (uint32_t)gettid() & EV_ALIVE_TID;
+	/* the word of this memory (a run that was not ended named another) */
+	alive_head.futex_offset = (long)((uintptr_t)w - (uintptr_t)&alive_node);
+	if (alive_on)
+		return;
+	if (syscall(SYS_get_robust_list, 0, &alive_saved, &alive_saved_len) < 0)
+		alive_saved = NULL;
+	alive_node.next = &alive_head.list;
+	alive_head.list.next = &alive_node;
+	alive_head.list_op_pending = NULL;
+	if (syscall(SYS_set_robust_list, &alive_head, sizeof(alive_head)) == 0)
+		alive_on = true;
+	else
+		fs_info(1,
+			"no robust futex list (%s): a program outlives a killed fortstat only "
+			"until its next full ring",
+			strerror(errno));
+}
+
+void evpage_alive_end(struct tracer *tr)
+{
+	if (!tr->page)
+		return;
+	*(volatile uint32_t *)(void *)((char *)tr->page + EV_ALIVE) = 0;
+	if (!alive_on)
+		return;
+	if (alive_saved)
+		syscall(SYS_set_robust_list, alive_saved, alive_saved_len);
+	alive_on = false;
 }
 
 void detach_event_memory(struct tracer *tr, struct tthread *th)

@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/types.h>
 #include <x86intrin.h>
 
@@ -56,6 +58,8 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*hdr(a, PROBE_FLAGS) = flags;
 	*hdr(a, PROBE_CAP) = tr->probe_cap;
 	*hdr(a, PROBE_NCOUNT) = 0;
+	/* the liveness word from the area: the same offset in every process (-f) */
+	*hdr(a, PROBE_ALIVE) = (uint64_t)EV_ALIVE - (PROBE_OFF + (uint64_t)k * PROBE_AREA_SIZE);
 	/* Words of an earlier thread's unread events must not commit anything. */
 	for (size_t i = 0; i < PROBE_RING_N; i++)
 		((struct probe_event *)(void *)(a + PROBE_RING))[i].word = 0;
@@ -190,12 +194,23 @@ void probe_thread_gone(struct tracer *tr, struct tthread *th)
 	cswitch_close(&th->cs);
 }
 
-bool probe_is_full(const struct pstate *ps, uint64_t trap)
+bool probe_is_full(const struct pstate *ps, uint64_t pc)
 {
 	uint64_t v;
 
 	return ps->probes &&
-	       (trap == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, trap, &v)));
+	       (pc == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, pc, &v)));
+}
+
+bool probe_full_signal(struct tracer *tr, struct tthread *th)
+{
+	siginfo_t si;
+	uint64_t pc;
+
+	if (!tr->ps->probes || arch_get_pc(th->tid, &pc) < 0 || !probe_is_full(tr->ps, pc))
+		return false;
+	return ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si) == 0 && si.si_code == SI_TKILL &&
+	       si.si_pid == tr->ps->leader;
 }
 
 /*

@@ -63,19 +63,41 @@ static pid_t wait_on(pid_t pid, int *status, int flags)
 	return w;
 }
 
-static pid_t launch(const char *path, char *const argv[])
+/*
+ * Fork the child that will exec PROGRAM: it waits on a pipe for the go
+ * (*go, the write end) that fortstat gives once it has seized it. A
+ * fortstat killed before then closes the pipe: the child leaves without
+ * running the program (a child stopped by its own SIGSTOP, as it once
+ * was, stayed stopped for ever).
+ */
+static pid_t launch(const char *path, char *const argv[], int *go)
 {
-	pid_t pid = fork();
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+	char c;
 
-	if (pid < 0)
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
 	if (pid == 0) {
-		/* Stop so that the parent can seize us before exec. */
-		raise(SIGSTOP);
+		close(p[1]);
+		do
+			n = read(p[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(EXIT_FS_CANNOT);
 		execv(path, argv);
 		fprintf(stderr, "fortstat: error: %s: %s\n", path, strerror(errno));
 		_exit(errno == ENOENT ? EXIT_FS_NOTFOUND : EXIT_FS_CANNOT);
 	}
+	close(p[0]);
+	*go = p[1];
 	return pid;
 }
 
@@ -133,6 +155,7 @@ void tracer_free(struct tracer *tr)
 		free(ps);
 	}
 	free(tr->procs);
+	evpage_alive_end(tr);
 	if (tr->page)
 		munmap(tr->page, tr->ev_size);
 	if (tr->mem_fd >= 0)
@@ -217,6 +240,7 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attac
 	if (m != MAP_FAILED) {
 		tr->page = m;
 		tr->page_fd = fd;
+		evpage_alive_start(tr);
 		/* -f: kept to map it into the images followed processes exec */
 		if (tr->o->follow)
 			tr->mem_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -232,13 +256,20 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attac
 static pid_t session_start(struct tracer *tr, const char *path, char *const argv[],
 			   struct trace_result *res)
 {
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
-		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
-	int status, e;
+	long opts = TRACE_PTRACE_OPTS;
+	int status, e, go = -1;
 	pid_t pid, tracer;
 
+	/*
+	 * With probes the program outlives a fortstat that dies (even by
+	 * SIGKILL): its stubs fall through to plain calls (evpage.c). With
+	 * the traps, and fortstat's own calibration runs, it dies with
+	 * fortstat at once: an int3 would kill it at its next timed call.
+	 */
+	if (tr->o->exitkill || !tr->o->probes)
+		opts |= PTRACE_O_EXITKILL;
 	fflush(NULL);
-	pid = launch(path, argv);
+	pid = launch(path, argv, &go);
 	if (tr->page_fd >= 0)
 		close(tr->page_fd); /* the program holds its copy (same number) until its exec stop */
 	if (pid < 0) {
@@ -248,10 +279,13 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	tr->ps->leader = pid;
 	tr->program = pid;
 	res->pid = pid;
-	if (wait_on(pid, &status, WSTOPPED) == pid && WIFSTOPPED(status) &&
-	    ptrace(PTRACE_SEIZE, pid, 0, opts) == 0)
+	errno = 0;
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts) == 0 && write(go, "g", 1) == 1) {
+		close(go);
 		return pid;
+	}
 	e = errno ? errno : ESRCH;
+	close(go);
 	tracer = e == EPERM ? precheck_tracer_pid(pid) : 0;
 	if (tracer > 0)
 		precheck_say_traced(path, tracer); /* a debugger took it first */
@@ -407,7 +441,6 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 		tracer_free(&tr);
 		return (int)pid;
 	}
-	kill(pid, SIGCONT);
 	sigaction(SIGINT, &sa_ign, &old_int);
 	sigaction(SIGQUIT, &sa_ign, &old_quit);
 	forward_pid = pid;

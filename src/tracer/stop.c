@@ -102,11 +102,6 @@ void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct 
 		s->kind = STOP_RETURN_SITE;
 		return;
 	}
-	/* An in-process probe's ring is full (the stubs' int3s, the trampoline's). */
-	if (ps->probes && (pc == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, pc, &idx)))) {
-		s->kind = STOP_PROBE_FULL;
-		return;
-	}
 	p = u64map_get(&ps->traps, pc, &idx) ? live_patch(ps, idx) : NULL;
 	if (!p) {
 		s->kind = STOP_SIGNAL; /* the program's own SIGTRAP */

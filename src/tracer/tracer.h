@@ -172,8 +172,8 @@ struct pstate {
 	uint64_t n_cs_lost_windows, n_cs_lost_records;
 	int cs_lost_tids[TRACE_LOST_TIDS];
 	uint64_t probe_tramp;  /* the probes' return trampoline (written over return addresses) */
-	uint64_t probe_full;   /* the int3 of the trampoline's full ring */
-	struct u64map pfull;   /* the int3s of the stubs' full rings -> 1 */
+	uint64_t probe_full;   /* RIP at the trampoline's full ring's SIGURG */
+	struct u64map pfull;   /* RIP at the stubs' full rings' SIGURG -> 1 */
 	struct u64map retsite; /* return address -> 1 (a call precedes it) or 0 */
 	struct u64map callret; /* a stub's emulated call: its return address -> patch + 1 */
 	struct u64map orphans; /* slot -> original return address of a frame popped
@@ -442,6 +442,13 @@ void frames_undo(struct tracer *tr, int fd, pid_t tid);
 void frames_restore(struct tracer *tr, struct tthread *th);
 void orphans_restore(struct tracer *tr);
 
+/*
+ * The ptrace options of a launched program (session_start), with
+ * PTRACE_O_EXITKILL added where it is to die with fortstat.
+ */
+#define TRACE_PTRACE_OPTS                                                                          \
+	(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |      \
+	 PTRACE_O_TRACEVFORK)
 
 /* ---- evpage.c ---- */
 
@@ -484,6 +491,18 @@ int attach_event_memory(struct tracer *tr, struct tthread *th, char *why, size_t
 
 /* Detaching: unmap the event memory from the process, by held thread th. */
 void detach_event_memory(struct tracer *tr, struct tthread *th);
+
+/*
+ * The event memory's liveness word (EV_ALIVE) made fortstat's own robust
+ * futex: this thread's id in it, and a robust list of one entry, kept in
+ * fortstat's private memory, that names it. When fortstat dies, even by
+ * SIGKILL, the kernel clears the id (FUTEX_OWNER_DIED) before it lets the
+ * tracees go: the probes then know that no one reads their rings, and fall
+ * through to plain calls. evpage_alive_end puts the C library's list back
+ * and clears the word, before the memory is unmapped.
+ */
+void evpage_alive_start(struct tracer *tr);
+void evpage_alive_end(struct tracer *tr);
 
 /*
  * -p: a forked child let go (not followed) inherited the event memory, and
@@ -663,7 +682,8 @@ void probe_throttled(struct tracer *tr, size_t j);
 void trap_throttle(struct tracer *tr, size_t j);
 
 /*
- * Thread th stopped on a full ring (drained already): if nothing could be
+ * Thread th stopped on a full ring (drained already; its SIGURG is not
+ * delivered): if nothing could be
  * read (an event taken but never written: its code was left by longjmp
  * from a signal handler), skip it so that the thread goes on.
  */
@@ -679,9 +699,16 @@ void probe_release(struct tracer *tr);
 /* Thread th is gone: its area is free again. */
 void probe_thread_gone(struct tracer *tr, struct tthread *th);
 
-/* Is pc (the int3's address) a probe's full-ring stop? */
-bool probe_is_full(const struct pstate *ps, uint64_t trap);
+/* Is pc (RIP at a SIGURG's stop) a probe's full-ring stop? */
+bool probe_is_full(const struct pstate *ps, uint64_t pc);
 
+/*
+ * Is thread th's SIGURG its probe's full ring? The probe sent it to its
+ * own thread (tkill, not an int3: a fortstat that dies meanwhile leaves a
+ * SIGURG that the program ignores, where a SIGTRAP would kill it); RIP is
+ * just after that system call in a stub or the trampoline.
+ */
+bool probe_full_signal(struct tracer *tr, struct tthread *th);
 
 /* ---- dispatch.c ---- */
 

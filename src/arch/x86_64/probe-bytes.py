@@ -38,7 +38,7 @@ def array(name, b):
 def main():
     code, l = assemble()
     e, t, c = code["entry"], code["tramp"], code["count"]
-    assert l["e_full"] == l["e_plain"] + 5 and e[l["e_plain"]] == 0xE9
+    assert l["e_wait"] == l["e_plain"] + 5 and e[l["e_plain"]] == 0xE9
     assert c[l["c_ctr"] - 2] == 0x75, "the count path's jnz must be short"
     assert e[l["e_nohook"]] == 0x74, "the hook's je must be short (a jmp replaces it)"
     defs = [

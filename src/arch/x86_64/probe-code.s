@@ -3,11 +3,14 @@
 # probe-code.s - the in-process probes' code, the source of the byte arrays
 # in probe.c (not built: `python3 src/arch/x86_64/probe-bytes.py` assembles it
 # with GNU as and writes the arrays and the offsets of the labels e_*, t_*
-# and *_full into probe.c). The thread's area is at its GS base; the offsets
-# are evabi.h's: SELF 0x00, HEAD 0x08, TAIL 0x10, DEPTH 0x18, FLAGS 0x20,
-# CAP 0x28, NCOUNT 0x30, the shadow stack at 0x40 (4096 entries of 16
-# bytes), the ring at 0x10040 (16384 events of 32 bytes: tsc, slot, ret,
-# word). Placeholders, patched per stub: 0x3333... the return trap, 0x1111...
+# and *_full, where RIP is at a full ring's stop, into probe.c). The
+# thread's area is at its GS base; the offsets are evabi.h's: SELF 0x00,
+# HEAD 0x08, TAIL 0x10, DEPTH 0x18, FLAGS 0x20, CAP 0x28, NCOUNT 0x30,
+# ALIVE 0x38 (where fortstat's liveness word is, from the area: its thread
+# id while it lives, those bits cleared by the kernel when it dies, as a
+# robust futex's), the shadow stack at 0x40 (4096 entries of 16 bytes), the
+# ring at 0x10040 (16384 events of 32 bytes: tsc, slot, ret, word).
+# Placeholders, patched per stub: 0x3333... the return trap, 0x1111...
 # the trampoline, 0x2222... the entry's word, 0x44444444 the jmp to the
 # classic stub's plain path.
 
@@ -19,6 +22,8 @@
 	.section .entry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
+	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	jz e_gone				# fortstat is gone: a plain call
 	testb $1,%gs:0x20; jnz e_slow		# no area of its own
 e_retrap: movabs $0x3333333333333333,%r11
 	cmp %r11,(%rsp)
@@ -35,15 +40,33 @@ e_chained: mov (%rsp),%rax
 e_record:
 e_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
 	mov $1,%ecx; xadd %rcx,%gs:0x8		# take a ring index
-e_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae e_full
+e_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae e_wait
 	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
 	mov %rax,0x10050(%rcx); mov %rsp,0x10048(%rcx)
 	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11	# counted calls so far
 	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,0x10040(%rcx)
 	mov %r11,0x10058(%rcx)			# the word commits it
-	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+e_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 e_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
-e_full:	int3; jmp e_again			# the tracer drains the ring
+e_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+	jz e_gone				# no one reads the ring: not recorded
+	# The thread sends itself SIGURG: the tracer drains the ring at that
+	# signal's stop and suppresses it. Not an int3: a tracer that dies
+	# while the thread is stopped there leaves it a SIGURG to deliver,
+	# which it ignores (its default), where a SIGTRAP would kill it.
+	# SIGURG is unblocked meanwhile (a thread may block every signal).
+	mov %rax,-0x28(%rsp); mov %rcx,-0x30(%rsp); mov %r11,-0x38(%rsp)
+	mov %rdi,-0x40(%rsp); mov %rsi,-0x48(%rsp); mov %r10,-0x50(%rsp)
+	movq $0x400000,-0x58(%rsp)		# {SIGURG}: bit 23 - 1
+	mov $1,%edi; lea -0x58(%rsp),%rsi; lea -0x60(%rsp),%rdx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
+	mov $186,%eax; syscall			# gettid
+	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
+e_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
+	mov -0x28(%rsp),%rax; mov -0x30(%rsp),%rcx; mov -0x38(%rsp),%r11
+	mov -0x40(%rsp),%rdi; mov -0x48(%rsp),%rsi; mov -0x50(%rsp),%r10
+	jmp e_again				# the tracer drained the ring
 e_deep:	decq %gs:0x18
 e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11			# then the classic stub follows
@@ -69,14 +92,27 @@ t_find:	test %rcx,%rcx; jz.d32 t_miss; dec %rcx
 	mov %gs:0x30,%r11; shl $34,%r11		# counted calls so far
 	movabs $0x200000000,%rax; or %rax,%r11	# PROBE_W_RETURN
 	mov $1,%ecx; xadd %rcx,%gs:0x8
-t_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae t_full
+t_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae t_wait
 	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
 	movq $0,0x10050(%rcx); mov %rsp,0x10048(%rcx)
 	mov -0x28(%rsp),%rax; mov %rax,0x10040(%rcx)
 	mov %r11,0x10058(%rcx)			# the word commits it
-	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
+t_out:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
 	mov -0x20(%rsp),%r11; ret
-t_full:	int3; jmp t_again
+t_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+	jz t_out				# fortstat is gone: not recorded
+	mov %rax,-0x30(%rsp); mov %rcx,-0x38(%rsp); mov %r11,-0x40(%rsp)
+	mov %rdi,-0x48(%rsp); mov %rsi,-0x50(%rsp); mov %r10,-0x58(%rsp)
+	movq $0x400000,-0x60(%rsp)		# {SIGURG}
+	mov $1,%edi; lea -0x60(%rsp),%rsi; lea -0x68(%rsp),%rdx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
+	mov $186,%eax; syscall			# gettid
+	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
+t_full:	mov $2,%edi; lea -0x68(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
+	mov -0x30(%rsp),%rax; mov -0x38(%rsp),%rcx; mov -0x40(%rsp),%r11
+	mov -0x48(%rsp),%rdi; mov -0x50(%rsp),%rsi; mov -0x58(%rsp),%r10
+	jmp t_again
 t_miss:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
 	mov -0x20(%rsp),%r11; add $8,%rsp; jmp *0(%rip)
 t_retrap: .quad 0x3333333333333333
