@@ -170,30 +170,35 @@ double fs_tsc_ns_per_tick(void)
 	return scale;
 }
 
-int fs_usage_read(pid_t tid, struct usage_reading *u)
+/* /proc/TID/task/TID/FILE of thread tid into buf (NUL-terminated): 0 or -errno. */
+static int read_task_file(pid_t tid, const char *file, char *buf, size_t size)
 {
-	char path[64], buf[1024];
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)tid, (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)tid, (int)tid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
+	return 0;
+}
+
+int fs_usage_read(pid_t tid, struct usage_reading *u)
+{
+	char buf[1024];
+	int err = read_task_file(tid, "schedstat", buf, sizeof(buf));
+
+	if (err)
+		return err;
 	u->run_ns = strtoull(buf, NULL, 10);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
+	err = read_task_file(tid, "stat", buf, sizeof(buf));
+	if (err)
+		return err;
 	return usage_parse_stat(buf, &u->utime, &u->stime) < 0 ? -EINVAL : 0;
 }
