@@ -167,7 +167,8 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		put_name(out, rp, r->name, w);
 		fprintf(out, " %12s", called);
 		if (timed) {
-			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
+			/* '~' after a time whose correction is uncertain (acct_uncertain) */
+			fprintf(out, "%16.6f%c%8.2f", s, r->uncertain ? '~' : ' ', percent(rp, s));
 			if (opts->inclusive)
 				fprintf(out, "%16.6f%9.2f", secs(r->incl),
 					percent(rp, secs(r->incl)));
@@ -521,7 +522,12 @@ static void table_summary(FILE *out, const struct report *rp)
 	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
 	if (isfinite(t.overhead_pct))
 		snprintf(share, sizeof(share), " %7.2f %%", t.overhead_pct);
-	if (rp->p->correct)
+	if (rp->p->correct && (rp->p->df1_ns[rp->c] != 0 || rp->p->df2_ns[rp->c] != 0))
+		fprintf(out,
+			"  %-22s %s s%s \u00b1 %.6f s   (f1 %.2f us per entry, f2 %.2f us per "
+			"call made)\n",
+			"overhead removed", num, share, rp->overhead_unc_s, f1 / 1e3, f2 / 1e3);
+	else if (rp->p->correct)
 		fprintf(out, "  %-22s %s s%s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
 			"overhead removed", num, share, f1 / 1e3, f2 / 1e3);
 	else if (f1 != 0 || f2 != 0)
@@ -529,6 +535,9 @@ static void table_summary(FILE *out, const struct report *rp)
 			"  %-22s %s s%s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
 			"call made)\n",
 			"overhead estimated", num, share, f1 / 1e3, f2 / 1e3);
+	if (rp->n_uncertain) /* the legend of the rows' '~' */
+		fprintf(out, "  ~ after a time: %s %d %% of it\n",
+			"what was removed from it is uncertain by more than", ACCT_UNCERTAIN_PCT);
 warn:
 	if (t.warning)
 		fprintf(out, "fortstat: warning: %s\n", t.warning);

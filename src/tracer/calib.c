@@ -325,6 +325,11 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	out->alt_seg_ns = median(f[5], b);
 	out->count_ns = median(f[6], b);
 	out->alt_count_ns = median(f[7], b);
+	/* median() sorted each row: the spreads reorder them again */
+	out->df1_ns = acct_spread(f[0], b);
+	out->df2_ns = acct_spread(f[1], b);
+	out->alt_df1_ns = acct_spread(f[2], b);
+	out->alt_df2_ns = acct_spread(f[3], b);
 	/*
 	 * What the run's measurement leaves out (the stub's own instructions,
 	 * caches the stop disturbed): per batch, the mean of f1 and f2 less
@@ -339,6 +344,8 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 		}
 		out->resid_ns = median(u[0], b);
 		out->alt_resid_ns = median(u[1], b);
+		out->dresid_ns = acct_spread(u[0], b);
+		out->alt_dresid_ns = acct_spread(u[1], b);
 	}
 	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
@@ -353,10 +360,13 @@ int calib_use_measured(struct calib *cal, int wall, uint64_t n, double cpu_ns, d
 		return 0;
 	if (k > 0 && cal->seg_ns > 0) {
 		cal->f1_ns = cal->f2_ns = k + cal->resid_ns > 0 ? k + cal->resid_ns : 0;
+		cal->df1_ns = cal->df2_ns = cal->dresid_ns;
 		used = 1;
 	}
-	if (k2 > 0 && cal->alt_seg_ns > 0)
+	if (k2 > 0 && cal->alt_seg_ns > 0) {
 		cal->alt_f1_ns = cal->alt_f2_ns =
 		    k2 + cal->alt_resid_ns > 0 ? k2 + cal->alt_resid_ns : 0;
+		cal->alt_df1_ns = cal->alt_df2_ns = cal->alt_dresid_ns;
+	}
 	return used;
 }
