@@ -494,6 +494,22 @@ static void table_lost(FILE *out, const struct report *rp)
 	fputs(")\n", out);
 }
 
+/* A row of the table or, with --threads, of a thread's is marked '~'. */
+static bool any_uncertain(const struct report *rp)
+{
+	if (rp->n_uncertain)
+		return true;
+	for (size_t t = 0; rp->timed && rp->opts->threads && t < rp->sec->n_threads; t++)
+		for (size_t i = 0; i < rp->sec->n_routines; i++) {
+			const struct profile_stats *s = &rp->sec->threads[t].r[i];
+
+			if (rp->sec->routines[i].selected && s->calls &&
+			    acct_uncertain(s->self[rp->c], s->self_unc[rp->c]))
+				return true;
+		}
+	return false;
+}
+
 /*
  * The summary lines under the table: program time, unaccounted, calls,
  * calls trapped, overhead (and its share of the program's time), and the
@@ -535,7 +551,7 @@ static void table_summary(FILE *out, const struct report *rp)
 			"  %-22s %s s%s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
 			"call made)\n",
 			"overhead estimated", num, share, f1 / 1e3, f2 / 1e3);
-	if (rp->n_uncertain) /* the legend of the rows' '~' */
+	if (any_uncertain(rp)) /* the legend of the rows' '~' */
 		fprintf(out, "  ~ after a time: %s %d %% of it\n",
 			"what was removed from it is uncertain by more than", ACCT_UNCERTAIN_PCT);
 warn:
