@@ -321,8 +321,9 @@ END_TEST
  * The correction's uncertainty: f1 known to within 0.1 ms makes ns::f's
  * (6 calls, 2.241 ms) 0.6 ms, 27 %: marked '~'; solve's (3 calls, 0.3 ms of
  * 18.7) and the quote's (0.1 ms of 4) not; exit_like's (0 s, all removed)
- * is. The footer's: 12 calls timed, one f1 and one f2 each (f2 known exactly
- * here): 1.2 ms. Nothing of it with --no-correct.
+ * is; f2 known to within 1 us adds solve's 6 calls made to its 3 entries.
+ * The footer's: 12 calls timed, one f1 and one f2 each: 1.212 ms. Nothing
+ * of it with --no-correct.
  */
 START_TEST(test_uncertain_rows)
 {
@@ -331,7 +332,7 @@ START_TEST(test_uncertain_rows)
 	char *out, *f;
 
 	run.df1_ns = 100000;
-	run.df2_ns = 0;
+	run.df2_ns = 1000;
 	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
 	ck_assert_ptr_nonnull(strstr(out,
 				     "\n  ns::f(int, char const*)            6        0.002241~"
@@ -342,7 +343,7 @@ START_TEST(test_uncertain_rows)
 	    strstr(out, "\n  say\"hi\"                            1        0.003999 "));
 	ck_assert_ptr_nonnull(
 	    strstr(out, "\n  exit_like                          1        0.000000~"));
-	ck_assert_ptr_nonnull(strstr(out, "    0.08 % \u00b1 0.001200 s   (f1 1.50 us"));
+	ck_assert_ptr_nonnull(strstr(out, "    0.08 % \u00b1 0.001212 s   (f1 1.50 us"));
 	ck_assert_ptr_nonnull(strstr(out,
 				     "\n  ~ after a time: what was removed from it is uncertain "
 				     "by more than 10 % of it\n"));
@@ -352,11 +353,15 @@ START_TEST(test_uncertain_rows)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_ptr_nonnull(strstr(f, "\"self_s\": 0.002241000, \"self_uncertainty_s\": "
 					"0.000600000, \"gross_self_s\": "));
-	ck_assert_ptr_nonnull(strstr(out, "\n  \"overhead_uncertainty_s\": 0.001200000,\n"));
+	/* solve: 3 calls, 6 calls made */
+	f = strstr(out, "{\"name\": \"solve\"");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f, "\"self_uncertainty_s\": 0.000306000, "));
+	ck_assert_ptr_nonnull(strstr(out, "\n  \"overhead_uncertainty_s\": 0.001212000,\n"));
 	free(out);
 
 	/* no spread known: no '~', no legend, no "+-" */
-	run.df1_ns = 0;
+	run.df1_ns = run.df2_ns = 0;
 	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
 	ck_assert_ptr_null(strchr(out, '~'));
 	ck_assert_ptr_null(strstr(out, "\u00b1"));
