@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_account.c - the accounting core driven by synthetic event streams (times in ns). */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -660,6 +661,46 @@ START_TEST(test_net)
 END_TEST
 
 /*
+ * How sure the correction is: a factor's spread over batches (1.4826 times
+ * the median absolute deviation), what it makes of a routine's correction,
+ * and when that is too large against the routine's time.
+ */
+START_TEST(test_uncertainty)
+{
+	double none[1] = {5}, odd[5] = {100, 104, 96, 102, 250}, even[4] = {10, 12, 14, 30};
+	double same[3] = {7, 7, 7}, nan3[3] = {1, NAN, 3};
+
+	ck_assert_double_eq(acct_spread(none, 0), 0);
+	ck_assert_double_eq(acct_spread(none, 1), 0); /* one batch: no spread known */
+	ck_assert_double_eq(acct_spread(same, 3), 0);
+	ck_assert_double_eq(acct_spread(nan3, 3), 0);
+	/* median 102; deviations 0 2 2 6 148: their median 2; the odd batch moves nothing */
+	ck_assert_double_eq_tol(acct_spread(odd, 5), 1.4826 * 2, 1e-9);
+	/* median 13; deviations 1 1 3 17: their median 2 */
+	ck_assert_double_eq_tol(acct_spread(even, 4), 1.4826 * 2, 1e-9);
+
+	/* linear in the calls: one error of f1 or f2 in every call charged it */
+	ck_assert_double_eq(acct_net_uncertainty(0, 0, 5, 5), 0);
+	ck_assert_double_eq(acct_net_uncertainty(1000, 0, 0.5, 9), 500);
+	ck_assert_double_eq(acct_net_uncertainty(1000, 10, 0.5, 20), 700);
+	ck_assert_double_eq(acct_net_uncertainty(3, 2, -1, -2), 7);
+	ck_assert_double_eq(acct_net_uncertainty(UINT64_MAX, 0, INFINITY, 0), 0);
+
+	/* over 10 % of the net time is marked; exactly 10 % is not */
+	ck_assert(!acct_uncertain(1000, 100));
+	ck_assert(acct_uncertain(1000, 100.5));
+	ck_assert(!acct_uncertain(1000, 0));
+	ck_assert(acct_uncertain(0, 1)); /* all its time was removed */
+	ck_assert(!acct_uncertain(0, 0));
+	ck_assert(!acct_uncertain(0, NAN));
+	/* a 0.2 us routine, 150,000 calls (30 ms), f1 known to 25 ns: 3.75 ms, marked */
+	ck_assert(acct_uncertain(30000000, acct_net_uncertainty(150000, 0, 25, 25)));
+	/* ... to 2 ns (the probes): 0.3 ms, 1 %: not */
+	ck_assert(!acct_uncertain(30000000, acct_net_uncertainty(150000, 0, 2, 2)));
+}
+END_TEST
+
+/*
  * The stops' cost measured in a run: 1000 segments of 4000 ns, 10 whose
  * thread was preempted while the program ran (-5000: the CPU clock ran
  * less than the TSC), 5 past the histogram (100 us).
@@ -1171,6 +1212,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_clock_backwards);
 	tcase_add_test(tc, test_deep);
 	tcase_add_test(tc, test_net);
+	tcase_add_test(tc, test_uncertainty);
 	tcase_add_test(tc, test_ovh);
 	tcase_add_test(tc, test_use_measured);
 	tcase_add_test(tc, test_arcs);

@@ -103,6 +103,7 @@ struct run {
 	bool correct;
 	const struct acct *alt, *net, *alt_net;
 	double alt_f1_ns, alt_f2_ns;
+	double df1_ns, df2_ns; /* their spread on the chosen clock (the other's: none) */
 	const char *note;
 	bool ranked;
 	int rank, size;
@@ -122,7 +123,8 @@ static int write_run(FILE *f, const struct symtab *s, const struct acct *a, cons
 								      : CLOCK_KIND_CPU;
 	enum clock_kind o = c == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
 	const struct acct *gross[FS_N_CLOCKS], *net[FS_N_CLOCKS];
-	double f1[FS_N_CLOCKS], f2[FS_N_CLOCKS];
+	double f1[FS_N_CLOCKS], f2[FS_N_CLOCKS], df1[FS_N_CLOCKS] = {0, 0},
+						 df2[FS_N_CLOCKS] = {0, 0};
 	struct profile_facts facts = {.label = run->program,
 				      .exit_status = run->exit_status,
 				      .term_signal = run->term_signal,
@@ -149,6 +151,9 @@ static int write_run(FILE *f, const struct symtab *s, const struct acct *a, cons
 	f1[o] = run->alt_f1_ns;
 	f2[o] = run->alt_f2_ns;
 	p = profile_new(run->argv, f1, f2, run->stops_measured, run->correct);
+	df1[c] = run->df1_ns;
+	df2[c] = run->df2_ns;
+	profile_set_spread(p, df1, df2);
 	p->ranked = run->ranked;
 	p->rank = run->rank;
 	p->size = run->size;
@@ -170,6 +175,8 @@ static struct run base_run(void)
 	    .total_time_s = 0.0352,
 	    .f1_ns = 1500,
 	    .f2_ns = 1000,
+	    .df1_ns = 200,
+	    .df2_ns = 100,
 	    .correct = true,
 	};
 	return run;
@@ -312,6 +319,71 @@ START_TEST(test_switch_loss)
 	run.lost_tids[0] = run.lost_tids[1] = 0;
 	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
 	ck_assert_ptr_null(strstr(out, "switch records"));
+	free(out);
+}
+END_TEST
+
+/*
+ * The correction's uncertainty: f1 known to within 0.1 ms makes ns::f's
+ * (6 calls, 2.241 ms) 0.6 ms, 27 %: marked '~'; solve's (3 calls, 0.3 ms of
+ * 18.7) and the quote's (0.1 ms of 4) not; exit_like's (0 s, all removed)
+ * is; f2 known to within 1 us adds solve's 6 calls made to its 3 entries.
+ * The footer's: 12 calls timed, one f1 and one f2 each: 1.212 ms. Nothing
+ * of it with --no-correct.
+ */
+START_TEST(test_uncertain_rows)
+{
+	struct run run = base_run();
+	size_t len = 0;
+	char *out, *f;
+
+	run.df1_ns = 100000;
+	run.df2_ns = 1000;
+	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
+	ck_assert_ptr_nonnull(strstr(out,
+				     "\n  ns::f(int, char const*)            6        0.002241~"
+				     "    6.37"));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "\n  solve                              3        0.018739 "));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "\n  say\"hi\"                            1        0.003999 "));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "\n  exit_like                          1        0.000000~"));
+	ck_assert_ptr_nonnull(strstr(out, "    0.08 % \u00b1 0.001212 s   (f1 1.50 us"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "\n  ~ after a time: what was removed from it is uncertain "
+				     "by more than 10 % of it\n"));
+	free(out);
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	f = strstr(out, "{\"name\": \"ns::f(int, char const*)\"");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f, "\"self_s\": 0.002241000, \"self_uncertainty_s\": "
+					"0.000600000, \"gross_self_s\": "));
+	/* solve: 3 calls, 6 calls made */
+	f = strstr(out, "{\"name\": \"solve\"");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f, "\"self_uncertainty_s\": 0.000306000, "));
+	ck_assert_ptr_nonnull(strstr(out, "\n  \"overhead_uncertainty_s\": 0.001212000,\n"));
+	free(out);
+
+	/* no spread known: no '~', no legend, no "+-" */
+	run.df1_ns = run.df2_ns = 0;
+	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
+	ck_assert_ptr_null(strchr(out, '~'));
+	ck_assert_ptr_null(strstr(out, "\u00b1"));
+	free(out);
+
+	/* --no-correct: gross times, nothing removed, nothing uncertain */
+	run.df1_ns = 100000;
+	run.correct = false;
+	out = render(&run, FMT_TABLE, SORT_TIME, false, &len);
+	ck_assert_ptr_null(strchr(out, '~'));
+	ck_assert_ptr_null(strstr(out, "\u00b1"));
+	free(out);
+	out = render(&run, FMT_JSON, SORT_TIME, false, &len);
+	ck_assert_ptr_null(strstr(out, "\"self_uncertainty_s\": 0.0000001"));
+	ck_assert_ptr_nonnull(strstr(out, "\"self_uncertainty_s\": 0.000000000"));
+	ck_assert_ptr_nonnull(strstr(out, "\n  \"overhead_uncertainty_s\": 0.000000000,\n"));
 	free(out);
 }
 END_TEST
@@ -964,6 +1036,7 @@ static Suite *report_suite(void)
 	TCase *tu = tcase_create("unit");
 
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_uncertain_rows);
 	tcase_add_test(tc, test_rank);
 	tcase_add_test(tc, test_switch_loss);
 	tcase_add_test(tc, test_overhead_all);

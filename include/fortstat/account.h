@@ -217,6 +217,34 @@ acct_time_t acct_net(acct_time_t gross, uint64_t entries, uint64_t calls_made, d
 		     double f2);
 
 /*
+ * The spread of a factor measured several times (the calibration's batches):
+ * 1.4826 times the median absolute deviation of v[0..n) from its median,
+ * which is a batch's standard deviation when the batches scatter normally,
+ * and is not moved by one odd batch (a child's first stops cost more). v is
+ * reordered. 0 when n < 2 or v holds a non-finite value.
+ */
+double acct_spread(double *v, size_t n);
+
+/*
+ * The uncertainty of acct_net's correction, ns: entries*df1 + calls_made*df2
+ * for factors known to within df1, df2 (acct_spread). Summed, not in
+ * quadrature: an error of f1 or f2 is the same in every call it is charged
+ * for (the run is corrected with one figure), so it adds up linearly over
+ * the calls, and f1 and f2 come from the same batches. Negative spreads
+ * count as their size.
+ */
+double acct_net_uncertainty(uint64_t entries, uint64_t calls_made, double df1, double df2);
+
+/*
+ * A time whose correction is large against it: its uncertainty `unc_ns`
+ * above ACCT_UNCERTAIN_PCT per cent of the net time `net_ns` (any
+ * uncertainty when the net time is 0). 10 %: the loosest accuracy target
+ * (0.2 us a call); a time uncertain by more cannot meet any of them.
+ */
+#define ACCT_UNCERTAIN_PCT 10
+bool acct_uncertain(acct_time_t net_ns, double unc_ns);
+
+/*
  * What the stops cost each segment, measured in the run: for every segment
  * between two stops whose in-program timestamps are known (see insn.h, the
  * event page), the clock's advance minus the time the program ran its own

@@ -19,6 +19,18 @@ struct calib {
 	double alt_f1_ns; /* the same on the other clock (wall if cpu was chosen) */
 	double alt_f2_ns;
 	/*
+	 * How far one batch's f1 and f2 scatter (acct_spread over the batches),
+	 * on each clock: how well a call's cost is known, for the uncertainty
+	 * of the corrected times. Where the run's measure replaced f1 and f2
+	 * (calib_use_measured), the spread of what it leaves out (resid).
+	 */
+	double df1_ns;
+	double df2_ns;
+	double alt_df1_ns;
+	double alt_df2_ns;
+	double dresid_ns; /* the spread of resid_ns over the batches */
+	double alt_dresid_ns;
+	/*
 	 * What a stop cost a segment of the calibration, measured as in the
 	 * program's run (trace_result.seg_*), and what f1 and f2 hold beyond
 	 * it (resid: the stub's own instructions, disturbed caches; a few ns).
@@ -59,6 +71,7 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
  * same within 1 %, and each segment of a routine's time carries one of f1,
  * f2. `wall`: the chosen clock is the wall clock. Only with at least
  * CALIB_SEG_MIN segments; returns 1 when the chosen clock's were replaced.
+ * The spreads go with them: df1 = df2 = dresid on each clock replaced.
  */
 #define CALIB_SEG_MIN 1000
 int calib_use_measured(struct calib *cal, int wall, uint64_t n, double cpu_ns, double wall_ns);

@@ -19,12 +19,14 @@
  *
  * A fortstat JSON report holds one section on its "clock": a routine's
  * "calls", "self_s" (self), "gross_self_s", "total_s" (total),
- * "gross_total_s", and the same four on each clock in its "cpu" and "wall"
- * objects; "f1_ns", "f2_ns", "stops_measured", "mechanism" ("traps" or
- * "probes"), "probe_events", "trap_calls", "trap_cost_s", "overhead_removed"
- * (correct), "gross_total_time_s" (total_s), "warnings" (trust.h); an arc's
- * "time_s" and "self_s"; per-thread results with --threads (every key: the
- * man page's JSON REPORT, checked by tests/e2e/jsonkeys.sh). Not in it: calls_made, the calling contexts, and
+ * "gross_total_s", "self_uncertainty_s" (self_unc), and the same four times
+ * on each clock in its "cpu" and "wall" objects; "f1_ns", "f2_ns",
+ * "stops_measured", "mechanism" ("traps" or "probes"), "probe_events",
+ * "trap_calls", "trap_cost_s", "overhead_removed" (correct),
+ * "overhead_uncertainty_s", "gross_total_time_s" (total_s), "warnings"
+ * (trust.h); an arc's "time_s" and "self_s"; per-thread results with
+ * --threads (every key: the man page's JSON REPORT, checked by
+ * tests/e2e/jsonkeys.sh). Not in it: calls_made, the calling contexts, and
  * a routine's overhead when it was not removed.
  */
 #ifndef FORTSTAT_PROFILE_H
@@ -74,6 +76,12 @@ struct profile_stats {
 	 * calibration's factors are.
 	 */
 	int64_t overhead[FS_N_CLOCKS];
+	/*
+	 * How sure the shown self time is, ns: the uncertainty of the overhead
+	 * removed from it (acct_net_uncertainty of its calls and calls_made
+	 * with the profile's df1, df2); 0 when nothing was removed.
+	 */
+	double self_unc[FS_N_CLOCKS];
 	bool incomplete; /* its clock still ran when its thread or process ended */
 };
 
@@ -202,6 +210,9 @@ struct profile {
 	double f1_ns[FS_N_CLOCKS];
 	double f2_ns[FS_N_CLOCKS];
 	uint64_t stops_measured; /* segments whose measured cost gave f1 = f2; 0: calibration */
+	/* How well f1 and f2 are known, ns (calib.h's spreads; 0: unknown, profile_set_spread). */
+	double df1_ns[FS_N_CLOCKS];
+	double df2_ns[FS_N_CLOCKS];
 	struct profile_section *sections; /* the program first; with -f the others follow */
 	size_t n_sections;
 	bool ranked;	/* fortstat ran as one rank of an MPI job (rank.h): */
@@ -249,6 +260,14 @@ struct profile_facts {
 struct profile *profile_new(char *const *argv, const double f1_ns[FS_N_CLOCKS],
 			    const double f2_ns[FS_N_CLOCKS], uint64_t stops_measured, bool correct);
 void profile_free(struct profile *p);
+
+/*
+ * How well f1 and f2 are known on each clock, ns (their spread over the
+ * calibration's batches): the sections added after it carry each routine's
+ * uncertainty (profile_stats.self_unc).
+ */
+void profile_set_spread(struct profile *p, const double df1_ns[FS_N_CLOCKS],
+			const double df2_ns[FS_N_CLOCKS]);
 
 /* The -l patterns given (n of them, copied): what the report's warning leaves out. */
 void profile_set_libs(struct profile *p, const char *const *libs, size_t n);

@@ -234,12 +234,13 @@ static void calibrate(struct session *s)
 	else
 		fs_info(1,
 			"calibration: f1 %.2f us per entry, f2 %.2f us per call made "
-			"(%s clock; %s: %.2f, %.2f), median of %zu batches of %zu calls, "
-			"%.3f s",
+			"(%s clock; %s: %.2f, %.2f), median of %zu batches of %zu calls "
+			"(spread %.4f, %.4f us), %.3f s",
 			cal->f1_ns / 1e3, cal->f2_ns / 1e3,
 			o->clock == CLOCK_KIND_WALL ? "wall" : "cpu",
 			o->clock == CLOCK_KIND_WALL ? "cpu" : "wall", cal->alt_f1_ns / 1e3,
-			cal->alt_f2_ns / 1e3, cal->batches, cal->calls, cal->seconds);
+			cal->alt_f2_ns / 1e3, cal->batches, cal->calls, cal->df1_ns / 1e3,
+			cal->df2_ns / 1e3, cal->seconds);
 }
 
 /* The other clock than c. */
@@ -402,6 +403,11 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 	f1[alt] = cal->alt_f1_ns;
 	f2[alt] = cal->alt_f2_ns;
 	p = profile_new(o->argv, f1, f2, stops_measured, !o->no_correct);
+	f1[ck] = cal->df1_ns;
+	f2[ck] = cal->df2_ns;
+	f1[alt] = cal->alt_df1_ns;
+	f2[alt] = cal->alt_df2_ns;
+	profile_set_spread(p, f1, f2);
 	p->ranked = s->rank.known;
 	p->rank = s->rank.rank;
 	p->size = s->rank.size;

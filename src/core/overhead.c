@@ -6,6 +6,8 @@
  */
 #include "fortstat/account.h"
 
+#include <math.h>
+
 /*
  * gross - entries*f1 - calls_made*f2 in double arithmetic, rounded to the
  * nearest ns and clamped at zero. Exact when f1 and f2 are zero.
@@ -23,6 +25,57 @@ acct_time_t acct_net(acct_time_t gross, uint64_t entries, uint64_t calls_made, d
 	if (x >= 18446744073709551615.0)
 		return UINT64_MAX;
 	return (acct_time_t)(x + 0.5);
+}
+
+/* ---- how sure the correction is ---- */
+
+static void sort_doubles(double *v, size_t n)
+{
+	/* insertion sort: a handful of batches */
+	for (size_t i = 1; i < n; i++) {
+		double x = v[i];
+		size_t k = i;
+
+		for (; k > 0 && v[k - 1] > x; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
+}
+
+static double sorted_median(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double acct_spread(double *v, size_t n)
+{
+	double med;
+
+	if (n < 2)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return 0;
+	sort_doubles(v, n);
+	med = sorted_median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(v[i] - med);
+	sort_doubles(v, n);
+	return 1.4826 * sorted_median(v, n);
+}
+
+double acct_net_uncertainty(uint64_t entries, uint64_t calls_made, double df1, double df2)
+{
+	double u = (double)entries * fabs(df1) + (double)calls_made * fabs(df2);
+
+	return isfinite(u) ? u : 0;
+}
+
+bool acct_uncertain(acct_time_t net_ns, double unc_ns)
+{
+	if (!(unc_ns > 0))
+		return false;
+	return unc_ns * 100 > (double)net_ns * ACCT_UNCERTAIN_PCT;
 }
 
 /* ---- the stops' cost measured in the run ---- */

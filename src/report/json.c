@@ -136,6 +136,8 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 	fprintf(out, "], \"mainline\": %s, \"calls\": %" PRIu64 ", \"self_s\": ",
 		r->mainline ? "true" : "false", r->calls);
 	json_secs(out, secs(r->shown), timed);
+	fputs(", \"self_uncertainty_s\": ", out);
+	json_secs(out, r->unc / 1e9, timed);
 	fputs(", \"gross_self_s\": ", out);
 	json_secs(out, secs(r->gross), timed);
 	fputs(", \"total_s\": ", out);
@@ -321,6 +323,8 @@ static void json_head(FILE *out, const struct report *rp)
 	json_secs(out, rp->unaccounted_s, timed);
 	fputs(",\n  \"overhead_s\": ", out);
 	json_secs(out, rp->overhead_s, timed);
+	fputs(",\n  \"overhead_uncertainty_s\": ", out);
+	json_secs(out, rp->overhead_unc_s, timed);
 	report_trust(rp, &t);
 	fputs(",\n  \"overhead_percent\": ", out);
 	json_pct(out, t.overhead_pct);

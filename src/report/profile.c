@@ -105,6 +105,15 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
+void profile_set_spread(struct profile *p, const double df1_ns[FS_N_CLOCKS],
+			const double df2_ns[FS_N_CLOCKS])
+{
+	for (int c = 0; c < FS_N_CLOCKS; c++) {
+		p->df1_ns[c] = df1_ns ? df1_ns[c] : 0;
+		p->df2_ns[c] = df2_ns ? df2_ns[c] : 0;
+	}
+}
+
 void profile_set_libs(struct profile *p, const char *const *libs, size_t n)
 {
 	for (size_t i = 0; i < p->n_libs; i++)
@@ -166,6 +175,9 @@ static void stats_of(const struct builder *bd, size_t i, struct profile_stats *s
 		s->self[c] = p->correct ? net : g->self;
 		s->total[c] = p->correct ? incl : g->total;
 		s->overhead[c] = (int64_t)g->self - (int64_t)net;
+		s->self_unc[c] = p->correct ? acct_net_uncertainty(g->calls, g->calls_made,
+								   p->df1_ns[c], p->df2_ns[c])
+					    : 0;
 	}
 }
 

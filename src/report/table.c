@@ -193,7 +193,8 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		if (both) {
 			both_columns(out, r->cpu, r->wall, r->wait);
 		} else if (timed) {
-			fprintf(out, "%16.6f%9.2f", s, percent(rp, s));
+			/* '~' after a time whose correction is uncertain (acct_uncertain) */
+			fprintf(out, "%16.6f%c%8.2f", s, r->uncertain ? '~' : ' ', percent(rp, s));
 			if (opts->inclusive)
 				fprintf(out, "%16.6f%9.2f", secs(r->incl),
 					percent(rp, secs(r->incl)));
@@ -559,6 +560,22 @@ static void table_lost(FILE *out, const struct report *rp)
 	fputs(")\n", out);
 }
 
+/* A row of the table or, with --threads, of a thread's is marked '~'. */
+static bool any_uncertain(const struct report *rp)
+{
+	if (rp->n_uncertain)
+		return true;
+	for (size_t t = 0; rp->timed && rp->opts->threads && t < rp->sec->n_threads; t++)
+		for (size_t i = 0; i < rp->sec->n_routines; i++) {
+			const struct profile_stats *s = &rp->sec->threads[t].r[i];
+
+			if (rp->sec->routines[i].selected && s->calls &&
+			    acct_uncertain(s->self[rp->c], s->self_unc[rp->c]))
+				return true;
+		}
+	return false;
+}
+
 /*
  * The summary lines under the table: program time, unaccounted, calls,
  * calls trapped, overhead (and its share of the program's time), and the
@@ -587,7 +604,12 @@ static void table_summary(FILE *out, const struct report *rp)
 	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
 	if (isfinite(t.overhead_pct))
 		snprintf(share, sizeof(share), " %7.2f %%", t.overhead_pct);
-	if (rp->p->correct)
+	if (rp->p->correct && (rp->p->df1_ns[rp->c] != 0 || rp->p->df2_ns[rp->c] != 0))
+		fprintf(out,
+			"  %-22s %s s%s \u00b1 %.6f s   (f1 %.2f us per entry, f2 %.2f us per "
+			"call made)\n",
+			"overhead removed", num, share, rp->overhead_unc_s, f1 / 1e3, f2 / 1e3);
+	else if (rp->p->correct)
 		fprintf(out, "  %-22s %s s%s   (f1 %.2f us per entry, f2 %.2f us per call made)\n",
 			"overhead removed", num, share, f1 / 1e3, f2 / 1e3);
 	else if (f1 != 0 || f2 != 0)
@@ -595,6 +617,9 @@ static void table_summary(FILE *out, const struct report *rp)
 			"  %-22s %s s%s   (not removed; f1 %.2f us per entry, f2 %.2f us per "
 			"call made)\n",
 			"overhead estimated", num, share, f1 / 1e3, f2 / 1e3);
+	if (any_uncertain(rp)) /* the legend of the rows' '~' */
+		fprintf(out, "  ~ after a time: %s %d %% of it\n",
+			"what was removed from it is uncertain by more than", ACCT_UNCERTAIN_PCT);
 warn:
 	if (t.warning)
 		fprintf(out, "fortstat: warning: %s\n", t.warning);

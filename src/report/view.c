@@ -73,6 +73,8 @@ static void row_of(const struct report *rp, size_t i, struct row *w)
 		      : 0;
 	w->incomplete = s->incomplete;
 	w->mainline = rt->mainline;
+	w->unc = rp->timed ? s->self_unc[rp->c] : 0;
+	w->uncertain = rp->timed && acct_uncertain(w->shown, w->unc);
 }
 
 void report_build(struct report *rp, const struct profile *p, const struct profile_section *sec,
@@ -98,6 +100,7 @@ void report_build(struct report *rp, const struct profile *p, const struct profi
 		w = &rp->rows[rp->n_rows++];
 		row_of(rp, i, w);
 		rp->calls += w->calls;
+		rp->n_uncertain += w->uncertain;
 		rp->sum_s += secs(w->shown);
 		if (w->overhead >= 0)
 			rp->overhead_s += secs((acct_time_t)w->overhead);
@@ -120,6 +123,10 @@ void report_build(struct report *rp, const struct profile *p, const struct profi
 	 */
 	if (sec->overhead_all_s[rp->c] > rp->overhead_s)
 		rp->overhead_s = sec->overhead_all_s[rp->c];
+	if (p->correct && rp->timed)
+		rp->overhead_unc_s =
+		    acct_net_uncertainty(rp->calls, rp->calls, p->df1_ns[rp->c], p->df2_ns[rp->c]) /
+		    1e9;
 	rp->total_s = sec->total_s[rp->c];
 	if (p->correct && !sec->count_only && rp->overhead_s < rp->total_s)
 		rp->total_s -= rp->overhead_s;

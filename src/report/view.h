@@ -29,6 +29,8 @@ struct row {
 	acct_time_t wait;      /* wall less CPU: the time it waited (usage_wait_ns) */
 	bool incomplete;
 	bool mainline;
+	double unc;	/* the uncertainty of `shown`, ns (profile_stats.self_unc) */
+	bool uncertain; /* ... large against it (acct_uncertain): marked */
 };
 
 /* One set of results (the program's, or one thread's) ready to print on one clock. */
@@ -44,6 +46,14 @@ struct report {
 	uint64_t calls;	   /* calls timed: sum over shown routines */
 	double sum_s;	   /* sum of shown times */
 	double overhead_s; /* sum of the rows' overhead */
+	/*
+	 * The uncertainty of the overhead removed, seconds: every call timed
+	 * carries one f1 (its routine's) and one f2 (its caller's, timed or
+	 * not), each known to within the profile's df1, df2; 0 when nothing
+	 * was removed.
+	 */
+	double overhead_unc_s;
+	size_t n_uncertain; /* rows marked uncertain */
 	double denom_s;	   /* what PERCENT is a percentage of (0: none) */
 	double unaccounted_s;
 	double total_s; /* program time shown: net of the overhead removed */

@@ -153,6 +153,17 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* acct_spread of v[0..n), v left as it is (the resid is taken from it after). */
+static double spread_of(const double *v, size_t n)
+{
+	double w[CALIB_MAX_BATCHES];
+
+	if (n > CALIB_MAX_BATCHES)
+		n = CALIB_MAX_BATCHES;
+	memcpy(w, v, n * sizeof(*w));
+	return acct_spread(w, n);
+}
+
 static long find_routine(const struct symtab *st, const char *name)
 {
 	for (size_t i = 0; i < st->n; i++)
@@ -326,6 +337,10 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	out->alt_seg_ns = median(f[5], b);
 	out->count_ns = median(f[6], b);
 	out->alt_count_ns = median(f[7], b);
+	out->df1_ns = spread_of(f[0], b);
+	out->df2_ns = spread_of(f[1], b);
+	out->alt_df1_ns = spread_of(f[2], b);
+	out->alt_df2_ns = spread_of(f[3], b);
 	/*
 	 * What the run's measurement leaves out (the stub's own instructions,
 	 * caches the stop disturbed): per batch, the mean of f1 and f2 less
@@ -340,6 +355,8 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 		}
 		out->resid_ns = median(u[0], b);
 		out->alt_resid_ns = median(u[1], b);
+		out->dresid_ns = spread_of(u[0], b);
+		out->alt_dresid_ns = spread_of(u[1], b);
 	}
 	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
@@ -354,10 +371,13 @@ int calib_use_measured(struct calib *cal, int wall, uint64_t n, double cpu_ns, d
 		return 0;
 	if (k > 0 && cal->seg_ns > 0) {
 		cal->f1_ns = cal->f2_ns = k + cal->resid_ns > 0 ? k + cal->resid_ns : 0;
+		cal->df1_ns = cal->df2_ns = cal->dresid_ns;
 		used = 1;
 	}
-	if (k2 > 0 && cal->alt_seg_ns > 0)
+	if (k2 > 0 && cal->alt_seg_ns > 0) {
 		cal->alt_f1_ns = cal->alt_f2_ns =
 		    k2 + cal->alt_resid_ns > 0 ? k2 + cal->alt_resid_ns : 0;
+		cal->alt_df1_ns = cal->alt_df2_ns = cal->alt_dresid_ns;
+	}
 	return used;
 }

@@ -22,8 +22,14 @@ for fmt in table json; do
 	[ $rc = 3 ] || fail "$p: exit $rc, expected 3 (its own)"
 	grep -q 'fortstat: warning' t.err "r.$fmt" && fail "$p ($fmt): a warning: $(grep warning t.err "r.$fmt")"
 done
-grep -q '^  overhead removed  *[0-9.]* s  *[0-9.]* %   (f1 ' r.table ||
-	fail "$p: no overhead share: $(grep overhead r.table)"
+# the share, then how well it is known (the calibration's spread: issue 27)
+grep -q '^  overhead removed  *[0-9.]* s  *[0-9.]* % ± [0-9]*\.[0-9]\{6\} s   (f1 ' r.table ||
+	fail "$p: no overhead share and uncertainty: $(grep overhead r.table)"
+unc=$(json r.json 'd["overhead_uncertainty_s"]')
+ovh=$(json r.json 'd["overhead_s"]')
+# known, and small against what was removed (a spread of a few per cent of f1)
+awk -v u="$unc" -v o="$ovh" 'BEGIN { exit !(u > 0 && u < o / 2) }' ||
+	fail "$p: overhead $ovh s known to within $unc s"
 json_valid r.json
 [ "$(json r.json 'd["warnings"]')" = "[]" ] || fail "$p: JSON warnings $(json r.json 'd["warnings"]')"
 # every call of the traps stops; with probes none of this fixture's does
