@@ -225,6 +225,8 @@ prog=$(cat pid.txt)
 sleep 0.3
 kill -KILL "$fs"
 wait "$fs"
+# with the probes the program runs on untraced (outlive.sh): ended by its pid
+[ -n "$prog" ] && kill -KILL "$prog" 2>/dev/null
 i=0
 while [ -n "$prog" ] && kill -0 "$prog" 2>/dev/null && [ $i -lt 100 ]; do
 	i=$((i + 1))
