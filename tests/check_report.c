@@ -763,8 +763,8 @@ START_TEST(test_names_and_width)
 	static char longname[] = "a_rather_long_routine_name_that_is_wider_than_the_column";
 	static char *nl[] = {longname};
 	struct routine r[2] = {
-	    {0x1000, 1, NULL, 0, NULL, NULL, 0, RT_SELECTED | RT_MAINLINE, NULL},
-	    {0x2000, 1, nl, 1, NULL, NULL, 0, RT_SELECTED, NULL},
+	    {.addr = 0x1000, .size = 1, .flags = RT_SELECTED | RT_MAINLINE},
+	    {.addr = 0x2000, .size = 1, .names = nl, .n_names = 1, .flags = RT_SELECTED},
 	};
 	struct symtab s = {.r = r, .n = 2};
 	struct report_opts opts = {.format = FMT_TABLE, .sort = SORT_NAME};
