@@ -7,8 +7,9 @@
  *   gcc -O2 -Iinclude -Isrc/arch/x86_64 -o /tmp/plan bench/plan.c \
  *       src/arch/x86_64/insn.c src/arch/x86_64/lendec.c -lcapstone -lelf
  *   /tmp/plan /usr/lib/gcc/x86_64-linux-gnu/12/cc1
- * The checksum sums the plans (covered length, stub size, padding): two
- * builds that plan alike print the same one.
+ * The checksum sums the plans (covered length, stub size, padding, the
+ * stub's and the jmp's bytes): two builds that plan alike print the same
+ * one.
  */
 #include "fortstat/insn.h"
 
@@ -72,6 +73,10 @@ int main(int argc, char **argv)
 				   0x3fe000, 1, NULL, &st) == 0) {
 			stubs++;
 			sum += st.len * 31ul + st.code_len + st.pad_addr;
+			for (unsigned q = 0; q < st.code_len; q++) /* and its bytes */
+				sum = sum * 131 + st.code[q];
+			for (unsigned q = 0; q < sizeof(st.jmp); q++)
+				sum = sum * 131 + st.jmp[q];
 		}
 		t += cpu() - t0;
 		n++;
