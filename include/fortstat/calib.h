@@ -53,6 +53,21 @@ struct calib {
 };
 
 /*
+ * The figures of each calibration batch, f[k][batch] for k: f1, f2, the
+ * other clock's f1, f2, a segment's stops, the other clock's, the count
+ * path, the other clock's (ns).
+ */
+#define CALIB_MAX_BATCHES 9
+#define CALIB_FIGURES 8
+
+/*
+ * From b batches' figures (f left as it is), *out's medians, spreads and
+ * resid (per batch: the mean of f1 and f2 less the same batch's stops; the
+ * median of those) and batches; the rest of *out is not touched.
+ */
+void calib_summarise(const double f[CALIB_FIGURES][CALIB_MAX_BATCHES], size_t b, struct calib *out);
+
+/*
  * Measure f1 and f2 for options `o` (clock, placement), as the program to be
  * timed would see them: `parallel_runtime` is that program's (it decides
  * --pin=auto). Runs fortstat's own executable as the calibration child.

@@ -39,9 +39,7 @@
 #define CALIB_PROBE_CALLS 5000
 #define CALIB_PROBE_WARM (PROBE_RING_N / 2 + 2000)
 #define CALIB_MIN_BATCHES 3
-#define CALIB_MAX_BATCHES 9
 #define CALIB_BUDGET_S 0.09 /* stop adding batches past this (each takes ~30 ms) */
-#define CALIB_FIGURES 8 /* per batch: f1, f2, both clocks; a segment's stops, both; count path, both */
 
 /*
  * A driver that calls an empty routine n times. Exported so that the
@@ -147,10 +145,22 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, size_t n)
+/*
+ * The median of v[0..n), v left as it is: the resid below pairs each
+ * batch's figures (f1, f2 and the same stops' cost, batch by batch), which
+ * sorting each row in place had shuffled apart.
+ */
+static double median(const double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double w[CALIB_MAX_BATCHES];
+
+	if (n > CALIB_MAX_BATCHES)
+		n = CALIB_MAX_BATCHES;
+	if (!n)
+		return 0;
+	memcpy(w, v, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_double);
+	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 }
 
 /* acct_spread of v[0..n), v left as it is (the resid is taken from it after). */
@@ -257,6 +267,42 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 	return err;
 }
 
+void calib_summarise(const double f[CALIB_FIGURES][CALIB_MAX_BATCHES], size_t b, struct calib *out)
+{
+	if (b > CALIB_MAX_BATCHES)
+		b = CALIB_MAX_BATCHES;
+	out->batches = b;
+	out->f1_ns = median(f[0], b);
+	out->f2_ns = median(f[1], b);
+	out->alt_f1_ns = median(f[2], b);
+	out->alt_f2_ns = median(f[3], b);
+	out->seg_ns = median(f[4], b);
+	out->alt_seg_ns = median(f[5], b);
+	out->count_ns = median(f[6], b);
+	out->alt_count_ns = median(f[7], b);
+	out->df1_ns = spread_of(f[0], b);
+	out->df2_ns = spread_of(f[1], b);
+	out->alt_df1_ns = spread_of(f[2], b);
+	out->alt_df2_ns = spread_of(f[3], b);
+	/*
+	 * What the run's measurement leaves out (the stub's own instructions,
+	 * caches the stop disturbed): per batch, the mean of f1 and f2 less
+	 * what the same stops were measured to cost; the median.
+	 */
+	if (out->seg_ns > 0 && out->alt_seg_ns > 0) {
+		double u[2][CALIB_MAX_BATCHES];
+
+		for (size_t i = 0; i < b; i++) {
+			u[0][i] = (f[0][i] + f[1][i]) / 2 - f[4][i];
+			u[1][i] = (f[2][i] + f[3][i]) / 2 - f[5][i];
+		}
+		out->resid_ns = median(u[0], b);
+		out->alt_resid_ns = median(u[1], b);
+		out->dresid_ns = spread_of(u[0], b);
+		out->alt_dresid_ns = spread_of(u[1], b);
+	}
+}
+
 int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *out)
 {
 	double f[CALIB_FIGURES][CALIB_MAX_BATCHES], one[CALIB_FIGURES];
@@ -327,37 +373,8 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	symtab_free(&st);
 	if (b < CALIB_MIN_BATCHES)
 		return err ? err : -EIO;
-	out->batches = b;
-	out->calls = (size_t)calib_calls(o, &(int){ 0 });
-	out->f1_ns = median(f[0], b);
-	out->f2_ns = median(f[1], b);
-	out->alt_f1_ns = median(f[2], b);
-	out->alt_f2_ns = median(f[3], b);
-	out->seg_ns = median(f[4], b);
-	out->alt_seg_ns = median(f[5], b);
-	out->count_ns = median(f[6], b);
-	out->alt_count_ns = median(f[7], b);
-	out->df1_ns = spread_of(f[0], b);
-	out->df2_ns = spread_of(f[1], b);
-	out->alt_df1_ns = spread_of(f[2], b);
-	out->alt_df2_ns = spread_of(f[3], b);
-	/*
-	 * What the run's measurement leaves out (the stub's own instructions,
-	 * caches the stop disturbed): per batch, the mean of f1 and f2 less
-	 * what the same stops were measured to cost; the median.
-	 */
-	if (out->seg_ns > 0 && out->alt_seg_ns > 0) {
-		double u[2][CALIB_MAX_BATCHES];
-
-		for (size_t i = 0; i < b; i++) {
-			u[0][i] = (f[0][i] + f[1][i]) / 2 - f[4][i];
-			u[1][i] = (f[2][i] + f[3][i]) / 2 - f[5][i];
-		}
-		out->resid_ns = median(u[0], b);
-		out->alt_resid_ns = median(u[1], b);
-		out->dresid_ns = spread_of(u[0], b);
-		out->alt_dresid_ns = spread_of(u[1], b);
-	}
+	calib_summarise((const double(*)[CALIB_MAX_BATCHES])f, b, out);
+	out->calls = (size_t)calib_calls(o, &(int){0});
 	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
 }
