@@ -301,10 +301,15 @@ same_as_untraced thr
 start lib "$prog" 400 2
 "$FORTSTAT" -p "$pid" -l libc --duration=1 --format=csv -o r.csv 2>fs.err
 rc=$?
-end=$(now)
 [ "$rc" = 0 ] || fail "-l libc: fortstat exited $rc: $(cat fs.err)"
 [ "$(tracer_of "$pid")" = 0 ] || fail "-l libc: still traced after the detach"
-near "-l libc: printf (2 threads, 1 s)" "$(calls libc.so.6:printf)" "$(ticks lib.out 1 "$end")"
+# each tick prints once: printf's calls are tick's, but for the one each of
+# the 2 threads had open at the attach or the detach (against the ticks of
+# the last second before fortstat ended, the count missed by a third under
+# load: the detach, not the window, took that long)
+awk -v t="$(calls tick)" -v p="$(calls libc.so.6:printf)" \
+	'BEGIN { d = p - t; exit !(t > 0 && d >= -2 && d <= 2) }' ||
+	fail "-l libc: printf $(calls libc.so.6:printf) calls, tick $(calls tick) (2 threads, 1 s)"
 reap lib
 same_as_untraced lib
 
