@@ -321,6 +321,15 @@ rm -f stop
 "$sh" -c 'while [ ! -e stop ]; do (sleep 0.3; echo x); done' >fk.out 2>&1 &
 spid=$!
 pids="$pids $spid"
+# attach once it runs sh: the test's own shell forks it and then execs sh,
+# and an attach before that exec is refused ("it exec'ed another program
+# while fortstat attached": seen under load in a package build)
+i=0
+until [ -s fk.out ]; do
+	i=$((i + 1))
+	[ $i -lt 400 ] || { fail "fork: the shell printed nothing in 20 s"; break; }
+	sleep 0.05
+done
 "$FORTSTAT" -v -p "$spid" -l libc --duration=1.5 --format=csv -o r.csv 2>fs.err &
 fs=$!
 pids="$pids $fs"
