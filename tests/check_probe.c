@@ -469,6 +469,49 @@ START_TEST(mem_cache)
 }
 END_TEST
 
+/*
+ * The patching's batched writes (procmem.c), on this process's own memory:
+ * pieces far apart written alone, pieces within `join` as one span whose
+ * bytes between them stay as they were, the later of two overlapping
+ * pieces on top, the batch emptied; an unwritable span reports its start.
+ */
+START_TEST(mem_batch)
+{
+	static uint8_t mem[4 * 4096];
+	const uint8_t jmp[5] = {0xe9, 1, 2, 3, 4}, one = 0xcc, two[2] = {0x77, 0x88};
+	struct mem_batch b = {0};
+	uint64_t at = 1, base = (uint64_t)(uintptr_t)mem;
+	int fd = mem_open(getpid());
+
+	ck_assert_int_ge(fd, 0);
+	memset(mem, 0x90, sizeof(mem));
+	mem_batch_add(&b, base + 3 * 4096, &one, 1); /* far: alone */
+	mem_batch_add(&b, base + 102, two, 2);
+	mem_batch_add(&b, base + 40, jmp, 5); /* within join of the next: one span */
+	mem_batch_add(&b, base + 100, jmp, 5); /* over the two at 102, added later: wins */
+	mem_batch_add(&b, base + 200, two, 2); /* and after it, not under it */
+	mem[60] = 0x55; /* between pieces: kept */
+	ck_assert_int_eq(mem_batch_write(fd, &b, 256, &at), 0);
+	ck_assert_uint_eq(b.n, 0);
+	ck_assert_mem_eq(mem + 40, jmp, 5);
+	ck_assert_uint_eq(mem[45], 0x90);
+	ck_assert_uint_eq(mem[60], 0x55);
+	ck_assert_mem_eq(mem + 100, jmp, 5);
+	ck_assert_uint_eq(mem[200], 0x77);
+	ck_assert_uint_eq(mem[201], 0x88);
+	ck_assert_uint_eq(mem[3 * 4096], 0xcc);
+	ck_assert_uint_eq(mem[3 * 4096 + 1], 0x90);
+	ck_assert_uint_eq(at, 1); /* untouched when all went well */
+	/* nothing mapped at 8: the error and where */
+	mem_batch_add(&b, 8, &one, 1);
+	mem_batch_add(&b, 12, &one, 1);
+	ck_assert_int_lt(mem_batch_write(fd, &b, 256, &at), 0);
+	ck_assert_uint_eq(at, 8);
+	mem_batch_free(&b);
+	close(fd);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -483,6 +526,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, entry_only);
 	tcase_add_test(tc, no_placeholders);
 	tcase_add_test(tc, mem_cache);
+	tcase_add_test(tc, mem_batch);
 	tcase_add_test(tc, full_ring);
 	tcase_add_test(tc, tracer_gone);
 	tcase_add_test(tc, tracer_gone_full_ring);

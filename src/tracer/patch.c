@@ -35,6 +35,9 @@
 #include "fortstat/util.h"
 #include "tracer.h"
 
+/* Entries this close are written as one (write_entries): a page's worth. */
+#define ENTRY_JOIN 4096
+
 /*
  * Routines that read return addresses from the stack (C++ exceptions,
  * forced unwinding, backtraces). When a thread enters one, its original
@@ -415,6 +418,42 @@ static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum 
  * the dynamic linker is followed. Routines that cannot be patched lose
  * RT_SELECTED. Runs in the stopped thread tid. Returns 0 or -errno (said).
  */
+/*
+ * Write the entries of patches[p0..n_patches): the short entries' padding
+ * first (a jmp rel8 must find its jmp rel32 there), then the jmps and int3s,
+ * each pass gathered into a few writes (procmem.h's batch). Returns 0 or a
+ * negative errno, said.
+ */
+static int write_entries(struct tracer *tr, size_t p0, const char *what)
+{
+	static const uint8_t int3 = 0xcc;
+	struct mem_batch b = {0};
+	uint64_t at = 0;
+	int err;
+
+	for (size_t j = p0; j < tr->ps->n_patches; j++) {
+		const struct patch *p = &tr->ps->patches[j];
+
+		if (p->stub && p->pad_addr)
+			mem_batch_add(&b, p->pad_addr, p->pad_jmp, 5);
+	}
+	err = mem_batch_write(tr->ps->memfd, &b, ENTRY_JOIN, &at);
+	for (size_t j = p0; !err && j < tr->ps->n_patches; j++) {
+		const struct patch *p = &tr->ps->patches[j];
+
+		if (p->stub)
+			mem_batch_add(&b, p->jmp_addr, p->jmp, p->orig_len);
+		else
+			mem_batch_add(&b, p->trap, &int3, 1);
+	}
+	if (!err)
+		err = mem_batch_write(tr->ps->memfd, &b, ENTRY_JOIN, &at);
+	mem_batch_free(&b);
+	if (err)
+		fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, at, strerror(-err));
+	return err;
+}
+
 int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
 			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred)
 {
@@ -584,24 +623,10 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
 		return err;
 	}
-	for (size_t j = p0; j < tr->ps->n_patches; j++) {
-		static const uint8_t int3 = 0xcc;
-		const struct patch *p = &tr->ps->patches[j];
-
-		/* a short entry's padding first: its jmp rel8 must find the jmp rel32 there */
-		if (p->stub && p->pad_addr)
-			err = mem_write(tr->ps->memfd, p->pad_addr, p->pad_jmp, 5);
-		if (!err)
-			err = p->stub ? mem_write(tr->ps->memfd, p->jmp_addr, p->jmp, p->orig_len)
-				      : mem_write(tr->ps->memfd, p->trap, &int3, 1);
-		if (err) {
-			fs_error("%s: cannot patch 0x%" PRIx64 ": %s", what, tr->ps->patches[j].trap,
-				 strerror(-err));
-			return err;
-		}
+	err = write_entries(tr, p0, what);
+	for (size_t j = p0; !err && j < tr->ps->n_patches; j++)
 		u64map_put(&tr->ps->traps, tr->ps->patches[j].trap, (uint32_t)j);
-	}
-	return 0;
+	return err;
 }
 
 

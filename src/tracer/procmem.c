@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* procmem.c - a stopped tracee's memory through /proc/PID/mem, and its auxv. */
 #include "fortstat/procmem.h"
+#include "fortstat/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +99,87 @@ int mem_write(int fd, uint64_t addr, const void *buf, size_t n)
 	if (r < 0)
 		return -errno;
 	return (size_t)r == n ? 0 : -EIO;
+}
+
+void mem_batch_add(struct mem_batch *b, uint64_t addr, const void *bytes, size_t len)
+{
+	struct mem_piece *p;
+
+	if (!len || len > MEM_PIECE_MAX)
+		abort(); /* the callers' pieces are jmps and int3s */
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->p = xrealloc(b->p, b->cap * sizeof(*b->p));
+	}
+	p = &b->p[b->n];
+	p->addr = addr;
+	p->seq = (uint32_t)b->n;
+	p->len = (uint8_t)len;
+	memcpy(p->bytes, bytes, len);
+	b->n++;
+}
+
+static int piece_seq(const void *a, const void *b)
+{
+	const struct mem_piece *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int piece_order(const void *a, const void *b)
+{
+	const struct mem_piece *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int mem_batch_write(int fd, struct mem_batch *b, size_t join, uint64_t *failed_at)
+{
+	uint8_t *span = NULL;
+	size_t i = 0;
+	int err = 0;
+
+	qsort(b->p, b->n, sizeof(*b->p), piece_order);
+	while (i < b->n && !err) {
+		uint64_t lo = b->p[i].addr, hi = lo + b->p[i].len;
+		size_t j = i + 1;
+
+		/* the pieces that start within `join` of the span so far, and keep it small */
+		while (j < b->n && b->p[j].addr <= hi + join &&
+		       b->p[j].addr + b->p[j].len - lo <= MEM_SPAN_MAX) {
+			if (b->p[j].addr + b->p[j].len > hi)
+				hi = b->p[j].addr + b->p[j].len;
+			j++;
+		}
+		if (j == i + 1) {
+			err = mem_write(fd, lo, b->p[i].bytes, b->p[i].len);
+		} else {
+			if (!span)
+				span = xmalloc(MEM_SPAN_MAX + MEM_PIECE_MAX);
+			err = mem_read(fd, lo, span, (size_t)(hi - lo));
+			/* in the order added: where two overlap, the later wins */
+			qsort(b->p + i, j - i, sizeof(*b->p), piece_seq);
+			for (size_t k = i; !err && k < j; k++)
+				memcpy(span + (b->p[k].addr - lo), b->p[k].bytes, b->p[k].len);
+			if (!err)
+				err = mem_write(fd, lo, span, (size_t)(hi - lo));
+		}
+		if (err && failed_at)
+			*failed_at = lo;
+		i = j;
+	}
+	free(span);
+	b->n = 0;
+	return err;
+}
+
+void mem_batch_free(struct mem_batch *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = b->cap = 0;
 }
 
 int auxv_get(pid_t pid, unsigned long type, uint64_t *val)
