@@ -192,64 +192,63 @@ static void on_gone(struct tracer *tr, struct tthread *th, const struct stop *s)
 static void on_signal(struct tracer *tr, struct tthread *th, int sig)
 {
 	if (sig == SIGSEGV && rdtsc_refused(tr, th)) {
-		ptrace(PTRACE_CONT, th->tid, 0, 0);
+		tracee_resume(PTRACE_CONT, th->tid, 0);
 		return;
 	}
 	if (sig == SIGTRAP)
 		trap_handler_enter(tr, th);
-	ptrace(PTRACE_CONT, th->tid, 0, sig);
+	tracee_resume(PTRACE_CONT, th->tid, sig);
 }
 
-void dispatch(struct tracer *tr, pid_t tid, int status)
+void dispatch(struct tracer *tr, struct stop *s)
 {
+	pid_t tid = s->tid;
 	struct tthread *th = thr_find(tr, tid);
-	struct stop s;
 
-	stop_from_status(tid, status, &s);
-	if (s.kind == STOP_GONE) {
-		on_gone(tr, th, &s);
+	if (s->kind == STOP_GONE) {
+		on_gone(tr, th, s);
 		return;
 	}
-	if (s.kind == STOP_NONE)
+	if (s->kind == STOP_NONE)
 		return;
 	if (!th) {
-		th = first_stop(tr, tid, status);
+		th = first_stop(tr, tid, s->status);
 		if (!th)
 			return;
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
-	if (s.kind == STOP_SIGNAL && s.sig == SIGURG && th->area > 0 && probe_full_signal(tr, th))
-		s.kind = STOP_PROBE_FULL;
+	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 && probe_full_signal(tr, th))
+		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
-		probe_drain(tr, th, s.kind != STOP_BREAK && s.kind != STOP_PROBE_FULL);
+		probe_drain(tr, th, s->kind != STOP_BREAK && s->kind != STOP_PROBE_FULL);
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
-		s.ev = tr->page->ev;
+		s->ev = tr->page->ev;
 		tr->page->ev = 0;
 	}
-	switch (s.kind) {
+	switch (s->kind) {
 	case STOP_BREAK:
-		if (on_break(tr, th, &s)) {
+		if (on_break(tr, th, s)) {
 			if (th->in_trap_handler)
 				trap_handler_check(tr, th);
-			ptrace(PTRACE_CONT, tid, 0, thr_take_signal(th));
+			tracee_resume(PTRACE_CONT, tid, thr_take_signal(th));
 			return;
 		}
 		on_signal(tr, th, SIGTRAP); /* not ours */
 		return;
 	case STOP_PROBE_FULL:
 		probe_full(tr, th);
-		ptrace(PTRACE_CONT, tid, 0, th->defer_sig); /* its SIGURG not delivered */
+		tracee_resume(PTRACE_CONT, tid, th->defer_sig); /* its SIGURG not delivered */
 		th->defer_sig = 0;
 		return;
 	case STOP_GROUP:
-		ptrace(PTRACE_LISTEN, tid, 0, 0); /* stay stopped */
+		tracee_resume(PTRACE_LISTEN, tid, 0); /* stay stopped */
 		return;
 	case STOP_INTERRUPT:
 		ticker_interrupted(tr); /* its ring was drained above */
-		ptrace(PTRACE_CONT, tid, 0, 0);
+		tracee_resume(PTRACE_CONT, tid, 0);
 		return;
 	case STOP_CLONE:
 	case STOP_FORK:
@@ -257,32 +256,69 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	case STOP_EXEC:
 	case STOP_EXIT:
 	case STOP_EVENT:
-		handle_event(tr, th, s.kind);
+		handle_event(tr, th, s->kind);
 		return;
 	default:
-		on_signal(tr, th, s.sig);
+		on_signal(tr, th, s->sig);
 		return;
 	}
 }
 
 /*
- * The next stop of any traced thread (waitpid on all of them), or -1 when
- * nothing is left to wait for. A signal of fortstat's own (SIGUSR1, the
- * ticker's SIGALRM) interrupts the wait: its work is done, then the wait
- * goes on; one that came between stops is seen by its flag alone.
+ * The next stop (waitpid, every kind of thread). A signal of fortstat's own
+ * (SIGUSR1, the ticker's SIGALRM, SIGIO) interrupts the wait: with
+ * NEXT_TICK its work is done, then the wait goes on; one that came between
+ * stops is seen by its flag alone.
  */
-pid_t next_stop(struct tracer *tr, int *status)
+int next_stop(struct tracer *tr, pid_t tid, int how, struct stop *s)
 {
 	for (;;) {
-		pid_t tid;
+		int status;
+		pid_t w;
 
-		if (ticker_pending)
+		if ((how & NEXT_TICK) && ticker_pending)
 			ticker_poll(tr);
-		if (cswitch_due)
+		if ((how & NEXT_TICK) && cswitch_due)
 			probe_read_switches(tr);
-		tid = waitpid(-1, status, __WALL);
-
-		if (tid >= 0 || errno != EINTR)
-			return tid;
+		w = waitpid(tid, &status, __WALL | ((how & NEXT_POLL) ? WNOHANG : 0));
+		if (w > 0) {
+			stop_from_status(w, status, s);
+			return 1;
+		}
+		if (w == 0)
+			return 0;
+		if (errno != EINTR || (how & NEXT_INTR))
+			return -errno;
 	}
+}
+
+/* The names of the requests tracee_resume makes, for its message. */
+static const char *request_name(int op)
+{
+	switch (op) {
+	case PTRACE_CONT:
+		return "PTRACE_CONT";
+	case PTRACE_LISTEN:
+		return "PTRACE_LISTEN";
+	case PTRACE_SINGLESTEP:
+		return "PTRACE_SINGLESTEP";
+	case PTRACE_DETACH:
+		return "PTRACE_DETACH";
+	case PTRACE_INTERRUPT:
+		return "PTRACE_INTERRUPT";
+	default:
+		return "ptrace";
+	}
+}
+
+int tracee_resume(int op, pid_t tid, int sig)
+{
+	int e;
+
+	if (ptrace((enum __ptrace_request)op, tid, 0, (void *)(uintptr_t)sig) == 0)
+		return 0;
+	e = errno;
+	if (e != ESRCH)
+		fs_info(2, "thread %d: %s: %s", (int)tid, request_name(op), strerror(e));
+	return -e;
 }

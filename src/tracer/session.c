@@ -46,24 +46,6 @@ static void forward_signal(int sig)
 }
 
 /*
- * waitpid, on after fortstat's own signals: SIGIO (the context-switch
- * records, cswitch.c) has no SA_RESTART and comes whenever a ring's
- * wakeup is due, a closed one's too. An interrupted wait for the program's
- * exec returned an error: under load, a calibration batch was lost and
- * its child left stopped (seen in state t beside a hung-looking fortstat),
- * or the program was given up without a word.
- */
-static pid_t wait_on(pid_t pid, int *status, int flags)
-{
-	pid_t w;
-
-	do
-		w = waitpid(pid, status, flags);
-	while (w < 0 && errno == EINTR);
-	return w;
-}
-
-/*
  * Fork the child that will exec PROGRAM: it waits on a pipe for the go
  * (*go, the write end) that fortstat gives once it has seized it. A
  * fortstat killed before then closes the pipe: the child leaves without
@@ -101,23 +83,33 @@ static pid_t launch(const char *path, char *const argv[], int *go)
 	return pid;
 }
 
-/* Wait until the child has exec'ed PROGRAM. Returns 0, or the child's end. */
-static int wait_exec(struct tracer *tr, int *status)
+/*
+ * Wait until the child has exec'ed PROGRAM. Returns 0, 1 when it ended
+ * first (*s says how), or -errno. The wait goes on after fortstat's own
+ * signals (next_stop): SIGIO (the context-switch records, cswitch.c) has
+ * no SA_RESTART and comes whenever a ring's wakeup is due, a closed one's
+ * too; an interrupted wait here once lost a calibration batch under load
+ * (its child left stopped) or gave the program up without a word.
+ */
+static int wait_exec(struct tracer *tr, struct stop *s)
 {
 	pid_t pid = tr->ps->leader;
 
 	for (;;) {
-		if (wait_on(pid, status, __WALL) < 0)
-			return -errno;
-		if (!WIFSTOPPED(*status))
+		int err = next_stop(tr, pid, 0, s);
+
+		if (err < 0)
+			return err;
+		if (s->kind == STOP_GONE || s->kind == STOP_NONE)
 			return 1; /* exited before exec */
-		if (*status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+		if (s->kind == STOP_EXEC)
 			return 0;
-		if (*status >> 16 == PTRACE_EVENT_STOP || WSTOPSIG(*status) == SIGSTOP ||
-		    WSTOPSIG(*status) == SIGCONT)
-			ptrace(PTRACE_CONT, pid, 0, 0);
-		else
-			ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(*status));
+		/* on; a signal for it (not a job-control one) delivered */
+		tracee_resume(PTRACE_CONT, pid,
+			      s->kind == STOP_GROUP || s->kind == STOP_INTERRUPT ||
+				      s->sig == SIGSTOP || s->sig == SIGCONT
+				  ? 0
+				  : s->sig);
 	}
 }
 
@@ -257,7 +249,8 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 			   struct trace_result *res)
 {
 	long opts = TRACE_PTRACE_OPTS;
-	int status, e, go = -1;
+	struct stop s;
+	int e, go = -1;
 	pid_t pid, tracer;
 
 	/*
@@ -294,7 +287,7 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	if (e == EPERM)
 		res->exit_status = EXIT_FS_CANNOT;
 	kill(pid, SIGKILL);
-	wait_on(pid, &status, 0);
+	next_stop(tr, pid, 0, &s);
 	return -e;
 }
 
@@ -302,7 +295,8 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 static int session_loop(struct tracer *tr, const char *path)
 {
 	struct tthread *th;
-	int status, err;
+	struct stop s;
+	int err;
 
 	tr->ps->memfd = mem_open(tr->program);
 	if (tr->ps->memfd < 0) {
@@ -317,15 +311,10 @@ static int session_loop(struct tracer *tr, const char *path)
 	probe_thread_new(tr, th, true);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
 	tr->ps->wall0 = wall_now();
-	ptrace(PTRACE_CONT, tr->program, 0, 0);
+	tracee_resume(PTRACE_CONT, tr->program, 0);
 	ticker_start(tr, path);
-	while (!tr->done) {
-		pid_t tid = next_stop(tr, &status);
-
-		if (tid < 0)
-			break;
-		dispatch(tr, tid, status);
-	}
+	while (!tr->done && next_stop(tr, -1, NEXT_TICK, &s) > 0)
+		dispatch(tr, &s);
 	ticker_stop(tr);
 	return 0;
 }
@@ -402,20 +391,13 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 /* Kill the program (fortstat failed to set it up) and wait until nothing of it is left. */
 static void session_kill(struct tracer *tr)
 {
-	int status;
+	struct stop s;
 
 	kill(tr->program, SIGKILL);
 	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
-	for (;;) {
-		pid_t w = waitpid(-1, &status, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			break;
-		if (WIFSTOPPED(status))
-			ptrace(PTRACE_CONT, w, 0, 0);
-	}
+	while (next_stop(tr, -1, 0, &s) > 0)
+		if (s.kind != STOP_GONE && s.kind != STOP_NONE)
+			tracee_resume(PTRACE_CONT, s.tid, 0);
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
@@ -426,7 +408,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	const struct pstate init = { .st = st, .books = books, .memfd = -1 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	int status, err;
+	struct stop s = {0};
+	int err;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -447,14 +430,15 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	sigaction(SIGTERM, &sa_fwd, &old_term);
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 
-	err = wait_exec(&tr, &status);
+	err = wait_exec(&tr, &s);
 	if (err != 0) {
 		/* exec failed; the child said why, unless the kernel killed it in execve */
-		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
-		if (err > 0 && WIFSIGNALED(status))
+		if (!stop_exit_code(s.status, &res->exit_status))
+			res->exit_status = EXIT_FS_CANNOT;
+		if (err > 0 && stop_term_signal(s.status))
 			fs_error("%s: the kernel could not load it (killed by %s in execve): "
 				 "a corrupt ELF file?",
-				 path, strsignal(WTERMSIG(status)));
+				 path, strsignal(stop_term_signal(s.status)));
 		err = -ENOEXEC;
 	} else {
 		res->started = true;
@@ -475,7 +459,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	/* Nothing is left behind: reap whatever is still ours. */
-	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+	while (next_stop(&tr, -1, NEXT_POLL, &s) > 0)
 		;
 	tracer_free(&tr);
 	return err;

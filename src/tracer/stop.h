@@ -69,6 +69,15 @@ bool stop_from_page(const struct pstate *ps, struct stop *s);
  */
 void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct stop *s);
 
+/*
+ * How a thread or process ended, from its wait status (a STOP_GONE's): the
+ * signal that killed it, 0 when none did.
+ */
+int stop_term_signal(int status);
+
+/* True, with its exit status in *code, when it exited (else *code untouched). */
+bool stop_exit_code(int status, int *code);
+
 /* The kind's name, for messages and tests ("entry", "return-site", ...). */
 const char *stop_kind_name(enum stop_kind k);
 

@@ -712,14 +712,36 @@ bool probe_full_signal(struct tracer *tr, struct tthread *th);
 
 /* ---- dispatch.c ---- */
 
-/* Name the stop of thread tid (its wait status), act on it, resume the thread. */
-void dispatch(struct tracer *tr, pid_t tid, int status);
+/*
+ * Act on stop s (from next_stop) and resume its thread. s is consumed: its
+ * kind may be refined (STOP_PROBE_FULL) and the event word taken into it.
+ */
+void dispatch(struct tracer *tr, struct stop *s);
+
+/* How next_stop waits (or'ed). */
+enum {
+	NEXT_TICK = 1, /* the ticker's work (reports, switch records) before each wait */
+	NEXT_POLL = 2, /* no blocking: 0 when no stop is there yet */
+	NEXT_INTR = 4, /* -EINTR when one of fortstat's signals interrupts the wait */
+};
 
 /*
- * The next stop of any traced thread; -1 when none is left (errno set).
- * Live reports (ticker_poll) are made while waiting for it.
+ * The one wait of the tracer: the next stop of thread tid (-1: of any
+ * traced thread), named (stop_from_status) into *s. Every phase waits
+ * here: the run, the attach, holding and stepping threads for a detach.
+ * An interrupted wait goes on (unless NEXT_INTR). Returns 1, 0 (NEXT_POLL:
+ * nothing yet) or -errno (-ECHILD: nothing is left to wait for).
  */
-pid_t next_stop(struct tracer *tr, int *status);
+int next_stop(struct tracer *tr, pid_t tid, int how, struct stop *s);
+
+/*
+ * The one way a stopped thread is set going (PTRACE_CONT, PTRACE_LISTEN,
+ * PTRACE_SINGLESTEP with signal sig), let go (PTRACE_DETACH) or a running
+ * one stopped (PTRACE_INTERRUPT). A thread that has vanished (ESRCH) is no
+ * error: its end is a stop that next_stop reports. Returns 0 or -errno
+ * (said under -vv unless ESRCH).
+ */
+int tracee_resume(int op, pid_t tid, int sig);
 
 /* ---- attach.c ---- */
 
