@@ -751,7 +751,7 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 			res->detached = true;
 		}
 	}
-	session_result(tr, path, res);
+	result_build(tr, path, wall_now(), false, res, NULL);
 	if (res->detached) {
 		int sig = detach_sig;
 

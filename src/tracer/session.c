@@ -154,50 +154,6 @@ void tracer_free(struct tracer *tr)
 		close(tr->mem_fd);
 }
 
-/* Close the accounting of process state ps and say how it went in *sec. */
-static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
-		      struct trace_section *sec)
-{
-	double cpu_s, wall_s;
-
-	if (ps->ended)
-		wall1 = ps->wall1;
-	cpu_s = ps->cpu_total_ns / 1e9;
-	wall_s = (double)(wall1 - ps->wall0) / 1e9;
-	books_finish(ps->books, wall1);
-	sec->pid = ps->leader;
-	sec->total_s[CLOCK_KIND_CPU] = cpu_s;
-	sec->total_s[CLOCK_KIND_WALL] = wall_s;
-	sec->counted_only = ps->no_rewrite;
-	sec->execed = ps->execed;
-	sec->probes = ps->probes;
-	sec->probe_events = ps->n_probe_events;
-	sec->trap_calls = ps->n_trap_calls;
-	trap_cost(tr, ps, sec->trap_cost_ns);
-	books_overhead(ps->books, sec->overhead_ns);
-	sec->cs_lost.windows = ps->n_cs_lost_windows;
-	sec->cs_lost.records = ps->n_cs_lost_records;
-	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
-	/* its threads' times: the section's now */
-	sec->usage.threads = ps->tu;
-	sec->usage.n = ps->n_tu;
-	sec->usage.n_cpus = tr->n_cpus;
-	ps->tu = NULL;
-	ps->n_tu = ps->cap_tu = 0;
-	if (ps->execed)
-		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
-	if (WIFSIGNALED(ps->status)) {
-		int sig = WTERMSIG(ps->status);
-
-		sec->term_signal = sig;
-		sec->exit_status = 128 + sig;
-		snprintf(sec->note, sizeof(sec->note), "killed by signal %d (SIG%s)", sig,
-			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	} else if (WIFEXITED(ps->status)) {
-		sec->exit_status = WEXITSTATUS(ps->status);
-	}
-}
-
 /*
  * The measuring kit of a run: the stops' cost on each clock (with a steady
  * TSC), and the event page, a memfd the program inherits (no CLOEXEC) and
@@ -319,75 +275,6 @@ static int session_loop(struct tracer *tr, const char *path)
 	return 0;
 }
 
-/* Every process's accounting closed, and how the run went, into *res. */
-void session_result(struct tracer *tr, const char *path, struct trace_result *res)
-{
-	uint64_t wall1 = wall_now();
-	struct trace_section main_sec;
-
-	memset(&main_sec, 0, sizeof(main_sec));
-	ps_result(tr, tr->procs[0], wall1, &main_sec);
-	res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
-	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
-	res->counted_only = main_sec.counted_only;
-	res->usage = main_sec.usage;
-	/* -f: every other process and image, in order of appearance. */
-	if (tr->n_procs > 1)
-		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
-	for (size_t i = 1; i < tr->n_procs; i++) {
-		struct pstate *ps = tr->procs[i];
-		struct trace_section *sec = &res->sections[res->n_sections++];
-
-		ps_result(tr, ps, wall1, sec);
-		sec->st = ps->st;
-		sec->own_st = ps->own_st;
-		sec->path = xstrdup(ps->path ? ps->path : path);
-		sec->books = ps->books;
-	}
-	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++) {
-		if (!tr->lib_hit[k]) {
-			char *lib = names_escape(tr->o->libs[k]);
-
-			fs_warn("-l %s: no library of the program matched", lib);
-			free(lib);
-		}
-	}
-	if (tr->note[0])
-		snprintf(res->note, sizeof(res->note), "%s", tr->note);
-	res->n_refused = tr->n_refused;
-	if (tr->n_refused)
-		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
-			tr->n_refused, tr->n_refused == 1 ? "" : "s");
-	res->probes = tr->procs[0]->probes;
-	res->probe_events = tr->procs[0]->n_probe_events;
-	res->trap_calls = main_sec.trap_calls;
-	memcpy(res->trap_cost_ns, main_sec.trap_cost_ns, sizeof(res->trap_cost_ns));
-	memcpy(res->overhead_ns, main_sec.overhead_ns, sizeof(res->overhead_ns));
-	res->cs_lost = main_sec.cs_lost;
-	if (tr->seg[1] && tr->seg[1]->n) {
-		res->seg_n = tr->seg[1]->n;
-		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);
-		res->seg_wall_ns = acct_ovh_estimate(tr->seg[1], false);
-		for (int k = 0; k < 2; k++)
-			fs_info(2,
-				"stops measured on the %s clock: %" PRIu64
-				" segments, median %.3f us, mean %.3f us, estimate %.3f us",
-				k ? "wall" : "CPU", tr->seg[k]->n, acct_ovh_median(tr->seg[k]) / 1e3,
-				tr->seg[k]->n ? tr->seg[k]->sum / (double)tr->seg[k]->n / 1e3 : 0,
-				acct_ovh_estimate(tr->seg[k], !k) / 1e3);
-	}
-	if (WIFSIGNALED(tr->status)) {
-		int sig = WTERMSIG(tr->status);
-
-		res->term_signal = sig;
-		res->exit_status = 128 + sig;
-		snprintf(res->note, sizeof(res->note), "program killed by signal %d (SIG%s)", sig,
-			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	} else {
-		res->exit_status = WEXITSTATUS(tr->status);
-	}
-}
-
 /* Kill the program (fortstat failed to set it up) and wait until nothing of it is left. */
 static void session_kill(struct tracer *tr)
 {
@@ -448,7 +335,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 			session_kill(&tr);
 			res->exit_status = EXIT_FS_ERROR;
 		} else {
-			session_result(&tr, path, res);
+			result_build(&tr, path, wall_now(), false, res, NULL);
 		}
 	}
 	if (tr.pinned)
@@ -463,27 +350,4 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 		;
 	tracer_free(&tr);
 	return err;
-}
-
-void trace_result_free(struct trace_result *res)
-{
-	for (size_t i = 0; i < res->n_sections; i++) {
-		struct trace_section *sec = &res->sections[i];
-
-		free(sec->path);
-		free(sec->usage.threads);
-		books_free(sec->books);
-		if (sec->own_st) {
-			symtab_free(sec->st);
-			free(sec->st);
-		}
-	}
-	free(res->sections);
-	res->sections = NULL;
-	free(res->usage.threads);
-	res->usage.threads = NULL;
-	res->usage.n = 0;
-	free(res->active);
-	res->active = NULL;
-	res->n_sections = 0;
 }

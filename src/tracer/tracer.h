@@ -638,8 +638,21 @@ void tracer_free(struct tracer *tr);
  */
 void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attached);
 
-/* Every process's accounting closed, and how the run went, into *res. */
-void session_result(struct tracer *tr, const char *path, struct trace_result *res);
+/* ---- result.c ---- */
+
+/*
+ * How the run went as of wall time now (ns), into *res (zeroed by the
+ * caller): the program's section in res itself, every other process's
+ * (-f) in res->sections, named `path` when it has not exec'ed. At the end
+ * (!snapshot) the books are closed in place and the threads' times handed
+ * over, the warnings said (-l, routines refused) and the program's exit
+ * taken from tr->status; a snapshot gets copies closed at each live
+ * thread's clocks of now, the program's books in *main_books (the
+ * caller's to free), and says what still runs.
+ */
+void result_build(struct tracer *tr, const char *path, uint64_t now, bool snapshot,
+		  struct trace_result *res, struct books **main_books);
+
 /* ---- probe.c ---- */
 
 /*
