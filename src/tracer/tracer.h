@@ -731,6 +731,8 @@ bool probe_full_signal(struct tracer *tr, struct tthread *th);
  */
 void dispatch(struct tracer *tr, struct stop *s);
 
+/* ---- wait.c ---- */
+
 /* How next_stop waits (or'ed). */
 enum {
 	NEXT_TICK = 1, /* the ticker's work (reports, switch records) before each wait */
