@@ -85,12 +85,12 @@ static bool on_our_trap(struct tracer *tr, pid_t tid)
 }
 
 /* A probe's full ring (its own SIGURG): dispatch reads it, nothing is delivered. */
-static bool probe_full_stop(struct tracer *tr, struct tthread *th, const struct stop *s)
+static bool probe_full_stop(struct tracer *tr, struct tthread *th, struct stop *s)
 {
 	if (s->sig != SIGURG || th->area <= 0)
 		return false;
 	ps_switch(tr, th->proc);
-	return probe_full_signal(tr, th);
+	return probe_full_signal(tr, th, s);
 }
 
 /* One stop while threads are being held: hold it, or act on it and interrupt it again. */

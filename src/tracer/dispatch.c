@@ -98,11 +98,11 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
  * (SI_KERNEL, an int3); another SIGTRAP that found RIP just past the
  * entry's first instruction is the program's own.
  */
-static bool removed_trap_hit(pid_t tid)
+static bool removed_trap_hit(struct stop *s)
 {
-	siginfo_t si;
+	const siginfo_t *si = stop_siginfo(s);
 
-	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code == SI_KERNEL;
+	return si && si->si_code == SI_KERNEL;
 }
 
 /*
@@ -120,7 +120,7 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE
 		? NULL
 		: &tr->ps->patches[s->patch];
-	if (p && p->removed && !removed_trap_hit(th->tid))
+	if (p && p->removed && !removed_trap_hit(s))
 		return false;
 	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */
 	if (p && p->routine != ACCT_NONE && s->kind != STOP_EXIT_PROBE)
@@ -220,7 +220,8 @@ void dispatch(struct tracer *tr, struct stop *s)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
-	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 && probe_full_signal(tr, th))
+	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 &&
+	    probe_full_signal(tr, th, s))
 		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)

@@ -9,6 +9,7 @@
 #ifndef FORTSTAT_STOP_H
 #define FORTSTAT_STOP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,9 @@ struct stop {
 	uint32_t ev;	/* what the event page said at this stop (0: nothing) */
 	size_t patch;	/* STOP_ENTRY, STOP_UNWINDER, STOP_COUNT, STOP_EXIT_PROBE, STOP_RENDEZVOUS */
 	bool from_page; /* decided by the event word: no register was read */
+	bool si_read;	/* si was asked for (stop_siginfo, wait.c) ... */
+	bool si_ok;	/* ... and read */
+	siginfo_t si;	/* the signal's siginfo, read once when a decision needs it */
 };
 
 /* First step: what the wait status of thread tid says. Fills every field but ev. */

@@ -719,9 +719,10 @@ bool probe_is_full(const struct pstate *ps, uint64_t pc);
  * Is thread th's SIGURG its probe's full ring? The probe sent it to its
  * own thread (tkill, not an int3: a fortstat that dies meanwhile leaves a
  * SIGURG that the program ignores, where a SIGTRAP would kill it); RIP is
- * just after that system call in a stub or the trampoline.
+ * just after that system call in a stub or the trampoline; s, its stop,
+ * has the siginfo that says who sent it (stop_siginfo).
  */
-bool probe_full_signal(struct tracer *tr, struct tthread *th);
+bool probe_full_signal(struct tracer *tr, struct tthread *th, struct stop *s);
 
 /* ---- dispatch.c ---- */
 
@@ -748,6 +749,12 @@ enum {
  * nothing yet) or -errno (-ECHILD: nothing is left to wait for).
  */
 int next_stop(struct tracer *tr, pid_t tid, int how, struct stop *s);
+
+/*
+ * The siginfo of stop s's signal (PTRACE_GETSIGINFO, read at the first
+ * ask and kept in s), or NULL when it cannot be read (the thread is gone).
+ */
+const siginfo_t *stop_siginfo(struct stop *s);
 
 /*
  * The one way a stopped thread is set going (PTRACE_CONT, PTRACE_LISTEN,

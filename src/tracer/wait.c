@@ -46,6 +46,15 @@ int next_stop(struct tracer *tr, pid_t tid, int how, struct stop *s)
 	}
 }
 
+const siginfo_t *stop_siginfo(struct stop *s)
+{
+	if (!s->si_read) {
+		s->si_read = true;
+		s->si_ok = ptrace(PTRACE_GETSIGINFO, s->tid, 0, &s->si) == 0;
+	}
+	return s->si_ok ? &s->si : NULL;
+}
+
 /* The names of the requests tracee_resume makes, for its message. */
 static const char *request_name(int op)
 {
