@@ -563,7 +563,7 @@ static void step_out(struct tracer *tr, struct tthread *th, uint64_t bias)
 		    (before[0] == 0x0f && before[1] == 0x05))
 			return; /* after a syscall: it may be in it */
 		if (tracee_resume(PTRACE_SINGLESTEP, th->tid, 0) < 0 ||
-		    next_stop(tr, th->tid, 0, &s) < 0)
+		    next_stop(th->tid, 0, &s) < 0)
 			return;
 		if (s.kind == STOP_GONE || s.kind == STOP_NONE)
 			return; /* gone (the next wait sees nothing of it) */
@@ -698,7 +698,7 @@ static void attach_loop(struct tracer *tr, struct stop *first)
 
 	first->tid = 0;
 	while (!tr->done && !detach_sig) {
-		int err = next_stop(tr, -1, NEXT_TICK | NEXT_INTR, &s);
+		int err = run_stop(tr, NEXT_INTR, &s);
 
 		if (err == -EINTR)
 			continue;

@@ -90,7 +90,7 @@ static bool probe_full_stop(struct tracer *tr, struct tthread *th, struct stop *
 	if (s->sig != SIGURG || th->area <= 0)
 		return false;
 	ps_switch(tr, th->proc);
-	return probe_full_signal(tr, th, s);
+	return probe_full_signal(tr, th, stop_siginfo(s));
 }
 
 /* One stop while threads are being held: hold it, or act on it and interrupt it again. */
@@ -152,7 +152,7 @@ void hold_all(struct tracer *tr, struct stop *first)
 	}
 	if (first)
 		hold_one(tr, first);
-	while (!tr->done && !all_held(tr) && next_stop(tr, -1, 0, &s) > 0)
+	while (!tr->done && !all_held(tr) && next_stop(-1, 0, &s) > 0)
 		hold_one(tr, &s);
 }
 
@@ -290,7 +290,7 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 			break;
 		}
 		if (tracee_resume(PTRACE_SINGLESTEP, th->tid, 0) < 0 ||
-		    next_stop(tr, th->tid, 0, &s) < 0)
+		    next_stop(th->tid, 0, &s) < 0)
 			return false;
 		if (s.kind == STOP_GONE || s.kind == STOP_NONE)
 			return false;
@@ -448,7 +448,7 @@ static void settle_run(struct tracer *tr, uint64_t ns)
 	while (!tr->done && wall_now() < end) {
 		struct tthread *th;
 		struct stop s;
-		int got = next_stop(tr, -1, NEXT_POLL, &s);
+		int got = next_stop(-1, NEXT_POLL, &s);
 
 		if (got < 0)
 			break;

@@ -221,7 +221,7 @@ void dispatch(struct tracer *tr, struct stop *s)
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
 	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 &&
-	    probe_full_signal(tr, th, s))
+	    probe_full_signal(tr, th, stop_siginfo(s)))
 		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
@@ -264,5 +264,25 @@ void dispatch(struct tracer *tr, struct stop *s)
 	default:
 		on_signal(tr, th, s->sig);
 		return;
+	}
+}
+
+/*
+ * A signal of fortstat's own (SIGUSR1, the ticker's SIGALRM, SIGIO)
+ * interrupts the wait: its work is done, then the wait goes on; one that
+ * came between stops is seen by its flag alone.
+ */
+int run_stop(struct tracer *tr, int how, struct stop *s)
+{
+	for (;;) {
+		int err;
+
+		if (ticker_pending)
+			ticker_poll(tr);
+		if (cswitch_due)
+			probe_read_switches(tr);
+		err = next_stop(-1, how | NEXT_INTR, s);
+		if (err != -EINTR || (how & NEXT_INTR))
+			return err;
 	}
 }

@@ -202,14 +202,12 @@ bool probe_is_full(const struct pstate *ps, uint64_t pc)
 	       (pc == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, pc, &v)));
 }
 
-bool probe_full_signal(struct tracer *tr, struct tthread *th, struct stop *s)
+bool probe_full_signal(struct tracer *tr, struct tthread *th, const siginfo_t *si)
 {
-	const siginfo_t *si;
 	uint64_t pc;
 
 	if (!tr->ps->probes || arch_get_pc(th->tid, &pc) < 0 || !probe_is_full(tr->ps, pc))
 		return false;
-	si = stop_siginfo(s);
 	return si && si->si_code == SI_TKILL && si->si_pid == tr->ps->leader;
 }
 

@@ -353,11 +353,11 @@ static pid_t tgid_of(pid_t tid)
 /* Wait for the first stop of a new child; false if it ended instead. */
 static void program_exec(struct tracer *tr, struct tthread *th);
 
-static bool wait_first_stop(struct tracer *tr, pid_t pid)
+static bool wait_first_stop(pid_t pid)
 {
 	struct stop s;
 
-	return next_stop(tr, pid, 0, &s) > 0 && s.kind != STOP_GONE && s.kind != STOP_NONE;
+	return next_stop(pid, 0, &s) > 0 && s.kind != STOP_GONE && s.kind != STOP_NONE;
 }
 
 void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
@@ -378,7 +378,7 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 			p->kind = kind == STOP_VFORK ? CHILD_VFORK : CHILD_FORK;
 			/* Hold the parent until the child is let go: it may trace it. */
 			if (!p->stopped)
-				p->stopped = wait_first_stop(tr, p->pid);
+				p->stopped = wait_first_stop(p->pid);
 			if (!p->stopped) {
 				pend_drop(tr, p);
 				break;

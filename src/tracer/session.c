@@ -96,7 +96,7 @@ static int wait_exec(struct tracer *tr, struct stop *s)
 	pid_t pid = tr->ps->leader;
 
 	for (;;) {
-		int err = next_stop(tr, pid, 0, s);
+		int err = next_stop(pid, 0, s);
 
 		if (err < 0)
 			return err;
@@ -243,7 +243,7 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	if (e == EPERM)
 		res->exit_status = EXIT_FS_CANNOT;
 	kill(pid, SIGKILL);
-	next_stop(tr, pid, 0, &s);
+	next_stop(pid, 0, &s);
 	return -e;
 }
 
@@ -269,7 +269,7 @@ static int session_loop(struct tracer *tr, const char *path)
 	tr->ps->wall0 = wall_now();
 	tracee_resume(PTRACE_CONT, tr->program, 0);
 	ticker_start(tr, path);
-	while (!tr->done && next_stop(tr, -1, NEXT_TICK, &s) > 0)
+	while (!tr->done && run_stop(tr, 0, &s) > 0)
 		dispatch(tr, &s);
 	ticker_stop(tr);
 	return 0;
@@ -282,7 +282,7 @@ static void session_kill(struct tracer *tr)
 
 	kill(tr->program, SIGKILL);
 	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
-	while (next_stop(tr, -1, 0, &s) > 0)
+	while (next_stop(-1, 0, &s) > 0)
 		if (s.kind != STOP_GONE && s.kind != STOP_NONE)
 			tracee_resume(PTRACE_CONT, s.tid, 0);
 }
@@ -346,7 +346,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	/* Nothing is left behind: reap whatever is still ours. */
-	while (next_stop(&tr, -1, NEXT_POLL, &s) > 0)
+	while (next_stop(-1, NEXT_POLL, &s) > 0)
 		;
 	tracer_free(&tr);
 	return err;

@@ -202,7 +202,7 @@ static bool drain_pending(struct tracer *tr, uint64_t now)
 		const struct tthread *th = thr_at(tr, i);
 
 		if (th && th->area > 0 && !th->exiting &&
-		    ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) == 0)
+		    tracee_resume(PTRACE_INTERRUPT, th->tid, 0) == 0)
 			n++;
 	}
 	if (!n)

@@ -719,10 +719,10 @@ bool probe_is_full(const struct pstate *ps, uint64_t pc);
  * Is thread th's SIGURG its probe's full ring? The probe sent it to its
  * own thread (tkill, not an int3: a fortstat that dies meanwhile leaves a
  * SIGURG that the program ignores, where a SIGTRAP would kill it); RIP is
- * just after that system call in a stub or the trampoline; s, its stop,
- * has the siginfo that says who sent it (stop_siginfo).
+ * just after that system call in a stub or the trampoline; si, its stop's
+ * (stop_siginfo, NULL when unread), says who sent it.
  */
-bool probe_full_signal(struct tracer *tr, struct tthread *th, struct stop *s);
+bool probe_full_signal(struct tracer *tr, struct tthread *th, const siginfo_t *si);
 
 /* ---- dispatch.c ---- */
 
@@ -732,23 +732,32 @@ bool probe_full_signal(struct tracer *tr, struct tthread *th, struct stop *s);
  */
 void dispatch(struct tracer *tr, struct stop *s);
 
+/*
+ * The run's wait (session.c, and -p's in attach.c): next_stop on every
+ * thread, the ticker's work (a status line, a snapshot, the switch
+ * records) done before it and whenever one of fortstat's signals
+ * interrupts it; `how` as next_stop's (NEXT_INTR: back to the caller).
+ */
+int run_stop(struct tracer *tr, int how, struct stop *s);
+
 /* ---- wait.c ---- */
 
 /* How next_stop waits (or'ed). */
 enum {
-	NEXT_TICK = 1, /* the ticker's work (reports, switch records) before each wait */
-	NEXT_POLL = 2, /* no blocking: 0 when no stop is there yet */
-	NEXT_INTR = 4, /* -EINTR when one of fortstat's signals interrupts the wait */
+	NEXT_POLL = 1, /* no blocking: 0 when no stop is there yet */
+	NEXT_INTR = 2, /* -EINTR when one of fortstat's signals interrupts the wait */
 };
 
 /*
  * The one wait of the tracer: the next stop of thread tid (-1: of any
  * traced thread), named (stop_from_status) into *s. Every phase waits
- * here: the run, the attach, holding and stepping threads for a detach.
- * An interrupted wait goes on (unless NEXT_INTR). Returns 1, 0 (NEXT_POLL:
- * nothing yet) or -errno (-ECHILD: nothing is left to wait for).
+ * here: the run and -p's (through run_stop), holding and stepping threads
+ * for a detach, a new child's first stop, the exec. A wait that one of
+ * fortstat's own signals interrupts goes on (unless NEXT_INTR). Returns 1,
+ * 0 (NEXT_POLL: nothing yet) or -errno (-ECHILD: nothing is left to wait
+ * for).
  */
-int next_stop(struct tracer *tr, pid_t tid, int how, struct stop *s);
+int next_stop(pid_t tid, int how, struct stop *s);
 
 /*
  * The siginfo of stop s's signal (PTRACE_GETSIGINFO, read at the first

@@ -14,26 +14,16 @@
 #include <sys/wait.h>
 
 #include "fortstat/util.h"
-#include "cswitch.h"
 #include "stop.h"
 #include "tracer.h"
 
-/*
- * The next stop (waitpid, every kind of thread). A signal of fortstat's own
- * (SIGUSR1, the ticker's SIGALRM, SIGIO) interrupts the wait: with
- * NEXT_TICK its work is done, then the wait goes on; one that came between
- * stops is seen by its flag alone.
- */
-int next_stop(struct tracer *tr, pid_t tid, int how, struct stop *s)
+/* The next stop (waitpid, every kind of thread). */
+int next_stop(pid_t tid, int how, struct stop *s)
 {
 	for (;;) {
 		int status;
 		pid_t w;
 
-		if ((how & NEXT_TICK) && ticker_pending)
-			ticker_poll(tr);
-		if ((how & NEXT_TICK) && cswitch_due)
-			probe_read_switches(tr);
 		w = waitpid(tid, &status, __WALL | ((how & NEXT_POLL) ? WNOHANG : 0));
 		if (w > 0) {
 			stop_from_status(w, status, s);
