@@ -4,8 +4,9 @@
  * run, holding and stepping threads for a detach, a new child's first
  * stop, the exec of a launched program) waits in next_stop, which names
  * what it waited for (stop.h's struct stop: thread, wait status, kind,
- * signal), and sets threads going or stops them with tracee_resume, which
- * takes a thread that vanished (ESRCH) as the news it is in one place.
+ * signal; its siginfo read once when a decision asks, stop_siginfo), and
+ * sets threads going or stops them with tracee_resume, which takes a
+ * thread that vanished (ESRCH) as the news it is in one place.
  */
 #include <errno.h>
 #include <stdint.h>
