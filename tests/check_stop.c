@@ -5,11 +5,13 @@
  * interrupt.
  */
 #include <check.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "fortstat/account.h"
 #include "fortstat/books.h"
@@ -247,6 +249,58 @@ START_TEST(test_waits_go_on_after_signals)
 }
 END_TEST
 
+/*
+ * The one wait (next_stop) on real children: a poll with nothing there, a
+ * wait that one of fortstat's signals interrupts (handed back with
+ * NEXT_INTR, else gone on with), an end named with its exit status, a
+ * killed child's signal, nothing left; and the one resume on a process
+ * that is not traced (ESRCH: no error said, -ESRCH returned).
+ */
+START_TEST(test_next_stop)
+{
+	struct sigaction sa = {.sa_handler = on_alarm}, old;
+	struct itimerval it = {{0, 20000}, {0, 20000}}, off = {{0, 0}, {0, 0}};
+	struct stop s;
+	int code = -1;
+	pid_t pid, other;
+
+	pid = fork();
+	if (pid == 0) {
+		usleep(300000);
+		_exit(3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(next_stop(pid, NEXT_POLL, &s), 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	n_alarms = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	ck_assert_int_eq(next_stop(pid, NEXT_INTR, &s), -EINTR);
+	ck_assert_int_eq(next_stop(pid, 0, &s), 1);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	ck_assert_int_gt(n_alarms, 1); /* interrupted, and went on */
+	ck_assert_int_eq(s.tid, pid);
+	ck_assert_int_eq(s.kind, STOP_GONE);
+	ck_assert(stop_exit_code(s.status, &code));
+	ck_assert_int_eq(code, 3);
+
+	other = fork();
+	if (other == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(other, 0);
+	ck_assert_int_eq(tracee_resume(PTRACE_CONT, other, 0), -ESRCH); /* not ours to trace */
+	kill(other, SIGKILL);
+	ck_assert_int_eq(next_stop(-1, 0, &s), 1);
+	ck_assert_int_eq(s.tid, other);
+	ck_assert_int_eq(s.kind, STOP_GONE);
+	ck_assert_int_eq(stop_term_signal(s.status), SIGKILL);
+	ck_assert_int_eq(next_stop(-1, 0, &s), -ECHILD);
+}
+END_TEST
+
 static Suite *stop_suite(void)
 {
 	Suite *s = suite_create("stop");
@@ -260,6 +314,7 @@ static Suite *stop_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(run, 60);
 	tcase_add_test(run, test_waits_go_on_after_signals);
+	tcase_add_test(run, test_next_stop);
 	suite_add_tcase(s, run);
 	return s;
 }

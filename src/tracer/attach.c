@@ -49,7 +49,7 @@ static void on_detach_signal(int sig)
 
 	if (!detach_sig)
 		detach_sig = sig;
-	if (detach_wake > 0)
+	if (detach_wake > 0) /* not tracee_resume: a handler says nothing */
 		ptrace(PTRACE_INTERRUPT, detach_wake, 0, 0);
 	errno = e;
 }
@@ -552,7 +552,7 @@ static void step_out(struct tracer *tr, struct tthread *th, uint64_t bias)
 {
 	uint8_t before[2];
 	uint64_t pc;
-	int status;
+	struct stop s;
 
 	if (th->held_group)
 		return; /* stopped by job control: it stays where it is */
@@ -562,16 +562,14 @@ static void step_out(struct tracer *tr, struct tthread *th, uint64_t bias)
 		if (mem_read(tr->ps->memfd, pc - 2, before, 2) < 0 ||
 		    (before[0] == 0x0f && before[1] == 0x05))
 			return; /* after a syscall: it may be in it */
-		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0)
+		if (tracee_resume(PTRACE_SINGLESTEP, th->tid, 0) < 0 ||
+		    next_stop(th->tid, 0, &s) < 0)
 			return;
-		while (waitpid(th->tid, &status, __WALL) < 0)
-			if (errno != EINTR)
-				return;
-		if (!WIFSTOPPED(status))
+		if (s.kind == STOP_GONE || s.kind == STOP_NONE)
 			return; /* gone (the next wait sees nothing of it) */
-		if (WSTOPSIG(status) != SIGTRAP || (status >> 16) != 0) {
-			if ((status >> 16) == 0)
-				th->defer_sig = WSTOPSIG(status);
+		if (s.kind != STOP_BREAK) {
+			if (s.kind == STOP_SIGNAL)
+				th->defer_sig = s.sig;
 			return;
 		}
 	}
@@ -690,28 +688,27 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 	return err;
 }
 
-/* Where the run's loop stops: the program's end, or a detach signal (its stop in *tid). */
-static void attach_loop(struct tracer *tr, pid_t *tid, int *status)
+/*
+ * Where the run's loop stops: the program's end, or a detach signal (its
+ * stop in *first, else first->tid 0). A detach signal interrupts the wait.
+ */
+static void attach_loop(struct tracer *tr, struct stop *first)
 {
-	*tid = 0;
+	struct stop s;
+
+	first->tid = 0;
 	while (!tr->done && !detach_sig) {
-		pid_t w;
+		int err = run_stop(tr, NEXT_INTR, &s);
 
-		if (ticker_pending)
-			ticker_poll(tr); /* a snapshot, the status line */
-		if (cswitch_due)
-			probe_read_switches(tr);
-		w = waitpid(-1, status, __WALL);
-
-		if (w < 0 && errno == EINTR)
+		if (err == -EINTR)
 			continue;
-		if (w < 0)
+		if (err < 0)
 			break;
 		if (detach_sig) {
-			*tid = w; /* the first stop of hold_all */
+			*first = s; /* the first stop of hold_all */
 			break;
 		}
-		dispatch(tr, w, *status);
+		dispatch(tr, &s);
 	}
 }
 
@@ -727,8 +724,7 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 	struct itimerspec it = {0};
 	timer_t timer;
 	bool timed = false;
-	pid_t tid;
-	int status = 0;
+	struct stop first;
 
 	tr->ps->wall0 = wall_now();
 	if (tr->o->duration_s > 0 && timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0) {
@@ -742,12 +738,12 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 	fs_info(1, "-p %d: %zu routines patched: its threads run on", (int)tr->program,
 		tr->ps->n_patches);
 	ticker_start(tr, path);
-	attach_loop(tr, &tid, &status);
+	attach_loop(tr, &first);
 	ticker_stop(tr);
 	if (timed)
 		timer_delete(timer);
 	if (!tr->done) {
-		hold_all(tr, tid, status);
+		hold_all(tr, first.tid ? &first : NULL);
 		if (!tr->done && tr->thr.n)
 			settle(tr);
 		if (!tr->done && tr->thr.n) {
@@ -755,7 +751,7 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 			res->detached = true;
 		}
 	}
-	session_result(tr, path, res);
+	result_build(tr, path, wall_now(), false, res, NULL);
 	if (res->detached) {
 		int sig = detach_sig;
 
@@ -811,7 +807,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 		res->exit_status = err == -EPERM ? EXIT_FS_CANNOT : EXIT_FS_ERROR;
 	}
 	if (!err) {
-		hold_all(&tr, 0, 0);
+		hold_all(&tr, NULL);
 		tr.ps->memfd = tr.done ? -ESRCH : mem_open(tr.program);
 		err = tr.ps->memfd < 0 ? tr.ps->memfd : 0;
 		if (err)
@@ -836,7 +832,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	if (err) {
 		/* What was patched is removed again: the process goes on as it was. */
 		if (!tr.done && tr.thr.n)
-			hold_all(&tr, 0, 0);
+			hold_all(&tr, NULL);
 		if (!tr.done && tr.thr.n)
 			detach_all(&tr);
 		if (!res->exit_status)

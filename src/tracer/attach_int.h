@@ -20,8 +20,8 @@
  */
 extern bool attach_settling;
 
-/* Stop every thread of the process (tid's stop, status, is the first). */
-void hold_all(struct tracer *tr, pid_t tid, int status);
+/* Stop every thread of the process (first, when not NULL, is the first stop to act on). */
+void hold_all(struct tracer *tr, struct stop *first);
 
 /* Let every held thread go on (a group-stopped one stays stopped). */
 void release_all(struct tracer *tr);

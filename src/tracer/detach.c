@@ -43,9 +43,9 @@ int thr_take_signal(struct tthread *th)
 /* ---- holding the threads (the attach, to patch; the detach, to undo) ---- */
 
 /* A stop of a held thread's: an interrupt or a group-stop (PTRACE_EVENT_STOP). */
-static bool is_event_stop(int status)
+static bool is_event_stop(const struct stop *s)
 {
-	return WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP;
+	return s->kind == STOP_INTERRUPT || s->kind == STOP_GROUP;
 }
 
 /* Is SIGTRAP pending for thread tid (its SigPnd, /proc/PID/task/TID/status)? */
@@ -85,42 +85,42 @@ static bool on_our_trap(struct tracer *tr, pid_t tid)
 }
 
 /* A probe's full ring (its own SIGURG): dispatch reads it, nothing is delivered. */
-static bool probe_full_stop(struct tracer *tr, struct tthread *th, int status)
+static bool probe_full_stop(struct tracer *tr, struct tthread *th, struct stop *s)
 {
-	if (WSTOPSIG(status) != SIGURG || th->area <= 0)
+	if (s->sig != SIGURG || th->area <= 0)
 		return false;
 	ps_switch(tr, th->proc);
-	return probe_full_signal(tr, th);
+	return probe_full_signal(tr, th, stop_siginfo(s));
 }
 
 /* One stop while threads are being held: hold it, or act on it and interrupt it again. */
-static void hold_one(struct tracer *tr, pid_t tid, int status)
+static void hold_one(struct tracer *tr, struct stop *s)
 {
+	pid_t tid = s->tid;
 	struct tthread *th = thr_find(tr, tid);
 
-	if (th && is_event_stop(status)) {
+	if (th && is_event_stop(s)) {
 		ps_switch(tr, th->proc);
-		if (WSTOPSIG(status) == SIGTRAP && on_our_trap(tr, tid)) {
+		if (s->sig == SIGTRAP && on_our_trap(tr, tid)) {
 			/* its breakpoint's stop comes next: act on it, then hold it */
-			ptrace(PTRACE_CONT, tid, 0, 0);
+			tracee_resume(PTRACE_CONT, tid, 0);
 			return;
 		}
 		th->held = true;
-		th->held_group = WSTOPSIG(status) != SIGTRAP;
+		th->held_group = s->sig != SIGTRAP;
 		return;
 	}
-	if (th && attach_settling && WIFSTOPPED(status) && (status >> 16) == 0 &&
-	    WSTOPSIG(status) != SIGTRAP && !probe_full_stop(tr, th, status)) {
+	if (th && attach_settling && s->kind == STOP_SIGNAL && !probe_full_stop(tr, th, s)) {
 		/* no handler may start now: the signal is delivered after the detach */
-		th->defer_sig = WSTOPSIG(status);
+		th->defer_sig = s->sig;
 		th->held = true;
 		th->held_group = false;
 		return;
 	}
-	dispatch(tr, tid, status);
+	dispatch(tr, s);
 	th = thr_find(tr, tid);
 	if (th && !th->held)
-		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+		tracee_resume(PTRACE_INTERRUPT, tid, 0);
 }
 
 static bool all_held(const struct tracer *tr)
@@ -136,28 +136,24 @@ static bool all_held(const struct tracer *tr)
 
 /*
  * Stop every thread of the process not held yet (a stop already taken,
- * tid > 0, is the first to act on); stops of other kinds meanwhile are
+ * first, is the first to act on); stops of other kinds meanwhile are
  * acted on as usual.
  * Returns when all are held or none is left.
  */
-void hold_all(struct tracer *tr, pid_t tid, int status)
+void hold_all(struct tracer *tr, struct stop *first)
 {
+	struct stop s;
+
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
 		if (th && !th->held)
-			ptrace(PTRACE_INTERRUPT, th->tid, 0, 0);
+			tracee_resume(PTRACE_INTERRUPT, th->tid, 0);
 	}
-	if (tid > 0)
-		hold_one(tr, tid, status);
-	while (!tr->done && !all_held(tr)) {
-		tid = waitpid(-1, &status, __WALL);
-		if (tid < 0 && errno == EINTR)
-			continue;
-		if (tid < 0)
-			break;
-		hold_one(tr, tid, status);
-	}
+	if (first)
+		hold_one(tr, first);
+	while (!tr->done && !all_held(tr) && next_stop(-1, 0, &s) > 0)
+		hold_one(tr, &s);
 }
 
 /* Let every held thread go on (a group-stopped one stays stopped). */
@@ -170,9 +166,9 @@ void release_all(struct tracer *tr)
 			continue;
 		th->held = false;
 		if (th->held_group) {
-			ptrace(PTRACE_LISTEN, th->tid, 0, 0);
+			tracee_resume(PTRACE_LISTEN, th->tid, 0);
 		} else {
-			ptrace(PTRACE_CONT, th->tid, 0, thr_take_signal(th));
+			tracee_resume(PTRACE_CONT, th->tid, thr_take_signal(th));
 		}
 	}
 }
@@ -273,7 +269,7 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 	for (int n = 0; n < 10000; n++) {
 		const struct patch *p = NULL;
 		uint64_t pc;
-		int status;
+		struct stop s;
 
 		if (arch_get_pc(th->tid, &pc) < 0)
 			return false;
@@ -293,15 +289,13 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 		case AT_CODE:
 			break;
 		}
-		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0)
+		if (tracee_resume(PTRACE_SINGLESTEP, th->tid, 0) < 0 ||
+		    next_stop(th->tid, 0, &s) < 0)
 			return false;
-		while (waitpid(th->tid, &status, __WALL) < 0)
-			if (errno != EINTR)
-				return false;
-		if (!WIFSTOPPED(status))
+		if (s.kind == STOP_GONE || s.kind == STOP_NONE)
 			return false;
-		if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)
-			th->defer_sig = WSTOPSIG(status); /* delivered after the detach */
+		if (s.kind == STOP_SIGNAL)
+			th->defer_sig = s.sig; /* delivered after the detach */
 	}
 	fs_warn("thread %d did not leave fortstat's code", (int)th->tid);
 	return true;
@@ -393,7 +387,7 @@ void detach_all(struct tracer *tr)
 			continue;
 		if (th->defer_sig)
 			syscall(SYS_tgkill, tr->program, th->tid, th->defer_sig);
-		ptrace(PTRACE_DETACH, th->tid, 0, 0);
+		tracee_resume(PTRACE_DETACH, th->tid, 0);
 	}
 	ps_end(tr->ps, 0);
 	tr->done = true;
@@ -453,27 +447,24 @@ static void settle_run(struct tracer *tr, uint64_t ns)
 
 	while (!tr->done && wall_now() < end) {
 		struct tthread *th;
-		int status;
-		pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
+		struct stop s;
+		int got = next_stop(-1, NEXT_POLL, &s);
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
+		if (got < 0)
 			break;
-		if (w == 0) {
+		if (got == 0) {
 			struct timespec ts = {0, 100000};
 
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		th = thr_find(tr, w);
-		if (th && WIFSTOPPED(status) && (status >> 16) == 0 &&
-		    WSTOPSIG(status) != SIGTRAP) {
-			th->defer_sig = WSTOPSIG(status);
-			ptrace(PTRACE_CONT, w, 0, 0);
+		th = thr_find(tr, s.tid);
+		if (th && s.kind == STOP_SIGNAL) {
+			th->defer_sig = s.sig;
+			tracee_resume(PTRACE_CONT, s.tid, 0);
 			continue;
 		}
-		dispatch(tr, w, status);
+		dispatch(tr, &s);
 	}
 }
 
@@ -498,7 +489,7 @@ void settle(struct tracer *tr)
 			(int)tid);
 		release_all(tr);
 		settle_run(tr, SETTLE_NS);
-		hold_all(tr, 0, 0);
+		hold_all(tr, NULL);
 		ps_switch(tr, 0);
 	}
 	attach_settling = false;

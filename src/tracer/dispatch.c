@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * dispatch.c - the ptrace loop: wait for the next stop, name it (stop.h), act on
- * its kind, resume the thread. Each kind has one handler elsewhere in src/tracer/.
+ * dispatch.c - the loop's body: a stop that next_stop waited for and named
+ * (wait.c, stop.h), named further (a breakpoint), acted on by its kind, its
+ * thread resumed (tracee_resume). Each kind has one handler elsewhere in
+ * src/tracer/.
  */
 #include <elf.h>
 #include <errno.h>
@@ -96,11 +98,11 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
  * (SI_KERNEL, an int3); another SIGTRAP that found RIP just past the
  * entry's first instruction is the program's own.
  */
-static bool removed_trap_hit(pid_t tid)
+static bool removed_trap_hit(struct stop *s)
 {
-	siginfo_t si;
+	const siginfo_t *si = stop_siginfo(s);
 
-	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code == SI_KERNEL;
+	return si && si->si_code == SI_KERNEL;
 }
 
 /*
@@ -118,7 +120,7 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	p = s->kind == STOP_SIGNAL || s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE
 		? NULL
 		: &tr->ps->patches[s->patch];
-	if (p && p->removed && !removed_trap_hit(th->tid))
+	if (p && p->removed && !removed_trap_hit(s))
 		return false;
 	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */
 	if (p && p->routine != ACCT_NONE && s->kind != STOP_EXIT_PROBE)
@@ -192,64 +194,64 @@ static void on_gone(struct tracer *tr, struct tthread *th, const struct stop *s)
 static void on_signal(struct tracer *tr, struct tthread *th, int sig)
 {
 	if (sig == SIGSEGV && rdtsc_refused(tr, th)) {
-		ptrace(PTRACE_CONT, th->tid, 0, 0);
+		tracee_resume(PTRACE_CONT, th->tid, 0);
 		return;
 	}
 	if (sig == SIGTRAP)
 		trap_handler_enter(tr, th);
-	ptrace(PTRACE_CONT, th->tid, 0, sig);
+	tracee_resume(PTRACE_CONT, th->tid, sig);
 }
 
-void dispatch(struct tracer *tr, pid_t tid, int status)
+void dispatch(struct tracer *tr, struct stop *s)
 {
+	pid_t tid = s->tid;
 	struct tthread *th = thr_find(tr, tid);
-	struct stop s;
 
-	stop_from_status(tid, status, &s);
-	if (s.kind == STOP_GONE) {
-		on_gone(tr, th, &s);
+	if (s->kind == STOP_GONE) {
+		on_gone(tr, th, s);
 		return;
 	}
-	if (s.kind == STOP_NONE)
+	if (s->kind == STOP_NONE)
 		return;
 	if (!th) {
-		th = first_stop(tr, tid, status);
+		th = first_stop(tr, tid, s->status);
 		if (!th)
 			return;
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
-	if (s.kind == STOP_SIGNAL && s.sig == SIGURG && th->area > 0 && probe_full_signal(tr, th))
-		s.kind = STOP_PROBE_FULL;
+	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 &&
+	    probe_full_signal(tr, th, stop_siginfo(s)))
+		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
-		probe_drain(tr, th, s.kind != STOP_BREAK && s.kind != STOP_PROBE_FULL);
+		probe_drain(tr, th, s->kind != STOP_BREAK && s->kind != STOP_PROBE_FULL);
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
-		s.ev = tr->page->ev;
+		s->ev = tr->page->ev;
 		tr->page->ev = 0;
 	}
-	switch (s.kind) {
+	switch (s->kind) {
 	case STOP_BREAK:
-		if (on_break(tr, th, &s)) {
+		if (on_break(tr, th, s)) {
 			if (th->in_trap_handler)
 				trap_handler_check(tr, th);
-			ptrace(PTRACE_CONT, tid, 0, thr_take_signal(th));
+			tracee_resume(PTRACE_CONT, tid, thr_take_signal(th));
 			return;
 		}
 		on_signal(tr, th, SIGTRAP); /* not ours */
 		return;
 	case STOP_PROBE_FULL:
 		probe_full(tr, th);
-		ptrace(PTRACE_CONT, tid, 0, th->defer_sig); /* its SIGURG not delivered */
+		tracee_resume(PTRACE_CONT, tid, th->defer_sig); /* its SIGURG not delivered */
 		th->defer_sig = 0;
 		return;
 	case STOP_GROUP:
-		ptrace(PTRACE_LISTEN, tid, 0, 0); /* stay stopped */
+		tracee_resume(PTRACE_LISTEN, tid, 0); /* stay stopped */
 		return;
 	case STOP_INTERRUPT:
 		ticker_interrupted(tr); /* its ring was drained above */
-		ptrace(PTRACE_CONT, tid, 0, 0);
+		tracee_resume(PTRACE_CONT, tid, 0);
 		return;
 	case STOP_CLONE:
 	case STOP_FORK:
@@ -257,32 +259,30 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	case STOP_EXEC:
 	case STOP_EXIT:
 	case STOP_EVENT:
-		handle_event(tr, th, s.kind);
+		handle_event(tr, th, s->kind);
 		return;
 	default:
-		on_signal(tr, th, s.sig);
+		on_signal(tr, th, s->sig);
 		return;
 	}
 }
 
 /*
- * The next stop of any traced thread (waitpid on all of them), or -1 when
- * nothing is left to wait for. A signal of fortstat's own (SIGUSR1, the
- * ticker's SIGALRM) interrupts the wait: its work is done, then the wait
- * goes on; one that came between stops is seen by its flag alone.
+ * A signal of fortstat's own (SIGUSR1, the ticker's SIGALRM, SIGIO)
+ * interrupts the wait: its work is done, then the wait goes on; one that
+ * came between stops is seen by its flag alone.
  */
-pid_t next_stop(struct tracer *tr, int *status)
+int run_stop(struct tracer *tr, int how, struct stop *s)
 {
 	for (;;) {
-		pid_t tid;
+		int err;
 
 		if (ticker_pending)
 			ticker_poll(tr);
 		if (cswitch_due)
 			probe_read_switches(tr);
-		tid = waitpid(-1, status, __WALL);
-
-		if (tid >= 0 || errno != EINTR)
-			return tid;
+		err = next_stop(-1, how | NEXT_INTR, s);
+		if (err != -EINTR || (how & NEXT_INTR))
+			return err;
 	}
 }

@@ -202,15 +202,13 @@ bool probe_is_full(const struct pstate *ps, uint64_t pc)
 	       (pc == ps->probe_full || (ps->pfull.n && u64map_get(&ps->pfull, pc, &v)));
 }
 
-bool probe_full_signal(struct tracer *tr, struct tthread *th)
+bool probe_full_signal(struct tracer *tr, struct tthread *th, const siginfo_t *si)
 {
-	siginfo_t si;
 	uint64_t pc;
 
 	if (!tr->ps->probes || arch_get_pc(th->tid, &pc) < 0 || !probe_is_full(tr->ps, pc))
 		return false;
-	return ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si) == 0 && si.si_code == SI_TKILL &&
-	       si.si_pid == tr->ps->leader;
+	return si && si->si_code == SI_TKILL && si->si_pid == tr->ps->leader;
 }
 
 /*

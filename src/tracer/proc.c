@@ -98,7 +98,7 @@ static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	}
 	fs_info(1, "forked child %d: patches undone, not followed", (int)pid);
 	unpin_task(tr, pid);
-	ptrace(PTRACE_DETACH, pid, 0, sig);
+	tracee_resume(PTRACE_DETACH, pid, sig);
 }
 
 /*
@@ -162,7 +162,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	if (tr->o->pin == PIN_AUTO)
 		unpin_all(tr, pid);
 	fs_info(1, "forked child %d: followed", (int)pid);
-	ptrace(PTRACE_CONT, pid, 0, 0);
+	tracee_resume(PTRACE_CONT, pid, 0);
 }
 
 /*
@@ -254,7 +254,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		free(st);
 		unpin_task(tr, pid);
 		thr_remove(tr, pid);
-		ptrace(PTRACE_DETACH, pid, 0, 0);
+		tracee_resume(PTRACE_DETACH, pid, 0);
 		return;
 	}
 	symtab_select(st, tr->names, tr->exclude, tr->o->all);
@@ -277,7 +277,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		fs_warn("process %d exec'ed %s: cannot patch it: not followed", (int)pid, path);
 		ps_end(tr->ps, 0);
 		thr_remove(tr, pid);
-		ptrace(PTRACE_DETACH, pid, 0, 0);
+		tracee_resume(PTRACE_DETACH, pid, 0);
 		return;
 	}
 	probe_thread_new(tr, th, true);
@@ -328,7 +328,7 @@ static void pend_settle(struct tracer *tr, struct pending *p)
 		th = thr_new(tr, p->pid);
 		th->vfork_child = true;
 		probe_thread_new(tr, th, false); /* it runs on our stack: its calls trap */
-		ptrace(PTRACE_CONT, p->pid, 0, 0);
+		tracee_resume(PTRACE_CONT, p->pid, 0);
 	}
 	pend_drop(tr, p);
 }
@@ -355,13 +355,9 @@ static void program_exec(struct tracer *tr, struct tthread *th);
 
 static bool wait_first_stop(pid_t pid)
 {
-	int status;
-	pid_t w;
+	struct stop s;
 
-	do
-		w = waitpid(pid, &status, __WALL);
-	while (w < 0 && errno == EINTR);
-	return w == pid && WIFSTOPPED(status);
+	return next_stop(pid, 0, &s) > 0 && s.kind != STOP_GONE && s.kind != STOP_NONE;
 }
 
 void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
@@ -402,7 +398,7 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 			fs_info(1, "process %d exec'ed a new program: not followed", (int)tid);
 			thr_end(tr, th);
 			unpin_task(tr, tid);
-			ptrace(PTRACE_DETACH, tid, 0, 0);
+			tracee_resume(PTRACE_DETACH, tid, 0);
 			thr_remove(tr, tid);
 			return;
 		}
@@ -416,7 +412,7 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 	default:
 		break;
 	}
-	ptrace(PTRACE_CONT, tid, 0, 0);
+	tracee_resume(PTRACE_CONT, tid, 0);
 }
 
 /*
@@ -434,7 +430,7 @@ static void program_exec(struct tracer *tr, struct tthread *th)
 		 "the program exec'ed a new image: timed up to the exec, not followed");
 	fs_info(1, "%s", tr->note);
 	unpin_task(tr, tr->ps->leader);
-	ptrace(PTRACE_DETACH, tr->ps->leader, 0, 0);
+	tracee_resume(PTRACE_DETACH, tr->ps->leader, 0);
 	thr_remove_all(tr);
 }
 

@@ -46,24 +46,6 @@ static void forward_signal(int sig)
 }
 
 /*
- * waitpid, on after fortstat's own signals: SIGIO (the context-switch
- * records, cswitch.c) has no SA_RESTART and comes whenever a ring's
- * wakeup is due, a closed one's too. An interrupted wait for the program's
- * exec returned an error: under load, a calibration batch was lost and
- * its child left stopped (seen in state t beside a hung-looking fortstat),
- * or the program was given up without a word.
- */
-static pid_t wait_on(pid_t pid, int *status, int flags)
-{
-	pid_t w;
-
-	do
-		w = waitpid(pid, status, flags);
-	while (w < 0 && errno == EINTR);
-	return w;
-}
-
-/*
  * Fork the child that will exec PROGRAM: it waits on a pipe for the go
  * (*go, the write end) that fortstat gives once it has seized it. A
  * fortstat killed before then closes the pipe: the child leaves without
@@ -101,23 +83,33 @@ static pid_t launch(const char *path, char *const argv[], int *go)
 	return pid;
 }
 
-/* Wait until the child has exec'ed PROGRAM. Returns 0, or the child's end. */
-static int wait_exec(struct tracer *tr, int *status)
+/*
+ * Wait until the child has exec'ed PROGRAM. Returns 0, 1 when it ended
+ * first (*s says how), or -errno. The wait goes on after fortstat's own
+ * signals (next_stop): SIGIO (the context-switch records, cswitch.c) has
+ * no SA_RESTART and comes whenever a ring's wakeup is due, a closed one's
+ * too; an interrupted wait here once lost a calibration batch under load
+ * (its child left stopped) or gave the program up without a word.
+ */
+static int wait_exec(struct tracer *tr, struct stop *s)
 {
 	pid_t pid = tr->ps->leader;
 
 	for (;;) {
-		if (wait_on(pid, status, __WALL) < 0)
-			return -errno;
-		if (!WIFSTOPPED(*status))
+		int err = next_stop(pid, 0, s);
+
+		if (err < 0)
+			return err;
+		if (s->kind == STOP_GONE || s->kind == STOP_NONE)
 			return 1; /* exited before exec */
-		if (*status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+		if (s->kind == STOP_EXEC)
 			return 0;
-		if (*status >> 16 == PTRACE_EVENT_STOP || WSTOPSIG(*status) == SIGSTOP ||
-		    WSTOPSIG(*status) == SIGCONT)
-			ptrace(PTRACE_CONT, pid, 0, 0);
-		else
-			ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(*status));
+		/* on; a signal for it (not a job-control one) delivered */
+		tracee_resume(PTRACE_CONT, pid,
+			      s->kind == STOP_GROUP || s->kind == STOP_INTERRUPT ||
+				      s->sig == SIGSTOP || s->sig == SIGCONT
+				  ? 0
+				  : s->sig);
 	}
 }
 
@@ -160,50 +152,6 @@ void tracer_free(struct tracer *tr)
 		munmap(tr->page, tr->ev_size);
 	if (tr->mem_fd >= 0)
 		close(tr->mem_fd);
-}
-
-/* Close the accounting of process state ps and say how it went in *sec. */
-static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
-		      struct trace_section *sec)
-{
-	double cpu_s, wall_s;
-
-	if (ps->ended)
-		wall1 = ps->wall1;
-	cpu_s = ps->cpu_total_ns / 1e9;
-	wall_s = (double)(wall1 - ps->wall0) / 1e9;
-	books_finish(ps->books, wall1);
-	sec->pid = ps->leader;
-	sec->total_s[CLOCK_KIND_CPU] = cpu_s;
-	sec->total_s[CLOCK_KIND_WALL] = wall_s;
-	sec->counted_only = ps->no_rewrite;
-	sec->execed = ps->execed;
-	sec->probes = ps->probes;
-	sec->probe_events = ps->n_probe_events;
-	sec->trap_calls = ps->n_trap_calls;
-	trap_cost(tr, ps, sec->trap_cost_ns);
-	books_overhead(ps->books, sec->overhead_ns);
-	sec->cs_lost.windows = ps->n_cs_lost_windows;
-	sec->cs_lost.records = ps->n_cs_lost_records;
-	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
-	/* its threads' times: the section's now */
-	sec->usage.threads = ps->tu;
-	sec->usage.n = ps->n_tu;
-	sec->usage.n_cpus = tr->n_cpus;
-	ps->tu = NULL;
-	ps->n_tu = ps->cap_tu = 0;
-	if (ps->execed)
-		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
-	if (WIFSIGNALED(ps->status)) {
-		int sig = WTERMSIG(ps->status);
-
-		sec->term_signal = sig;
-		sec->exit_status = 128 + sig;
-		snprintf(sec->note, sizeof(sec->note), "killed by signal %d (SIG%s)", sig,
-			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	} else if (WIFEXITED(ps->status)) {
-		sec->exit_status = WEXITSTATUS(ps->status);
-	}
 }
 
 /*
@@ -257,7 +205,8 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 			   struct trace_result *res)
 {
 	long opts = TRACE_PTRACE_OPTS;
-	int status, e, go = -1;
+	struct stop s;
+	int e, go = -1;
 	pid_t pid, tracer;
 
 	/*
@@ -294,7 +243,7 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	if (e == EPERM)
 		res->exit_status = EXIT_FS_CANNOT;
 	kill(pid, SIGKILL);
-	wait_on(pid, &status, 0);
+	next_stop(pid, 0, &s);
 	return -e;
 }
 
@@ -302,7 +251,8 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 static int session_loop(struct tracer *tr, const char *path)
 {
 	struct tthread *th;
-	int status, err;
+	struct stop s;
+	int err;
 
 	tr->ps->memfd = mem_open(tr->program);
 	if (tr->ps->memfd < 0) {
@@ -317,105 +267,24 @@ static int session_loop(struct tracer *tr, const char *path)
 	probe_thread_new(tr, th, true);
 	fs_info(1, "clock: %s", fs_clock_name(&th->clk));
 	tr->ps->wall0 = wall_now();
-	ptrace(PTRACE_CONT, tr->program, 0, 0);
+	tracee_resume(PTRACE_CONT, tr->program, 0);
 	ticker_start(tr, path);
-	while (!tr->done) {
-		pid_t tid = next_stop(tr, &status);
-
-		if (tid < 0)
-			break;
-		dispatch(tr, tid, status);
-	}
+	while (!tr->done && run_stop(tr, 0, &s) > 0)
+		dispatch(tr, &s);
 	ticker_stop(tr);
 	return 0;
-}
-
-/* Every process's accounting closed, and how the run went, into *res. */
-void session_result(struct tracer *tr, const char *path, struct trace_result *res)
-{
-	uint64_t wall1 = wall_now();
-	struct trace_section main_sec;
-
-	memset(&main_sec, 0, sizeof(main_sec));
-	ps_result(tr, tr->procs[0], wall1, &main_sec);
-	res->total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
-	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
-	res->counted_only = main_sec.counted_only;
-	res->usage = main_sec.usage;
-	/* -f: every other process and image, in order of appearance. */
-	if (tr->n_procs > 1)
-		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
-	for (size_t i = 1; i < tr->n_procs; i++) {
-		struct pstate *ps = tr->procs[i];
-		struct trace_section *sec = &res->sections[res->n_sections++];
-
-		ps_result(tr, ps, wall1, sec);
-		sec->st = ps->st;
-		sec->own_st = ps->own_st;
-		sec->path = xstrdup(ps->path ? ps->path : path);
-		sec->books = ps->books;
-	}
-	for (size_t k = 0; tr->procs[0]->follow_dl && k < tr->o->n_libs; k++) {
-		if (!tr->lib_hit[k]) {
-			char *lib = names_escape(tr->o->libs[k]);
-
-			fs_warn("-l %s: no library of the program matched", lib);
-			free(lib);
-		}
-	}
-	if (tr->note[0])
-		snprintf(res->note, sizeof(res->note), "%s", tr->note);
-	res->n_refused = tr->n_refused;
-	if (tr->n_refused)
-		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
-			tr->n_refused, tr->n_refused == 1 ? "" : "s");
-	res->probes = tr->procs[0]->probes;
-	res->probe_events = tr->procs[0]->n_probe_events;
-	res->trap_calls = main_sec.trap_calls;
-	memcpy(res->trap_cost_ns, main_sec.trap_cost_ns, sizeof(res->trap_cost_ns));
-	memcpy(res->overhead_ns, main_sec.overhead_ns, sizeof(res->overhead_ns));
-	res->cs_lost = main_sec.cs_lost;
-	if (tr->seg[1] && tr->seg[1]->n) {
-		res->seg_n = tr->seg[1]->n;
-		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);
-		res->seg_wall_ns = acct_ovh_estimate(tr->seg[1], false);
-		for (int k = 0; k < 2; k++)
-			fs_info(2,
-				"stops measured on the %s clock: %" PRIu64
-				" segments, median %.3f us, mean %.3f us, estimate %.3f us",
-				k ? "wall" : "CPU", tr->seg[k]->n, acct_ovh_median(tr->seg[k]) / 1e3,
-				tr->seg[k]->n ? tr->seg[k]->sum / (double)tr->seg[k]->n / 1e3 : 0,
-				acct_ovh_estimate(tr->seg[k], !k) / 1e3);
-	}
-	if (WIFSIGNALED(tr->status)) {
-		int sig = WTERMSIG(tr->status);
-
-		res->term_signal = sig;
-		res->exit_status = 128 + sig;
-		snprintf(res->note, sizeof(res->note), "program killed by signal %d (SIG%s)", sig,
-			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	} else {
-		res->exit_status = WEXITSTATUS(tr->status);
-	}
 }
 
 /* Kill the program (fortstat failed to set it up) and wait until nothing of it is left. */
 static void session_kill(struct tracer *tr)
 {
-	int status;
+	struct stop s;
 
 	kill(tr->program, SIGKILL);
 	/* A killed tracee may still stop once more (PTRACE_EVENT_EXIT). */
-	for (;;) {
-		pid_t w = waitpid(-1, &status, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			break;
-		if (WIFSTOPPED(status))
-			ptrace(PTRACE_CONT, w, 0, 0);
-	}
+	while (next_stop(-1, 0, &s) > 0)
+		if (s.kind != STOP_GONE && s.kind != STOP_NONE)
+			tracee_resume(PTRACE_CONT, s.tid, 0);
 }
 
 int trace_run(const char *path, char *const argv[], struct symtab *st, struct books *books,
@@ -426,7 +295,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	const struct pstate init = { .st = st, .books = books, .memfd = -1 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	int status, err;
+	struct stop s = {0};
+	int err;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -447,14 +317,15 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	sigaction(SIGTERM, &sa_fwd, &old_term);
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 
-	err = wait_exec(&tr, &status);
+	err = wait_exec(&tr, &s);
 	if (err != 0) {
 		/* exec failed; the child said why, unless the kernel killed it in execve */
-		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FS_CANNOT;
-		if (err > 0 && WIFSIGNALED(status))
+		if (!stop_exit_code(s.status, &res->exit_status))
+			res->exit_status = EXIT_FS_CANNOT;
+		if (err > 0 && stop_term_signal(s.status))
 			fs_error("%s: the kernel could not load it (killed by %s in execve): "
 				 "a corrupt ELF file?",
-				 path, strsignal(WTERMSIG(status)));
+				 path, strsignal(stop_term_signal(s.status)));
 		err = -ENOEXEC;
 	} else {
 		res->started = true;
@@ -464,7 +335,7 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 			session_kill(&tr);
 			res->exit_status = EXIT_FS_ERROR;
 		} else {
-			session_result(&tr, path, res);
+			result_build(&tr, path, wall_now(), false, res, NULL);
 		}
 	}
 	if (tr.pinned)
@@ -475,31 +346,8 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	/* Nothing is left behind: reap whatever is still ours. */
-	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+	while (next_stop(-1, NEXT_POLL, &s) > 0)
 		;
 	tracer_free(&tr);
 	return err;
-}
-
-void trace_result_free(struct trace_result *res)
-{
-	for (size_t i = 0; i < res->n_sections; i++) {
-		struct trace_section *sec = &res->sections[i];
-
-		free(sec->path);
-		free(sec->usage.threads);
-		books_free(sec->books);
-		if (sec->own_st) {
-			symtab_free(sec->st);
-			free(sec->st);
-		}
-	}
-	free(res->sections);
-	res->sections = NULL;
-	free(res->usage.threads);
-	res->usage.threads = NULL;
-	res->usage.n = 0;
-	free(res->active);
-	res->active = NULL;
-	res->n_sections = 0;
 }

@@ -121,6 +121,19 @@ void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct 
 		s->kind = STOP_ENTRY;
 }
 
+int stop_term_signal(int status)
+{
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+bool stop_exit_code(int status, int *code)
+{
+	if (!WIFEXITED(status))
+		return false;
+	*code = WEXITSTATUS(status);
+	return true;
+}
+
 const char *stop_kind_name(enum stop_kind k)
 {
 	static const char *const names[STOP_N_KINDS] = {

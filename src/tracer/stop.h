@@ -9,6 +9,7 @@
 #ifndef FORTSTAT_STOP_H
 #define FORTSTAT_STOP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,9 @@ struct stop {
 	uint32_t ev;	/* what the event page said at this stop (0: nothing) */
 	size_t patch;	/* STOP_ENTRY, STOP_UNWINDER, STOP_COUNT, STOP_EXIT_PROBE, STOP_RENDEZVOUS */
 	bool from_page; /* decided by the event word: no register was read */
+	bool si_read;	/* si was asked for (stop_siginfo, wait.c) ... */
+	bool si_ok;	/* ... and read */
+	siginfo_t si;	/* the signal's siginfo, read once when a decision needs it */
 };
 
 /* First step: what the wait status of thread tid says. Fills every field but ev. */
@@ -68,6 +72,15 @@ bool stop_from_page(const struct pstate *ps, struct stop *s);
  * SIGTRAP of the program's own (STOP_SIGNAL).
  */
 void stop_from_pc(const struct pstate *ps, bool count_only, uint64_t pc, struct stop *s);
+
+/*
+ * How a thread or process ended, from its wait status (a STOP_GONE's): the
+ * signal that killed it, 0 when none did.
+ */
+int stop_term_signal(int status);
+
+/* True, with its exit status in *code, when it exited (else *code untouched). */
+bool stop_exit_code(int status, int *code);
 
 /* The kind's name, for messages and tests ("entry", "return-site", ...). */
 const char *stop_kind_name(enum stop_kind k);

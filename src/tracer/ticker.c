@@ -168,148 +168,16 @@ static void progress(struct tracer *tr, uint64_t now)
 	tr->o->on_progress(&pg, tr->o->live_arg);
 }
 
-/*
- * Close the live threads of process state idx in b (a copy of its books)
- * at their clocks of now: their running routines INCOMPLETE as of the
- * snapshot on every clock. Returns the process's CPU time so far (ns).
- */
-static double close_threads(const struct tracer *tr, size_t idx, struct books *b, uint64_t now)
-{
-	double ns = tr->procs[idx]->cpu_total_ns;
-
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		const struct tthread *th = thr_at(tr, i);
-		struct stamp s;
-		uint64_t c;
-
-		if (!th || th->proc != idx || th->exiting) /* an exiting one is closed */
-			continue;
-		c = fs_clock_read(&th->clk); /* a running thread's too; 0 when it is gone */
-		if (c < th->clast)
-			c = th->clast;
-		s = th->now;
-		if (c > s.t[CLOCK_KIND_CPU])
-			s.t[CLOCK_KIND_CPU] = c;
-		if (now > s.t[CLOCK_KIND_WALL])
-			s.t[CLOCK_KIND_WALL] = now;
-		books_thread_exit(b, th->tid, &s);
-		if (th->clk.src != FS_CLOCK_WALL)
-			ns += (double)(c - th->c0);
-	}
-	return ns;
-}
-
-/*
- * The user and system time of process state idx's threads as of now: those
- * that ended, and the live ones read now (a running thread's total may lag
- * by a tick). Malloc'ed into *u.
- */
-static void snap_usage(const struct tracer *tr, size_t idx, uint64_t now, struct trace_usage *u)
-{
-	const struct pstate *ps = tr->procs[idx];
-	size_t cap = ps->n_tu + 1;
-
-	for (size_t i = 0; i < tr->thr.cap; i++)
-		cap += thr_at(tr, i) != NULL;
-	u->threads = xcalloc(cap, sizeof(*u->threads));
-	if (ps->n_tu)
-		memcpy(u->threads, ps->tu, ps->n_tu * sizeof(*ps->tu));
-	u->n = ps->n_tu;
-	u->n_cpus = tr->n_cpus;
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		const struct tthread *th = thr_at(tr, i);
-		struct usage_reading u1;
-
-		if (th && th->proc == idx && !th->exiting)
-			u->threads[u->n++] = thr_usage(th, now, &u1);
-	}
-}
-
-/* Process state idx as of now into *sec; its books are a finished copy (owned by sec). */
-static void snap_section(struct tracer *tr, size_t idx, uint64_t now, struct trace_section *sec)
-{
-	const struct pstate *ps = tr->procs[idx];
-	uint64_t end = ps->ended ? ps->wall1 : now;
-
-	sec->pid = ps->leader;
-	sec->st = ps->st;
-	sec->own_st = false; /* the live table: not the snapshot's to free */
-	sec->books = books_dup(ps->books);
-	sec->total_s[CLOCK_KIND_CPU] = close_threads(tr, idx, sec->books, end) / 1e9;
-	books_finish(sec->books, end);
-	sec->total_s[CLOCK_KIND_WALL] = (double)(end - ps->wall0) / 1e9;
-	sec->counted_only = ps->no_rewrite;
-	sec->execed = ps->execed;
-	sec->running = !ps->ended;
-	sec->probes = ps->probes;
-	sec->probe_events = ps->n_probe_events;
-	sec->trap_calls = ps->n_trap_calls;
-	trap_cost(tr, ps, sec->trap_cost_ns);
-	books_overhead(ps->books, sec->overhead_ns);
-	sec->cs_lost.windows = ps->n_cs_lost_windows;
-	sec->cs_lost.records = ps->n_cs_lost_records;
-	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
-	snap_usage(tr, idx, end, &sec->usage);
-	if (!ps->ended)
-		snprintf(sec->note, sizeof(sec->note),
-			 "snapshot after %.3f s: still running (its running clocks INCOMPLETE)",
-			 (double)(now - tr->procs[0]->wall0) / 1e9);
-	else if (ps->execed)
-		snprintf(sec->note, sizeof(sec->note), "exec'ed a new image");
-	if (ps->ended && WIFSIGNALED(ps->status)) {
-		sec->term_signal = WTERMSIG(ps->status);
-		sec->exit_status = 128 + sec->term_signal;
-		snprintf(sec->note, sizeof(sec->note), "killed by signal %d (SIG%s)",
-			 sec->term_signal,
-			 sigabbrev_np(sec->term_signal) ? sigabbrev_np(sec->term_signal) : "?");
-	} else if (ps->ended && WIFEXITED(ps->status)) {
-		sec->exit_status = WEXITSTATUS(ps->status);
-	}
-}
-
+/* A snapshot as of now: the result builder's, handed to the CLI. */
 static void snapshot(struct tracer *tr, uint64_t now)
 {
-	struct trace_result res = {.started = true, .snapshot = true, .pid = tr->program};
-	struct trace_section main_sec = {0};
+	struct trace_result res = {0};
+	struct books *main_books;
 
-	res.snapshot_s = (double)(now - tr->procs[0]->wall0) / 1e9;
-	snap_section(tr, 0, now, &main_sec);
-	res.total_s[CLOCK_KIND_CPU] = main_sec.total_s[CLOCK_KIND_CPU];
-	res.total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
-	res.counted_only = main_sec.counted_only;
-	res.usage = main_sec.usage;
-	res.running = main_sec.running;
-	res.exit_status = main_sec.exit_status;
-	res.term_signal = main_sec.term_signal;
-	snprintf(res.note, sizeof(res.note), "%s", main_sec.note);
-	res.n_patched = tr->procs[0]->n_patches;
-	res.probes = tr->procs[0]->probes;
-	res.probe_events = tr->procs[0]->n_probe_events;
-	res.trap_calls = main_sec.trap_calls;
-	memcpy(res.trap_cost_ns, main_sec.trap_cost_ns, sizeof(res.trap_cost_ns));
-	memcpy(res.overhead_ns, main_sec.overhead_ns, sizeof(res.overhead_ns));
-	res.cs_lost = main_sec.cs_lost;
-	res.n_refused = tr->n_refused;
-	if (tr->o->pid) { /* -p: said so, and what ran at attach */
-		res.attached = true;
-		res.active = tr->attach_active ? xstrdup(tr->attach_active) : NULL;
-	}
-	if (tr->seg[1] && tr->seg[1]->n) {
-		res.seg_n = tr->seg[1]->n;
-		res.seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);
-		res.seg_wall_ns = acct_ovh_estimate(tr->seg[1], false);
-	}
-	if (tr->n_procs > 1)
-		res.sections = xcalloc(tr->n_procs - 1, sizeof(*res.sections));
-	for (size_t i = 1; i < tr->n_procs; i++) {
-		struct trace_section *sec = &res.sections[res.n_sections++];
-
-		snap_section(tr, i, now, sec);
-		sec->path = xstrdup(tr->procs[i]->path ? tr->procs[i]->path : program_path);
-	}
+	result_build(tr, program_path, now, true, &res, &main_books);
 	fs_info(1, "snapshot after %.3f s", res.snapshot_s);
-	tr->o->on_snapshot(&res, main_sec.books, tr->o->live_arg);
-	books_free(main_sec.books);
+	tr->o->on_snapshot(&res, main_books, tr->o->live_arg);
+	books_free(main_books);
 	trace_result_free(&res);
 }
 
@@ -334,7 +202,7 @@ static bool drain_pending(struct tracer *tr, uint64_t now)
 		const struct tthread *th = thr_at(tr, i);
 
 		if (th && th->area > 0 && !th->exiting &&
-		    ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) == 0)
+		    tracee_resume(PTRACE_INTERRUPT, th->tid, 0) == 0)
 			n++;
 	}
 	if (!n)

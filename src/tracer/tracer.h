@@ -638,8 +638,21 @@ void tracer_free(struct tracer *tr);
  */
 void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attached);
 
-/* Every process's accounting closed, and how the run went, into *res. */
-void session_result(struct tracer *tr, const char *path, struct trace_result *res);
+/* ---- result.c ---- */
+
+/*
+ * How the run went as of wall time now (ns), into *res (zeroed by the
+ * caller): the program's section in res itself, every other process's
+ * (-f) in res->sections, named `path` when it has not exec'ed. At the end
+ * (!snapshot) the books are closed in place and the threads' times handed
+ * over, the warnings said (-l, routines refused) and the program's exit
+ * taken from tr->status; a snapshot gets copies closed at each live
+ * thread's clocks of now, the program's books in *main_books (the
+ * caller's to free), and says what still runs.
+ */
+void result_build(struct tracer *tr, const char *path, uint64_t now, bool snapshot,
+		  struct trace_result *res, struct books **main_books);
+
 /* ---- probe.c ---- */
 
 /*
@@ -706,20 +719,60 @@ bool probe_is_full(const struct pstate *ps, uint64_t pc);
  * Is thread th's SIGURG its probe's full ring? The probe sent it to its
  * own thread (tkill, not an int3: a fortstat that dies meanwhile leaves a
  * SIGURG that the program ignores, where a SIGTRAP would kill it); RIP is
- * just after that system call in a stub or the trampoline.
+ * just after that system call in a stub or the trampoline; si, its stop's
+ * (stop_siginfo, NULL when unread), says who sent it.
  */
-bool probe_full_signal(struct tracer *tr, struct tthread *th);
+bool probe_full_signal(struct tracer *tr, struct tthread *th, const siginfo_t *si);
 
 /* ---- dispatch.c ---- */
 
-/* Name the stop of thread tid (its wait status), act on it, resume the thread. */
-void dispatch(struct tracer *tr, pid_t tid, int status);
+/*
+ * Act on stop s (from next_stop) and resume its thread. s is consumed: its
+ * kind may be refined (STOP_PROBE_FULL) and the event word taken into it.
+ */
+void dispatch(struct tracer *tr, struct stop *s);
 
 /*
- * The next stop of any traced thread; -1 when none is left (errno set).
- * Live reports (ticker_poll) are made while waiting for it.
+ * The run's wait (session.c, and -p's in attach.c): next_stop on every
+ * thread, the ticker's work (a status line, a snapshot, the switch
+ * records) done before it and whenever one of fortstat's signals
+ * interrupts it; `how` as next_stop's (NEXT_INTR: back to the caller).
  */
-pid_t next_stop(struct tracer *tr, int *status);
+int run_stop(struct tracer *tr, int how, struct stop *s);
+
+/* ---- wait.c ---- */
+
+/* How next_stop waits (or'ed). */
+enum {
+	NEXT_POLL = 1, /* no blocking: 0 when no stop is there yet */
+	NEXT_INTR = 2, /* -EINTR when one of fortstat's signals interrupts the wait */
+};
+
+/*
+ * The one wait of the tracer: the next stop of thread tid (-1: of any
+ * traced thread), named (stop_from_status) into *s. Every phase waits
+ * here: the run and -p's (through run_stop), holding and stepping threads
+ * for a detach, a new child's first stop, the exec. A wait that one of
+ * fortstat's own signals interrupts goes on (unless NEXT_INTR). Returns 1,
+ * 0 (NEXT_POLL: nothing yet) or -errno (-ECHILD: nothing is left to wait
+ * for).
+ */
+int next_stop(pid_t tid, int how, struct stop *s);
+
+/*
+ * The siginfo of stop s's signal (PTRACE_GETSIGINFO, read at the first
+ * ask and kept in s), or NULL when it cannot be read (the thread is gone).
+ */
+const siginfo_t *stop_siginfo(struct stop *s);
+
+/*
+ * The one way a stopped thread is set going (PTRACE_CONT, PTRACE_LISTEN,
+ * PTRACE_SINGLESTEP with signal sig), let go (PTRACE_DETACH) or a running
+ * one stopped (PTRACE_INTERRUPT). A thread that has vanished (ESRCH) is no
+ * error: its end is a stop that next_stop reports. Returns 0 or -errno
+ * (said under -vv unless ESRCH).
+ */
+int tracee_resume(int op, pid_t tid, int sig);
 
 /* ---- attach.c ---- */
 
