@@ -369,7 +369,9 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 	case STOP_CLONE:
 	case STOP_FORK:
 	case STOP_VFORK:
-		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+		/* no child's id (the parent vanished meanwhile): nothing to wait for */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) != 0 || (pid_t)msg <= 0)
+			break;
 		if (kind == STOP_CLONE && tr->o->pin == PIN_AUTO)
 			unpin_all(tr, (pid_t)msg);
 		if (kind != STOP_CLONE || tgid_of((pid_t)msg) != tr->ps->leader) {
