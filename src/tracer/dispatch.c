@@ -219,6 +219,7 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
+	sample_read_thread(tr, th);
 	if (s.kind == STOP_SIGNAL && s.sig == SIGURG && th->area > 0 && probe_full_signal(tr, th))
 		s.kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */

@@ -672,6 +672,7 @@ void probe_read_switches(struct tracer *tr)
 		if (th && th->cs.fd >= 0)
 			cswitch_read(&th->cs);
 	}
+	sample_read_all(tr); /* their SIGIO sets the same flag */
 }
 
 void probe_full(struct tracer *tr, struct tthread *th)

@@ -138,6 +138,7 @@ void tracer_free(struct tracer *tr)
 		free(ps->thr_ix);
 		free(ps->cand);
 		go_free(ps->go);
+		sample_ps_free(ps);
 		for (size_t i = 0; i < ps->n_mods; i++) {
 			free(ps->mods[i].path);
 			free(ps->mods[i].real);
@@ -190,6 +191,7 @@ static void ps_result(struct tracer *tr, struct pstate *ps, uint64_t wall1,
 	sec->usage.threads = ps->tu;
 	sec->usage.n = ps->n_tu;
 	sec->usage.n_cpus = tr->n_cpus;
+	sample_result(tr, ps, &sec->samples);
 	ps->tu = NULL;
 	ps->n_tu = ps->cap_tu = 0;
 	if (ps->execed)
@@ -342,6 +344,7 @@ void session_result(struct tracer *tr, const char *path, struct trace_result *re
 	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
 	res->counted_only = main_sec.counted_only;
 	res->usage = main_sec.usage;
+	res->samples = main_sec.samples;
 	/* -f: every other process and image, in order of appearance. */
 	if (tr->n_procs > 1)
 		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
@@ -488,6 +491,7 @@ void trace_result_free(struct trace_result *res)
 
 		free(sec->path);
 		free(sec->usage.threads);
+		free(sec->samples.hits);
 		books_free(sec->books);
 		if (sec->own_st) {
 			symtab_free(sec->st);
@@ -498,6 +502,9 @@ void trace_result_free(struct trace_result *res)
 	res->sections = NULL;
 	free(res->usage.threads);
 	res->usage.threads = NULL;
+	free(res->samples.hits);
+	res->samples.hits = NULL;
+	res->samples.n_hits = 0;
 	res->usage.n = 0;
 	free(res->active);
 	res->active = NULL;

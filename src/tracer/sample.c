@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sample.c - --sample: each thread's instruction pointer sampled by the
+ * kernel's software CPU clock (sample.h), and each sample given to the
+ * timed routine whose code holds it (lines.h's rule) as that routine and
+ * an offset in it; the rest counted as outside. Read at every stop of the
+ * thread, when its ring is half full (SIGIO) and at its end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fortstat/lines.h"
+#include "fortstat/sample.h"
+#include "fortstat/symtab.h"
+#include "fortstat/util.h"
+#include "tracer.h"
+
+#define SAMPLE_PAGES 64	  /* data pages of a ring: 8,192 samples, 8 s at 997 Hz */
+#define SAMPLE_REC_MAX 64 /* bytes: a sample record is 40 (header, ip, pid/tid, time) */
+
+static volatile int *sigio_due;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	if (sigio_due)
+		*sigio_due = 1;
+}
+
+/*
+ * SIGIO only sets the flag and interrupts the tracer's wait (no
+ * SA_RESTART: the wait loops on EINTR). Installed once, before the first
+ * ring, and kept: SIGIO's default would end fortstat.
+ */
+static void catch_sigio(volatile int *due)
+{
+	struct sigaction sa = {.sa_handler = on_sigio};
+
+	if (sigio_due)
+		return;
+	sigio_due = due;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGIO, &sa, NULL);
+}
+
+int sampler_open(struct sampler *s, pid_t tid, unsigned hz, volatile int *due)
+{
+	const char *refuse = getenv("FORTSTAT_SAMPLE_REFUSE");
+	struct perf_event_attr a;
+	long page = sysconf(_SC_PAGESIZE);
+	void *m;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	if (refuse && *refuse && *refuse != '0')
+		return -EACCES;
+	if (!hz || hz > SAMPLE_HZ_MAX)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000000u / hz; /* ns of the thread's CPU time */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)((size_t)page * SAMPLE_PAGES / 2);
+	if (due)
+		catch_sigio(due);
+	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (due && fcntl(fd, F_SETOWN, getpid()) == 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+	s->size = (size_t)page * (SAMPLE_PAGES + 1);
+	m = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		int e = errno;
+
+		close(fd);
+		s->size = 0;
+		return -e;
+	}
+	s->fd = fd;
+	s->meta = m;
+	s->data = (uint8_t *)m + page;
+	s->data_size = (size_t)page * SAMPLE_PAGES;
+	return 0;
+}
+
+void sampler_close(struct sampler *s)
+{
+	if (s->meta)
+		munmap(s->meta, s->size);
+	if (s->fd >= 0)
+		close(s->fd);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+/* n bytes of the ring from offset off (wrapping) into buf. */
+static void ring_copy(const struct sampler *s, size_t off, void *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((uint8_t *)buf)[i] = s->data[(off + i) % s->data_size];
+}
+
+size_t sampler_read(struct sampler *s, void (*fn)(const struct sample_rec *r, void *arg), void *arg)
+{
+	struct perf_event_mmap_page *mp = s->meta;
+	uint64_t head, tail;
+	size_t n = 0;
+
+	if (!mp)
+		return 0;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	/* a head more than a ring ahead: the records between are not there any more */
+	if (head - tail > s->data_size) {
+		s->full = true;
+		tail = head - s->data_size;
+	}
+	if (head - tail + SAMPLE_REC_MAX > s->data_size)
+		s->full = true;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint8_t rec[SAMPLE_REC_MAX];
+		size_t off = (size_t)(tail % s->data_size);
+
+		ring_copy(s, off, &h, sizeof(h));
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 24 &&
+		    h.size <= sizeof(rec)) {
+			struct sample_rec r;
+			uint32_t ids[2];
+
+			ring_copy(s, off, rec, h.size);
+			memcpy(&r.ip, rec + sizeof(h), 8); /* sample_type's order: ip, tid, time */
+			memcpy(ids, rec + sizeof(h) + 8, 8);
+			memcpy(&r.time, rec + sizeof(h) + 16, 8);
+			r.pid = ids[0];
+			r.tid = ids[1];
+			fn(&r, arg);
+			n++;
+		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16 &&
+			   h.size <= sizeof(rec)) {
+			uint64_t lost;
+
+			ring_copy(s, off, rec, h.size);
+			memcpy(&lost, rec + sizeof(h) + 8, 8); /* id, then lost */
+			s->lost += lost;
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* ---- the tracer's side ---- */
+
+/* A process's samples (pstate.smp). */
+struct psamples {
+	struct u64map hist; /* (routine + 1) << 32 | offset in it -> samples */
+	uint64_t n, outside, lost;
+	bool full;
+	struct lines_extent *x; /* the timed routines' code at run time, sorted */
+	size_t nx;
+	uint64_t sig; /* what x was built from (ext_sig); 0: not built */
+};
+
+/* What the extents depend on: the patches made and the libraries where they are. */
+static uint64_t ext_sig(const struct pstate *ps)
+{
+	uint64_t sig = ps->n_patches * 2 + 1;
+
+	for (size_t i = 0; i < ps->n_mods; i++)
+		if (ps->mods[i].loaded)
+			sig = sig * 1000003u + ps->mods[i].bias + ps->mods[i].first;
+	return sig;
+}
+
+static void ext_add(struct psamples *p, size_t *cap, const struct routine *r, uint64_t bias,
+		    size_t i)
+{
+	if (!(r->flags & RT_SELECTED) || !r->size || r->size > UINT32_MAX)
+		return;
+	if (p->nx == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		p->x = xrealloc(p->x, *cap * sizeof(*p->x));
+	}
+	p->x[p->nx++] =
+	    (struct lines_extent){r->addr + bias, r->addr + bias + r->size, (uint32_t)i};
+}
+
+/* The timed routines' code in process ps now: its own at its bias, each library's at its. */
+static void ext_build(const struct pstate *ps, struct psamples *p)
+{
+	const struct symtab *st = ps->st;
+	size_t cap = p->nx = 0, own = st->n_own ? st->n_own : st->n;
+
+	free(p->x);
+	p->x = NULL;
+	for (size_t i = 0; i < own && i < st->n; i++)
+		ext_add(p, &cap, &st->r[i], ps->bias, i);
+	for (size_t k = 0; k < ps->n_mods; k++) {
+		const struct tmodule *m = &ps->mods[k];
+
+		for (size_t i = m->first;
+		     m->loaded && m->have_routines && i < m->first + m->n && i < st->n; i++)
+			ext_add(p, &cap, &st->r[i], m->bias, i);
+	}
+	lines_extents_sort(p->x, p->nx);
+	p->sig = ext_sig(ps);
+}
+
+static void take(const struct sample_rec *r, void *arg)
+{
+	struct pstate *ps = arg;
+	struct psamples *p = ps->smp;
+	uint64_t v = 0, key;
+	long e;
+
+	p->n++;
+	if (p->sig != ext_sig(ps))
+		ext_build(ps, p);
+	e = lines_extent_find(p->x, p->nx, r->ip);
+	if (e < 0) {
+		p->outside++;
+		return;
+	}
+	key = ((uint64_t)p->x[e].routine + 1) << 32 | (r->ip - p->x[e].lo);
+	u64map_get(&p->hist, key, &v);
+	u64map_put(&p->hist, key, v + 1);
+}
+
+void sample_thread_new(struct tracer *tr, struct tthread *th)
+{
+	int err;
+
+	th->smp.fd = -1;
+	if (!tr->o->sample_hz || tr->sample_err)
+		return;
+	err = sampler_open(&th->smp, th->tid, tr->o->sample_hz, &cswitch_due);
+	if (err < 0 && err != -ESRCH) {
+		/* once a run: the run goes on unsampled */
+		tr->sample_err = err;
+		fs_warn(
+		    "--sample: the kernel refused to sample the program (perf_event_open: %s%s): "
+		    "no line is known, the times are measured as without --sample",
+		    strerror(-err),
+		    err == -EACCES || err == -EPERM ? "; /proc/sys/kernel/perf_event_paranoid"
+						      " above 2, or a seccomp filter"
+						    : "");
+	}
+}
+
+void sample_read_thread(struct tracer *tr, struct tthread *th)
+{
+	struct pstate *ps;
+
+	if (th->smp.fd < 0 || th->proc >= tr->n_procs)
+		return;
+	ps = tr->procs[th->proc];
+	if (!ps->smp)
+		ps->smp = xcalloc(1, sizeof(*ps->smp));
+	sampler_read(&th->smp, take, ps);
+	ps->smp->full |= th->smp.full;
+	th->smp.full = false;
+	ps->smp->lost += th->smp.lost;
+	th->smp.lost = 0;
+}
+
+void sample_read_all(struct tracer *tr)
+{
+	for (size_t i = 0; tr->o->sample_hz && i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th)
+			sample_read_thread(tr, th);
+	}
+}
+
+void sample_thread_gone(struct tracer *tr, struct tthread *th)
+{
+	sample_read_thread(tr, th);
+	sampler_close(&th->smp);
+}
+
+void sample_result(struct tracer *tr, struct pstate *ps, struct trace_samples *out)
+{
+	struct psamples *p;
+	size_t k = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->hz = tr->o->sample_hz;
+	out->refused = tr->sample_err != 0;
+	for (size_t i = 0; i < tr->thr.cap; i++) { /* threads still there (a detach) */
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && th->proc < tr->n_procs && tr->procs[th->proc] == ps)
+			sample_read_thread(tr, th);
+	}
+	p = ps->smp;
+	if (!p)
+		return;
+	out->n = p->n;
+	out->outside = p->outside;
+	out->lost = p->lost;
+	out->full = p->full;
+	out->hits = xcalloc(p->hist.n ? p->hist.n : 1, sizeof(*out->hits));
+	for (size_t c = 0; c < p->hist.cap; c++) {
+		uint64_t key = p->hist.keys[c];
+
+		if (key && k < p->hist.n)
+			out->hits[k++] = (struct lines_hit){(uint32_t)((key >> 32) - 1),
+							    key & UINT32_MAX, p->hist.vals[c]};
+	}
+	out->n_hits = k;
+}
+
+void sample_ps_free(struct pstate *ps)
+{
+	if (!ps->smp)
+		return;
+	u64map_free(&ps->smp->hist);
+	free(ps->smp->x);
+	free(ps->smp);
+	ps->smp = NULL;
+}
