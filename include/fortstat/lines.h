@@ -46,7 +46,13 @@ struct line_table {
 	size_t n_files, cap_files;
 };
 
-/* n samples at offset `off` of routine `routine`'s code (as the tracer keeps them). */
+/* The offset of a hit in the untimed code its routine called (folded into it). */
+#define LINES_CALLEES 0xffffffffu
+
+/*
+ * n samples at offset `off` of routine `routine`'s code (as the tracer
+ * keeps them), or in untimed code it called (off LINES_CALLEES).
+ */
 struct lines_hit {
 	uint32_t routine;
 	uint64_t off;

@@ -146,6 +146,7 @@ struct profile_line {
 	char *file;	  /* source file, NULL: not known (then line 0) */
 	int line;
 	uint64_t n;
+	bool callees; /* not a line: the untimed code it called (FORTSTAT's folding) */
 };
 
 /* --sample: what was sampled in a section (hz 0: nothing was asked). */

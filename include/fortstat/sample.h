@@ -35,12 +35,20 @@ struct sampler {
 	size_t size, data_size;
 	uint64_t lost; /* samples the kernel said it dropped (PERF_RECORD_LOST) */
 	bool full;     /* the ring was found (nearly) full at a read: samples may be lost */
+	/*
+	 * The tracer's: times of samples read in untimed code, not yet given
+	 * to a routine (sample_fold), in order; at most SAMPLE_PEND_MAX.
+	 */
+	uint64_t *pend;
+	size_t n_pend, cap_pend;
 };
+
+#define SAMPLE_PEND_MAX (1u << 20) /* samples waiting for the thread's stack (8 MB) */
 
 /* One sample as the kernel wrote it. */
 struct sample_rec {
 	uint64_t ip;   /* user-mode instruction pointer */
-	uint64_t time; /* perf clock, ns */
+	uint64_t time; /* CLOCK_MONOTONIC, ns */
 	uint32_t pid, tid;
 };
 
@@ -64,7 +72,7 @@ int sampler_open(struct sampler *s, pid_t tid, unsigned hz, volatile int *due);
 size_t sampler_read(struct sampler *s, void (*fn)(const struct sample_rec *r, void *arg),
 		    void *arg);
 
-/* Stop and unmap; s->fd is -1 again. Records not read are lost. */
+/* Stop and unmap, free the pending times; s->fd is -1 again. Records not read are lost. */
 void sampler_close(struct sampler *s);
 
 #endif

@@ -117,10 +117,11 @@ static void json_pct(FILE *out, double v)
 }
 
 /*
- * --sample: , "lines": [{"file": F, "line": L, "samples": N, "share": S,
- * "self_s": T}, ...]: every source line of the routine's samples, most
- * first; share of its samples, and its self time times that share. The
- * whole process's set only.
+ * --sample: , "lines": [{"file": F, "line": L, "callees": C, "samples": N,
+ * "share": S, "self_s": T}, ...]: every source line of the routine's
+ * samples, most first (callees: not a line, the untimed code it called);
+ * share of its samples, and its self time times that share. The whole
+ * process's set only.
  */
 static void json_lines(FILE *out, const struct report *rp, const struct row *r)
 {
@@ -142,8 +143,10 @@ static void json_lines(FILE *out, const struct report *rp, const struct row *r)
 			fprintf(out, ", \"line\": %d", l->line);
 		else
 			fputs(", \"line\": null", out);
-		fprintf(out, ", \"samples\": %" PRIu64 ", \"share\": %.6f, \"self_s\": ", l->n,
-			share);
+		fprintf(out,
+			", \"callees\": %s, \"samples\": %" PRIu64
+			", \"share\": %.6f, \"self_s\": ",
+			l->callees ? "true" : "false", l->n, share);
 		json_secs(out, secs(r->shown) * share, rp->timed);
 		fputc('}', out);
 	}

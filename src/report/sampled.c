@@ -26,10 +26,23 @@ static struct lines_extent *own_extents(const struct symtab *st, size_t *n)
 
 static int cmp_routine(const void *a, const void *b)
 {
-	uint32_t x = ((const struct lines_count *)a)->routine;
-	uint32_t y = ((const struct lines_count *)b)->routine;
+	const struct lines_count *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->routine != y->routine)
+		return x->routine < y->routine ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* A routine's lines: most samples first, then by line, the untimed callees last. */
+static int cmp_line(const void *a, const void *b)
+{
+	const struct profile_line *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (x->callees != y->callees)
+		return x->callees ? 1 : -1;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
 int profile_add_lines(struct profile *p, size_t sec, const struct symtab *st,
@@ -37,14 +50,14 @@ int profile_add_lines(struct profile *p, size_t sec, const struct symtab *st,
 {
 	struct profile_section *ps;
 	struct lines_sample *smp = xmalloc((n ? n : 1) * sizeof(*smp));
-	struct lines_count *c, *lib = xmalloc((n ? n : 1) * sizeof(*lib));
+	struct lines_count *c, *other = xmalloc((n ? n : 1) * sizeof(*other));
 	struct line_table lt = {0};
 	struct lines_extent *x;
-	size_t nx, ns = 0, nl = 0, nc = 0, own = st->n_own ? st->n_own : st->n;
+	size_t nx, ns = 0, no = 0, nc = 0, own = st->n_own ? st->n_own : st->n;
 
 	if (sec >= p->n_sections) {
 		free(smp);
-		free(lib);
+		free(other);
 		return -EINVAL;
 	}
 	ps = &p->sections[sec];
@@ -54,44 +67,46 @@ int profile_add_lines(struct profile *p, size_t sec, const struct symtab *st,
 
 		if (r >= st->n || r >= ps->n_routines)
 			continue;
-		if (r < own) /* its address in the file: the line table's */
+		if (hits[i].off == LINES_CALLEES) /* line 1: its untimed callees' */
+			other[no++] = (struct lines_count){r, UINT32_MAX, 1, hits[i].n};
+		else if (r < own) /* its address in the file: the line table's */
 			smp[ns++] = (struct lines_sample){st->r[r].addr + hits[i].off, hits[i].n};
-		else
-			lib[nl++] = (struct lines_count){r, UINT32_MAX, 0, hits[i].n};
+		else /* a library's routine (-l): no line known */
+			other[no++] = (struct lines_count){r, UINT32_MAX, 0, hits[i].n};
 	}
-	if (nl > 1)
-		qsort(lib, nl, sizeof(*lib), cmp_routine);
+	if (no > 1)
+		qsort(other, no, sizeof(*other), cmp_routine);
 	if (ns && st->path)
 		symtab_line_table(st->path, &lt);
 	x = own_extents(st, &nx);
 	c = lines_attribute(smp, ns, x, nx, &lt, &nc, NULL);
-	ps->lines = xcalloc(nc + nl + 1, sizeof(*ps->lines));
+	ps->lines = xcalloc(nc + no + 1, sizeof(*ps->lines));
 	ps->line_at = xcalloc(ps->n_routines + 1, sizeof(*ps->line_at));
-	/* routine by routine: each one's lines (most first), then its hits of a library */
-	for (size_t r = 0, ic = 0, il = 0; r < ps->n_routines; r++) {
+	for (size_t r = 0, ic = 0, io = 0; r < ps->n_routines; r++) {
 		ps->line_at[r] = ps->n_lines;
-		for (; ic < nc && c[ic].routine == r; ic++) {
-			struct profile_line *l = &ps->lines[ps->n_lines++];
-
-			l->routine = (uint32_t)r;
-			l->n = c[ic].n;
-			l->line = (int)c[ic].line;
-			l->file = c[ic].file < lt.n_files ? xstrdup(lt.files[c[ic].file]) : NULL;
+		for (; ic < nc && c[ic].routine == r; ic++)
+			ps->lines[ps->n_lines++] = (struct profile_line){
+			    (uint32_t)r,
+			    c[ic].file < lt.n_files ? xstrdup(lt.files[c[ic].file]) : NULL,
+			    c[ic].file < lt.n_files ? (int)c[ic].line : 0, c[ic].n, false};
+		/* hits of a library routine, or of untimed callees: one line each kind */
+		for (; io < no && other[io].routine == r; io++) {
+			/* the line made of the one before, when of the same kind */
+			if (io && other[io - 1].routine == r &&
+			    other[io - 1].line == other[io].line)
+				ps->lines[ps->n_lines - 1].n += other[io].n;
+			else
+				ps->lines[ps->n_lines++] = (struct profile_line){
+				    (uint32_t)r, NULL, 0, other[io].n, other[io].line == 1};
 		}
-		for (uint64_t sum = 0; il < nl && lib[il].routine <= r; il++) {
-			sum += lib[il].n; /* hits of one library routine, sorted below: sum them */
-			if (il + 1 == nl || lib[il + 1].routine != lib[il].routine) {
-				ps->lines[ps->n_lines++] =
-				    (struct profile_line){lib[il].routine, NULL, 0, sum};
-				sum = 0;
-			}
-		}
+		qsort(ps->lines + ps->line_at[r], ps->n_lines - ps->line_at[r], sizeof(*ps->lines),
+		      cmp_line);
 	}
 	ps->line_at[ps->n_routines] = ps->n_lines;
 	line_table_free(&lt);
 	free(c);
 	free(x);
 	free(smp);
-	free(lib);
+	free(other);
 	return 0;
 }

@@ -162,7 +162,8 @@ static uint64_t routine_samples(const struct profile_section *sec, size_t idx)
 
 /*
  * --lines with --sample: under routine r's row, its hottest lines: the
- * line ("file:line", "?" when not known) in the ROUTINE column, its
+ * line ("file:line", "?" when not known; "(untimed callees)": the untimed
+ * code it called, whose time is its own by FORTSTAT's rule) in the ROUTINE column, its
  * samples in brackets under CALLED, the routine's time times the line's
  * share of its samples, and that share (of the routine's samples, not of
  * the program's time) under PERCENT. The whole process's results only.
@@ -184,7 +185,10 @@ static void line_rows(FILE *out, const struct report *rp, const struct row *r, i
 		char *label;
 
 		base = base ? base + 1 : l->file;
-		label = l->file ? xasprintf("    %s:%d", base, l->line) : xstrdup("    ?");
+		if (l->callees)
+			label = xstrdup("    (untimed callees)");
+		else
+			label = l->file ? xasprintf("    %s:%d", base, l->line) : xstrdup("    ?");
 		fputs("  ", out);
 		put_name(out, rp, label, w);
 		snprintf(buf, sizeof(buf), "[%" PRIu64 "]", l->n);

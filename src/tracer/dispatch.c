@@ -225,6 +225,7 @@ void dispatch(struct tracer *tr, pid_t tid, int status)
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
 		probe_drain(tr, th, s.kind != STOP_BREAK && s.kind != STOP_PROBE_FULL);
+	sample_fold(tr, th, UINT64_MAX); /* its samples in untimed code: to its stack of now */
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
 		s.ev = tr->page->ev;

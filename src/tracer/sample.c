@@ -3,8 +3,15 @@
  * sample.c - --sample: each thread's instruction pointer sampled by the
  * kernel's software CPU clock (sample.h), and each sample given to the
  * timed routine whose code holds it (lines.h's rule) as that routine and
- * an offset in it; the rest counted as outside. Read at every stop of the
- * thread, when its ring is half full (SIGIO) and at its end.
+ * an offset in it. A sample in untimed code goes to the thread's innermost
+ * timed frame when it was taken (FORTSTAT's folding rule: that routine's
+ * self time holds the untimed code it calls): its time is kept until the
+ * books' stack is the one of that moment. With the traps, at the thread's
+ * next stop (every timed entry and return is one: its samples are read
+ * before the stop is handled); with in-process probes, as its ring is
+ * drained, before the first event recorded after it (the event's time on
+ * the same clock, CLOCK_MONOTONIC). No timed frame then: outside. Read at
+ * every stop of the thread, when its ring is half full (SIGIO), at its end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fortstat/lines.h"
@@ -72,6 +80,8 @@ int sampler_open(struct sampler *s, pid_t tid, unsigned hz, volatile int *due)
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
+	a.use_clockid = 1; /* the tracer's wall clock: events and samples in one time */
+	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)page * SAMPLE_PAGES / 2);
 	if (due)
@@ -103,6 +113,7 @@ void sampler_close(struct sampler *s)
 		munmap(s->meta, s->size);
 	if (s->fd >= 0)
 		close(s->fd);
+	free(s->pend);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -223,24 +234,84 @@ static void ext_build(const struct pstate *ps, struct psamples *p)
 	p->sig = ext_sig(ps);
 }
 
+/* What take() is given: the thread and its process. */
+struct take_ctx {
+	struct pstate *ps;
+	struct tthread *th;
+};
+
+static void count(struct psamples *p, uint32_t routine, uint64_t off)
+{
+	uint64_t v = 0, key = ((uint64_t)routine + 1) << 32 | off;
+
+	u64map_get(&p->hist, key, &v);
+	u64map_put(&p->hist, key, v + 1);
+}
+
+/* A sample: its timed routine's, or in untimed code kept for sample_fold (its time). */
 static void take(const struct sample_rec *r, void *arg)
 {
-	struct pstate *ps = arg;
-	struct psamples *p = ps->smp;
-	uint64_t v = 0, key;
+	struct take_ctx *c = arg;
+	struct psamples *p = c->ps->smp;
+	struct sampler *s = &c->th->smp;
 	long e;
 
 	p->n++;
-	if (p->sig != ext_sig(ps))
-		ext_build(ps, p);
+	if (p->sig != ext_sig(c->ps))
+		ext_build(c->ps, p);
 	e = lines_extent_find(p->x, p->nx, r->ip);
-	if (e < 0) {
+	if (e >= 0) {
+		count(p, p->x[e].routine, r->ip - p->x[e].lo);
+		return;
+	}
+	if (s->n_pend == SAMPLE_PEND_MAX) {
 		p->outside++;
 		return;
 	}
-	key = ((uint64_t)p->x[e].routine + 1) << 32 | (r->ip - p->x[e].lo);
-	u64map_get(&p->hist, key, &v);
-	u64map_put(&p->hist, key, v + 1);
+	if (s->n_pend == s->cap_pend) {
+		s->cap_pend = s->cap_pend ? 2 * s->cap_pend : 256;
+		s->pend = xrealloc(s->pend, s->cap_pend * sizeof(*s->pend));
+	}
+	s->pend[s->n_pend++] = r->time;
+}
+
+void sample_fold(struct tracer *tr, struct tthread *th, uint64_t t)
+{
+	struct sampler *s = &th->smp;
+	struct pstate *ps;
+	uint64_t slot, ret;
+	uint32_t top;
+	size_t k = 0;
+	bool frame;
+
+	if (!s->n_pend || s->pend[0] >= t || th->proc >= tr->n_procs)
+		return;
+	ps = tr->procs[th->proc];
+	frame = books_top(ps->books, th->tid, &top, &slot, &ret) == 0 && top < UINT32_MAX - 1;
+	for (; k < s->n_pend && s->pend[k] < t; k++) {
+		if (frame)
+			count(ps->smp, top, LINES_CALLEES); /* its untimed callees' */
+		else
+			ps->smp->outside++;
+	}
+	memmove(s->pend, s->pend + k, (s->n_pend - k) * sizeof(*s->pend));
+	s->n_pend -= k;
+}
+
+void sample_read_thread(struct tracer *tr, struct tthread *th)
+{
+	struct take_ctx c = {NULL, th};
+
+	if (th->smp.fd < 0 || th->proc >= tr->n_procs)
+		return;
+	c.ps = tr->procs[th->proc];
+	if (!c.ps->smp)
+		c.ps->smp = xcalloc(1, sizeof(*c.ps->smp));
+	sampler_read(&th->smp, take, &c);
+	c.ps->smp->full |= th->smp.full;
+	th->smp.full = false;
+	c.ps->smp->lost += th->smp.lost;
+	th->smp.lost = 0;
 }
 
 void sample_thread_new(struct tracer *tr, struct tthread *th)
@@ -264,22 +335,6 @@ void sample_thread_new(struct tracer *tr, struct tthread *th)
 	}
 }
 
-void sample_read_thread(struct tracer *tr, struct tthread *th)
-{
-	struct pstate *ps;
-
-	if (th->smp.fd < 0 || th->proc >= tr->n_procs)
-		return;
-	ps = tr->procs[th->proc];
-	if (!ps->smp)
-		ps->smp = xcalloc(1, sizeof(*ps->smp));
-	sampler_read(&th->smp, take, ps);
-	ps->smp->full |= th->smp.full;
-	th->smp.full = false;
-	ps->smp->lost += th->smp.lost;
-	th->smp.lost = 0;
-}
-
 void sample_read_all(struct tracer *tr)
 {
 	for (size_t i = 0; tr->o->sample_hz && i < tr->thr.cap; i++) {
@@ -293,6 +348,7 @@ void sample_read_all(struct tracer *tr)
 void sample_thread_gone(struct tracer *tr, struct tthread *th)
 {
 	sample_read_thread(tr, th);
+	sample_fold(tr, th, UINT64_MAX); /* no frame left, as a rule: outside */
 	sampler_close(&th->smp);
 }
 

@@ -725,6 +725,15 @@ void sample_read_thread(struct tracer *tr, struct tthread *th);
 /* Every thread's (a ring half full: SIGIO, cswitch_due). */
 void sample_read_all(struct tracer *tr);
 
+/*
+ * Thread th's samples in untimed code taken before wall time `t`
+ * (CLOCK_MONOTONIC), read and not yet given, to its innermost timed frame
+ * in the books now: at each event its probes recorded, before the event
+ * is taken (its time), and at each of its stops once its ring is drained
+ * (UINT64_MAX: all). With no frame, outside.
+ */
+void sample_fold(struct tracer *tr, struct tthread *th, uint64_t t);
+
 /* Thread th is gone: its last samples read, its event closed. */
 void sample_thread_gone(struct tracer *tr, struct tthread *th);
 

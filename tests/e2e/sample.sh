@@ -3,7 +3,10 @@
 # sample.sh - --sample and --lines: where inside a routine. hotline's hot()
 # spends its time in one loop on one line (HOT), warm() in one of its own
 # (WARM): under --sample each line has the most of its routine's samples
-# (>= 60 %), at -O0 and -O2, in the table, JSON and callgrind (what
+# (>= 60 %); mixed() spends its time in exp(), untimed: those samples are
+# its own by FORTSTAT's folding rule, "(untimed callees)" (>= 50 %; with
+# probes folded by time as its ring is read), at -O0 and -O2, in the table,
+# JSON and callgrind (what
 # callgrind_annotate shows beside the source); the counts are exact, the
 # lines' times add up to their routine's, the samples match the CPU time at
 # the rate asked; refused by the kernel (the FORTSTAT_SAMPLE_REFUSE hook),
@@ -34,7 +37,7 @@ s = rep.get("sampling")
 if not s or s["hz"] != hz or s["refused"]:
     errs.append("sampling: %r" % (s,))
     s = {"samples": 0, "outside": 0}
-for name, calls in (("hot", threads + 1), ("warm", threads + 1), ("main", 1)):
+for name, calls in (("hot", threads + 1), ("warm", threads + 1), ("mixed", 1), ("main", 1)):
     if name not in r or r[name]["calls"] != calls:
         errs.append("%s: calls %r, not %d" % (name, r.get(name, {}).get("calls"), calls))
 for name, want in (("hot", hot_line), ("warm", warm_line)):
@@ -54,6 +57,20 @@ for name, want in (("hot", hot_line), ("warm", warm_line)):
     if abs(sum(l["self_s"] for l in lines) - r[name]["self_s"]) > 1e-5:
         errs.append("%s: lines add up to %.6f s, the routine %.6f s"
                     % (name, sum(l["self_s"] for l in lines), r[name]["self_s"]))
+# mixed's time is most in exp(), untimed: its samples there are its own (folded)
+lines = r.get("mixed", {}).get("lines") or []
+n = sum(l["samples"] for l in lines)
+if n < 20:
+    errs.append("mixed: %d samples, too few to judge" % n)
+elif not lines[0]["callees"] or lines[0]["samples"] / n < 0.5 or lines[0]["line"] is not None:
+    errs.append("mixed: the untimed callees are not the most of its samples: %r" % lines[:2])
+# hot and warm call nothing untimed: a sample or two in fortstat's own code
+# on their way in or out (an entry's resumption, the return trap) at most
+for name in ("hot", "warm"):
+    lines = r.get(name, {}).get("lines") or []
+    callees = sum(l["samples"] for l in lines if l["callees"])
+    if callees > 0.05 * max(sum(l["samples"] for l in lines), 1):
+        errs.append("%s: %d samples in untimed callees" % (name, callees))
 # HZ samples a CPU second: the program's CPU time at the rate asked (every thread sampled)
 cpu = rep["total_time_s"]
 if cpu > 0 and not 0.75 <= s["samples"] / (cpu * hz) <= 1.15:
@@ -83,6 +100,9 @@ for opt in O0 O2; do
 	first=$(awk '$1 == "hot" { getline; print $1; exit }' table.txt)
 	[ "$first" = "hotline.c:$hot" ] ||
 		fail "$opt: the table's line under hot is '$first', not hotline.c:$hot: $(cat table.txt)"
+	first=$(awk '$1 == "mixed" { getline; print $1 $2; exit }' table.txt)
+	[ "$first" = "(untimedcallees)" ] ||
+		fail "$opt: the table's line under mixed is '$first', not (untimed callees)"
 	grep -q '^  samples  *[0-9][0-9]*   (997 Hz of CPU time' table.txt ||
 		fail "$opt: no samples line in the table"
 	# without --lines, no line rows
@@ -95,8 +115,10 @@ for opt in O0 O2; do
 			2>t.err </dev/null
 		callgrind_annotate --auto=yes --include="$SRCDIR" cg.out >ann.txt 2>ann.err ||
 			fail "$opt: callgrind_annotate failed: $(cat ann.err)"
-		# the annotated source's lines (not the '=>' call lines, which are inclusive)
-		best=$(awk '/Auto-annotated source:/ { on = 1 } on && !/=>/ && !/events annotated/ && $1 ~ /^[0-9][0-9,]*$/ {
+		# the annotated source's lines (not the '=>' call lines, which are
+		# inclusive, nor line 0's: the untimed callees' and lines not known)
+		best=$(awk '/Auto-annotated source:/ { on = 1 }
+			on && !/=>|events annotated|unidentified lines/ && $1 ~ /^[0-9][0-9,]*$/ {
 			c = $1; gsub(",", "", c); if (c + 0 > max) { max = c + 0; line = $0 } }
 			END { print line }' ann.txt)
 		case $best in
@@ -121,7 +143,7 @@ d = json.load(open(sys.argv[1]))
 r = {x["name"]: x for x in d["routines"]}
 assert d["sampling"]["refused"] and d["sampling"]["samples"] == 0
 assert r["hot"]["calls"] == 1 and r["warm"]["calls"] == 1 and r["main"]["calls"] == 1
-assert r["hot"]["self_s"] > 0.5 * d["total_time_s"] and r["hot"]["lines"] == []
+assert r["hot"]["self_s"] > 0.3 * d["total_time_s"] and r["hot"]["lines"] == []
 PY
 
 # -c counts only: --sample has nothing to divide
