@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define SAMPLE_HZ_DEFAULT 997 /* not a divisor of common timer rates (perf's choice too) */
 #define SAMPLE_HZ_MAX 100000  /* perf_event_max_sample_rate's usual ceiling */
@@ -54,14 +55,28 @@ struct sample_rec {
 
 /*
  * Start sampling thread tid at hz samples a CPU second (a fixed period of
- * 1e9/hz ns of its CPU clock). The ring is half full: SIGIO to fortstat,
- * whose handler sets `*due` (the tracer's loop then reads every ring;
- * NULL: read at stops only). Returns 0, or -errno (s->fd is -1 then):
+ * 1e9/hz ns of its CPU clock), read by the caller (sampler_read) at least
+ * every quarter of a ring's samples (sample_timer). Returns 0, or -errno (s->fd is -1 then):
  * -EACCES/-EPERM when perf_event_paranoid or a seccomp filter refuses.
  * FORTSTAT_SAMPLE_REFUSE=1 in the environment (a test hook) makes it fail
  * with -EACCES without asking the kernel.
  */
-int sampler_open(struct sampler *s, pid_t tid, unsigned hz, volatile int *due);
+int sampler_open(struct sampler *s, pid_t tid, unsigned hz);
+
+/* A POSIX timer that says when the rings are to be read. */
+struct sample_timer {
+	timer_t id;
+	bool on;
+};
+
+/*
+ * Every quarter of a ring's samples at hz (10 ms to 1 s), SIGIO to
+ * fortstat, whose handler sets `*due`: the tracer's loop then reads every
+ * ring. Returns 0 or -errno (no timer).
+ */
+int sample_timer_start(struct sample_timer *t, unsigned hz, volatile int *due);
+
+void sample_timer_stop(struct sample_timer *t);
 
 /*
  * Read what the kernel wrote since the last read: fn(rec, arg) for each

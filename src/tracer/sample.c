@@ -11,10 +11,10 @@
  * before the stop is handled); with in-process probes, as its ring is
  * drained, before the first event recorded after it (the event's time on
  * the same clock, CLOCK_MONOTONIC). No timed frame then: outside. Read at
- * every stop of the thread, when its ring is half full (SIGIO), at its end.
+ * every stop of the thread, at sample_timer's ticks (a quarter of a ring's
+ * samples apart: SIGIO) and at its end.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -42,23 +42,51 @@ static void on_sigio(int sig)
 		*sigio_due = 1;
 }
 
-/*
- * SIGIO only sets the flag and interrupts the tracer's wait (no
- * SA_RESTART: the wait loops on EINTR). Installed once, before the first
- * ring, and kept: SIGIO's default would end fortstat.
- */
-static void catch_sigio(volatile int *due)
+int sample_timer_start(struct sample_timer *t, unsigned hz, volatile int *due)
 {
 	struct sigaction sa = {.sa_handler = on_sigio};
+	struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGIO};
+	/* a quarter of a ring's samples between two reads, 10 ms to 1 s */
+	double s = (double)SAMPLE_PAGES * 4096 / 32 / 4 / (hz ? hz : 1);
+	struct itimerspec it;
 
-	if (sigio_due)
-		return;
+	memset(t, 0, sizeof(*t));
+	if (s < 0.01)
+		s = 0.01;
+	if (s > 1)
+		s = 1;
+	it.it_interval.tv_sec = (time_t)s;
+	it.it_interval.tv_nsec = (long)((s - (double)(time_t)s) * 1e9);
+	it.it_value = it.it_interval;
+	/*
+	 * SIGIO only sets the flag and interrupts the tracer's wait (no
+	 * SA_RESTART: the wait loops on EINTR); cswitch.c's handler, when the
+	 * probes' records came first, does the same. Kept after the run:
+	 * SIGIO's default would end fortstat.
+	 */
 	sigio_due = due;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGIO, &sa, NULL);
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t->id) < 0)
+		return -errno;
+	if (timer_settime(t->id, 0, &it, NULL) < 0) {
+		int e = errno;
+
+		timer_delete(t->id);
+		return -e;
+	}
+	t->on = true;
+	return 0;
 }
 
-int sampler_open(struct sampler *s, pid_t tid, unsigned hz, volatile int *due)
+void sample_timer_stop(struct sample_timer *t)
+{
+	if (t->on)
+		timer_delete(t->id);
+	t->on = false;
+}
+
+int sampler_open(struct sampler *s, pid_t tid, unsigned hz)
 {
 	const char *refuse = getenv("FORTSTAT_SAMPLE_REFUSE");
 	struct perf_event_attr a;
@@ -84,13 +112,14 @@ int sampler_open(struct sampler *s, pid_t tid, unsigned hz, volatile int *due)
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)page * SAMPLE_PAGES / 2);
-	if (due)
-		catch_sigio(due);
 	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (due && fcntl(fd, F_SETOWN, getpid()) == 0)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+	/*
+	 * No O_ASYNC: with it the kernel queues an irq_work and signals
+	 * fortstat at every sample, not at the watermark (13 us a sample
+	 * here, against 6 without: bench/sample); sample_timer reads instead.
+	 */
 	s->size = (size_t)page * (SAMPLE_PAGES + 1);
 	m = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -321,7 +350,10 @@ void sample_thread_new(struct tracer *tr, struct tthread *th)
 	th->smp.fd = -1;
 	if (!tr->o->sample_hz || tr->sample_err)
 		return;
-	err = sampler_open(&th->smp, th->tid, tr->o->sample_hz, &cswitch_due);
+	err = sampler_open(&th->smp, th->tid, tr->o->sample_hz);
+	if (!err && !tr->sample_timer.on &&
+	    (err = sample_timer_start(&tr->sample_timer, tr->o->sample_hz, &cswitch_due)) < 0)
+		sampler_close(&th->smp);
 	if (err < 0 && err != -ESRCH) {
 		/* once a run: the run goes on unsampled */
 		tr->sample_err = err;
@@ -382,6 +414,11 @@ void sample_result(struct tracer *tr, struct pstate *ps, struct trace_samples *o
 							    key & UINT32_MAX, p->hist.vals[c]};
 	}
 	out->n_hits = k;
+}
+
+void sample_stop(struct tracer *tr)
+{
+	sample_timer_stop(&tr->sample_timer);
 }
 
 void sample_ps_free(struct pstate *ps)

@@ -124,6 +124,7 @@ static int wait_exec(struct tracer *tr, int *status)
 void tracer_free(struct tracer *tr)
 {
 	thr_remove_all(tr);
+	sample_stop(tr);
 	free(tr->pend);
 	free(tr->seg[0]);
 	free(tr->seg[1]);

@@ -239,6 +239,7 @@ struct tracer {
 	int sc_err;	/* why a thread's filters could not be read (-errno), else 0 */
 	int n_cpus;			/* CPUs the program may run on (trace_usage) */
 	int sample_err; /* --sample: why perf_event_open was refused (-errno), said once; 0 */
+	struct sample_timer sample_timer; /* --sample: when to read every thread's ring */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -739,6 +740,9 @@ void sample_thread_gone(struct tracer *tr, struct tthread *th);
 
 /* Process ps's samples (its threads still there read first) into *out (hits malloc'ed). */
 void sample_result(struct tracer *tr, struct pstate *ps, struct trace_samples *out);
+
+/* The run is over: no more reading (the timer off). */
+void sample_stop(struct tracer *tr);
 
 /* Free process ps's samples. */
 void sample_ps_free(struct pstate *ps);

@@ -128,6 +128,18 @@ for opt in O0 O2; do
 	fi
 done
 
+# 20,000 Hz for a second with no stop: the ring (8,192 samples) is read
+# while the program runs (sample_timer), none is lost
+"$FORTSTAT" --sample=20000 --format=json -o fast.json "$BIN/hotline-O2" 150 >t.out 2>t.err \
+	</dev/null || fail "20 kHz: fortstat failed: $(cat t.err)"
+python3 check.py fast.json 20000 0 "$hot" "$warm" >check.out ||
+	fail "20 kHz: $(tr '\n' ';' <check.out)"
+python3 - fast.json <<'PY' || fail "20 kHz: samples were lost"
+import json, sys
+s = json.load(open(sys.argv[1]))["sampling"]
+assert s["lost"] == 0 and not s["lost_more"] and s["samples"] > 12000, s
+PY
+
 # Refused (perf_event_paranoid, a seccomp filter): one line, and the report is whole.
 FORTSTAT_SAMPLE_REFUSE=1 "$FORTSTAT" --sample --lines --format=json -o refused.json \
 	"$BIN/hotline-O0" 5 >t.out 2>t.err </dev/null
