@@ -117,6 +117,37 @@ START_TEST(test_views)
 }
 END_TEST
 
+/* --sample[=HZ]: 997 without a rate; a rate from 1 to 100000; not with -c or --merge. */
+START_TEST(test_sample)
+{
+	struct options o;
+	char *dflt[] = {"fortstat", "--sample", "--lines", "p", NULL};
+	char *rate[] = {"fortstat", "--sample=2000", "p", NULL};
+	char *none[] = {"fortstat", "p", NULL};
+	char *zero[] = {"fortstat", "--sample=0", "p", NULL};
+	char *high[] = {"fortstat", "--sample=100001", "p", NULL};
+	char *word[] = {"fortstat", "--sample=fast", "p", NULL};
+	char *count[] = {"fortstat", "-c", "--sample", "p", NULL};
+	char *merge[] = {"fortstat", "--merge", "--sample", "a.json", NULL};
+	struct trace_opts t;
+
+	ck_assert_int_eq(parse(&o, dflt), -1);
+	ck_assert_uint_eq(o.sample_hz, 997);
+	ck_assert(o.report.lines);
+	t = cli_trace_opts(&o);
+	ck_assert_uint_eq(t.sample_hz, 997);
+	ck_assert_int_eq(parse(&o, rate), -1);
+	ck_assert_uint_eq(cli_trace_opts(&o).sample_hz, 2000);
+	ck_assert_int_eq(parse(&o, none), -1);
+	ck_assert_uint_eq(o.sample_hz, 0);
+	ck_assert_int_eq(parse(&o, zero), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, high), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, word), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, count), EXIT_FS_ERROR);
+	ck_assert_int_eq(parse(&o, merge), EXIT_FS_ERROR);
+}
+END_TEST
+
 START_TEST(test_pin)
 {
 	struct options o;
@@ -303,6 +334,7 @@ int main(void)
 	tcase_add_test(tc, test_every_option);
 	tcase_add_test(tc, test_long_forms);
 	tcase_add_test(tc, test_views);
+	tcase_add_test(tc, test_sample);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_pin);

@@ -32,6 +32,7 @@ struct options {
 	bool mech_asked;	  /* --probes, --traps or FORTSTAT_MECHANISM said which */
 	uint64_t throttle_calls;  /* --throttle=CALLS,USEC (0: --no-throttle) */
 	double throttle_usec;
+	unsigned sample_hz;	  /* --sample[=HZ]: sampled at this rate (0: not) */
 	bool count_only;	  /* -c */
 	enum clock_kind clock;	  /* --clock */
 	enum pin_mode pin;	  /* --pin */

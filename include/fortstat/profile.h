@@ -41,6 +41,7 @@
 
 struct books;
 struct symtab;
+struct lines_hit;
 
 #define PROFILE_NONE ((uint32_t)-1) /* "no routine": the root of a stack, or no parent */
 #define PROFILE_LOST_TIDS 4	    /* threads named for lost switch records */
@@ -139,6 +140,25 @@ struct profile_set {
 	size_t n_nodes;
 };
 
+/* --sample: n samples of a routine at one of its source lines. */
+struct profile_line {
+	uint32_t routine; /* routine index */
+	char *file;	  /* source file, NULL: not known (then line 0) */
+	int line;
+	uint64_t n;
+	bool callees; /* not a line: the untimed code it called (FORTSTAT's folding) */
+};
+
+/* --sample: what was sampled in a section (hz 0: nothing was asked). */
+struct profile_samples {
+	unsigned hz;	  /* the rate asked for */
+	bool refused;	  /* the kernel refused: nothing was sampled */
+	uint64_t n;	  /* samples read */
+	uint64_t outside; /* ... in no timed routine's code (lines.h's rule) */
+	uint64_t lost;	  /* samples the kernel said it dropped */
+	bool full;	  /* a ring was found full: more may have been dropped */
+};
+
 /* One traced process image: the program, or with -f a followed process or image. */
 struct profile_section {
 	char *label;	 /* what the views call it: the program's path, "path [pid N]" with -f */
@@ -197,6 +217,15 @@ struct profile_section {
 	char *active;  /* -p: the routines its threads were in at attach, ", "-separated, or NULL */
 	struct profile_routine *routines; /* n_routines, index as in its symbol table */
 	size_t n_routines;
+	/*
+	 * --sample: what was sampled, and each routine's samples by source line:
+	 * routine i's are lines[line_at[i] .. line_at[i + 1]), most first
+	 * (line_at NULL: none, profile_add_lines).
+	 */
+	struct profile_samples samples;
+	struct profile_line *lines;
+	size_t n_lines;
+	size_t *line_at;
 	struct profile_set all;	     /* every thread's results together */
 	struct profile_set *threads; /* each thread's, in order of first event */
 	size_t n_threads;
@@ -292,5 +321,15 @@ int profile_add_books(struct profile *p, const struct profile_facts *f, const st
 int profile_add_accts(struct profile *p, const struct profile_facts *f, const struct symtab *st,
 		      const struct acct *const gross[FS_N_CLOCKS],
 		      const struct acct *const net[FS_N_CLOCKS]);
+
+/*
+ * --sample: section sec's samples (s) and the hits (routine, offset in its
+ * code: lines.h) made lines of its routines, by lines_attribute: the
+ * program's own routines' (link-time addresses in st) with the line table
+ * of st->path's DWARF, a library's (-l) at no line. Hits whose routine is
+ * not one of the section's are left out. Returns 0 or -EINVAL (no section sec).
+ */
+int profile_add_lines(struct profile *p, size_t sec, const struct symtab *st,
+		      const struct profile_samples *s, const struct lines_hit *hits, size_t n);
 
 #endif

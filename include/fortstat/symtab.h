@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct names;
+struct line_table;
 
 /* Flags of a routine. */
 enum {
@@ -154,6 +155,13 @@ int symtab_symbol(const char *path, const char *name, uint64_t *value);
 
 /* The program's own routine containing `addr` (link-time), or NULL. O(log n). */
 const struct routine *symtab_find(const struct symtab *st, uint64_t addr);
+
+/*
+ * The line table of the ELF file at `path` (DWARF .debug_line, libdw):
+ * every row of every compilation unit, sorted (lines.h). Returns 0, or
+ * -ENOENT when it has none, or -errno (lt is empty then, nothing to free).
+ */
+int symtab_line_table(const char *path, struct line_table *lt);
 
 /* Index of the mainline routine, or -1. */
 long symtab_mainline(const struct symtab *st);

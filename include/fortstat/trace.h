@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "fortstat/clock.h"
+#include "fortstat/lines.h"
 
 struct symtab;
 struct books;
@@ -84,6 +85,7 @@ struct trace_opts {
 	double duration_s;		/* --duration: detach after this long (0: never) */
 	uint64_t exe_dev, exe_ino;	/* -p: its executable when its symbols were read */
 	bool exitkill; /* the program dies with fortstat (the calibration's runs; --traps do) */
+	unsigned sample_hz; /* --sample: instruction pointers sampled at this rate (0: not) */
 };
 struct names;
 
@@ -104,6 +106,22 @@ struct trace_usage {
 					     * each still running, as of then); owned */
 	size_t n;
 	int n_cpus; /* the CPUs the program may run on (its affinity mask), 0: unknown */
+};
+
+/*
+ * --sample: a process's threads' instruction pointers as the kernel's CPU
+ * clock sampled them (src/tracer/sample.c), each given to the timed
+ * routine whose code holds it (lines.h's rule).
+ */
+struct trace_samples {
+	unsigned hz;		/* the rate asked for, 0: not sampled */
+	bool refused;		/* perf_event_open refused: nothing was sampled */
+	uint64_t n;		/* samples read */
+	uint64_t outside;	/* ... in no timed routine's code */
+	uint64_t lost;		/* samples the kernel said it dropped */
+	bool full;		/* a ring was found full: some may have been dropped unsaid */
+	struct lines_hit *hits; /* the others, by routine and offset (owned) */
+	size_t n_hits;
 };
 
 /* With -f: a process other than the program, or an image exec'ed. */
@@ -139,6 +157,7 @@ struct trace_section {
 	double overhead_ns[FS_N_CLOCKS]; /* as in trace_result, for this process */
 	struct trace_cs_lost cs_lost;	 /* as in trace_result, for this process */
 	struct trace_usage usage; /* as in trace_result, for this process */
+	struct trace_samples samples; /* as in trace_result, for this process */
 	char note[160];
 };
 
@@ -186,6 +205,7 @@ struct trace_result {
 	char *active;  /* -p: the routines its threads were in at attach, ", "-separated
 			* (owned; NULL: none known) */
 	struct trace_usage usage; /* the program's threads' user and system time */
+	struct trace_samples samples; /* --sample: the program's */
 };
 
 /*

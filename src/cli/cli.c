@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fortstat/sample.h"
 #include "fortstat/timeline.h"
 #include "fortstat/util.h"
 #include "fortstat/version.h"
@@ -41,6 +42,7 @@ enum {
 	OPT_TIMELINE,
 	OPT_TIMELINE_MIN,
 	OPT_TIMELINE_MAX,
+	OPT_SAMPLE,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "timeline-min", required_argument, NULL, OPT_TIMELINE_MIN },
 	{ "timeline-max", required_argument, NULL, OPT_TIMELINE_MAX },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "sample", optional_argument, NULL, OPT_SAMPLE },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -131,6 +134,11 @@ void cli_usage(FILE *out)
 	      "                       counted from then on, not timed (default 100000,10);\n"
 	      "                       one on the trap path stops being counted: >=N\n"
 	      "      --no-throttle    time every call, however small and frequent\n"
+	      "      --sample[=HZ]    also sample where each thread is, HZ times a second\n"
+	      "                       of its CPU time (default 997; the kernel's software\n"
+	      "                       CPU clock, perf_event_open): each routine's time\n"
+	      "                       divided among its source lines (--lines, JSON,\n"
+	      "                       callgrind); counts and times stay as they are\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -146,7 +154,8 @@ void cli_usage(FILE *out)
 	      "  -z, --zeros          also list timed routines that were never called\n"
 	      "      --inclusive      table: add inclusive time (with the routines called)\n"
 	      "      --graph          table: add the call graph (callers, callees, arcs)\n"
-	      "      --lines          table: add each routine's source file and line\n"
+	      "      --lines          table: add each routine's source file and line;\n"
+	      "                       with --sample, its hottest lines under it\n"
 	      "      --threads        also report each thread on its own, in every format\n"
 	      "      --width=N        table: fit its lines in N columns, long names shortened\n"
 	      "                       (C++ <…> and (…) elided, then …); default: the\n"
@@ -330,6 +339,20 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_LINES:
 			o->report.lines = true;
 			break;
+		case OPT_SAMPLE: {
+			char *end;
+			long v = SAMPLE_HZ_DEFAULT;
+
+			errno = 0;
+			if (optarg)
+				v = strtol(optarg, &end, 10);
+			if (optarg &&
+			    (errno || end == optarg || *end || v <= 0 || v > SAMPLE_HZ_MAX))
+				return usage_error("--sample needs a rate in Hz (1 to 100000):",
+						   optarg);
+			o->sample_hz = (unsigned)v;
+			break;
+		}
 		case OPT_THREADS:
 			o->report.threads = true;
 			break;
@@ -448,6 +471,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			return usage_error("unknown option:", argv[optind - 1]);
 		}
 	}
+	if (o->merge && o->sample_hz)
+		return usage_error("--sample is for a run, not --merge", NULL);
 	if (o->merge && o->timeline)
 		return usage_error("--timeline is for a run, not --merge", NULL);
 	if (o->merge) {
@@ -461,6 +486,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (o->duration > 0 && !o->pid)
 		return usage_error("--duration needs -p PID", NULL);
+	if (o->sample_hz && o->count_only)
+		return usage_error("--sample divides times: not with -c", NULL);
 	if (o->timeline && o->count_only)
 		return usage_error("--timeline needs times: not with -c", NULL);
 	if (o->pid) {
@@ -560,6 +587,7 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.probes = o->probes,
 		.throttle_calls = o->throttle_calls,
 		.throttle_ns = o->throttle_usec * 1e3,
+		.sample_hz = o->sample_hz,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

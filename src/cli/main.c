@@ -359,7 +359,7 @@ static void lost_facts(struct profile_facts *f, const struct trace_cs_lost *l)
 
 static void add_section(struct profile *p, const struct options *o, struct profile_facts *f,
 			const double total_s[FS_N_CLOCKS], struct symtab *st, struct books *b,
-			const struct trace_usage *u)
+			const struct trace_usage *u, const struct trace_samples *smp)
 {
 	struct profile_thread_usage *tu = xcalloc(u->n ? u->n : 1, sizeof(*tu));
 
@@ -380,6 +380,11 @@ static void add_section(struct profile *p, const struct options *o, struct profi
 	books_grow(b, st->n);
 	if (profile_add_books(p, f, st, b) < 0)
 		fs_warn("%s: the books disagree with the routines: no report", f->label);
+	else if (smp->hz) /* --sample: its routines' time divided among their lines */
+		profile_add_lines(p, p->n_sections - 1, st,
+				  &(struct profile_samples){smp->hz, smp->refused, smp->n,
+							    smp->outside, smp->lost, smp->full},
+				  smp->hits, smp->n_hits);
 	free(tu);
 }
 
@@ -435,7 +440,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 		f.overhead_all_s[c] = res->overhead_ns[c] / 1e9;
 	}
 	lost_facts(&f, &res->cs_lost);
-	add_section(p, o, &f, res->total_s, &s->st, b, &res->usage);
+	add_section(p, o, &f, res->total_s, &s->st, b, &res->usage, &res->samples);
 	free(label);
 	for (size_t i = 0; i < res->n_sections; i++) {
 		const struct trace_section *sec = &res->sections[i];
@@ -464,7 +469,8 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 			f.overhead_all_s[c] = sec->overhead_ns[c] / 1e9;
 		}
 		lost_facts(&f, &sec->cs_lost);
-		add_section(p, o, &f, sec->total_s, sec->st, sec->books, &sec->usage);
+		add_section(p, o, &f, sec->total_s, sec->st, sec->books, &sec->usage,
+			    &sec->samples);
 		free(label);
 	}
 	return p;

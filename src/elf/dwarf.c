@@ -4,7 +4,12 @@
 #include "fortstat/util.h"
 
 #include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include "fortstat/lines.h"
 
 bool dwinfo_is_fortran(int lang)
 {
@@ -216,4 +221,67 @@ void dwinfo_free(struct dwinfo *dw)
 	free(dw->decl);
 	free(dw->cu);
 	memset(dw, 0, sizeof(*dw));
+}
+
+/*
+ * Every row of every line program of the compilation units, into lt: the
+ * address, the line (0 at a sequence's end: no line follows until the next
+ * sequence) and the file. Rows as libdw gives them (the DWARF is the
+ * file's: libdw bounds what it reads).
+ */
+static void lines_of_cu(Dwarf_Die *cudie, struct line_table *lt)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+
+	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		int line = 0;
+		bool end = false;
+		const char *file;
+
+		if (!l || dwarf_lineaddr(l, &addr) != 0)
+			continue;
+		dwarf_lineendsequence(l, &end);
+		if (!end && dwarf_lineno(l, &line) != 0)
+			line = 0;
+		file = end ? NULL : dwarf_linesrc(l, NULL, NULL);
+		if (end || line <= 0 || !file)
+			line_table_add(lt, addr, 0, 0);
+		else
+			line_table_add(lt, addr, (uint32_t)line, line_table_file(lt, file));
+	}
+}
+
+/* See symtab.h. */
+int symtab_line_table(const char *path, struct line_table *lt)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf *dbg;
+	Elf *elf;
+	int fd;
+
+	memset(lt, 0, sizeof(*lt));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	dbg = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	while (dbg && dwarf_get_units(dbg, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0)
+		if (dwarf_tag(&cudie) == DW_TAG_compile_unit)
+			lines_of_cu(&cudie, lt);
+	if (dbg)
+		dwarf_end(dbg);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	line_table_sort(lt);
+	return lt->n ? 0 : -ENOENT;
 }

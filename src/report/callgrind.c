@@ -29,6 +29,65 @@ static void cg_pos(FILE *out, const char *key, const struct profile_routine *rt)
 	fprintf(out, "%s=%s\n", key, rt->file ? rt->file : "???");
 }
 
+/* Are file names a and b one file (the same, or one a path ending in the other)? */
+static bool same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (!a || !b)
+		return !a && !b;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la == lb)
+		return !strcmp(a, b);
+	if (la < lb)
+		return b[lb - la - 1] == '/' && !strcmp(b + lb - la, a);
+	return a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
+}
+
+/*
+ * --sample: routine r's self time (us microseconds) divided among the lines
+ * of its samples, one cost line each (a line of another file, inlined,
+ * under fi=), their costs adding up to us exactly (each the rounded
+ * cumulative share less the previous one). Returns false when the routine
+ * has no samples: its self cost is then written whole by the caller.
+ */
+static bool cg_lines(FILE *out, const struct report *rp, const struct row *r, uint64_t us)
+{
+	const struct profile_section *sec = rp->sec;
+	const struct profile_routine *rt = &sec->routines[r->idx];
+	uint64_t all = 0, cum = 0, prev = 0;
+	bool away = false;
+
+	if (!sec->line_at || rp->set->tid || !rp->timed)
+		return false;
+	for (size_t k = sec->line_at[r->idx]; k < sec->line_at[r->idx + 1]; k++)
+		all += sec->lines[k].n;
+	if (!all)
+		return false;
+	/* the calls at its declaration, its time at its lines */
+	fprintf(out, "%d 0 %" PRIu64 "\n", rt->line > 0 ? rt->line : 0, r->calls);
+	for (size_t k = sec->line_at[r->idx]; k < sec->line_at[r->idx + 1]; k++) {
+		const struct profile_line *l = &sec->lines[k];
+		uint64_t upto;
+
+		cum += l->n;
+		upto = (uint64_t)((double)us * (double)cum / (double)all + 0.5);
+		if (l->file && !same_file(l->file, rt->file)) {
+			fprintf(out, "fi=%s\n", l->file);
+			away = true;
+		} else if (away) {
+			cg_pos(out, "fe", rt);
+			away = false;
+		}
+		fprintf(out, "%d %" PRIu64 " 0\n", l->line, upto - prev);
+		prev = upto;
+	}
+	if (away)
+		cg_pos(out, "fe", rt);
+	return true;
+}
+
 /*
  * A callgrind profile: per routine its self time (us) and calls, and per
  * arc the calls and the callee's inclusive time along it. Times are
@@ -58,8 +117,9 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 			fprintf(out, "ob=thread %d\n", rp->set->tid);
 		cg_pos(out, "fl", rt);
 		fprintf(out, "fn=%s\n", r->name);
-		fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
-			timed ? (r->shown + 500) / 1000 : 0, r->calls);
+		if (!cg_lines(out, rp, r, timed ? (r->shown + 500) / 1000 : 0))
+			fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
+				timed ? (r->shown + 500) / 1000 : 0, r->calls);
 		for (k = ix.caller_at[r->idx]; k < ix.caller_at[r->idx + 1]; k++) {
 			const struct profile_arc *a = ix.by_caller[k];
 			const struct profile_routine *ct;

@@ -116,6 +116,43 @@ static void json_pct(FILE *out, double v)
 		fputs("null", out);
 }
 
+/*
+ * --sample: , "lines": [{"file": F, "line": L, "callees": C, "samples": N,
+ * "share": S, "self_s": T}, ...]: every source line of the routine's
+ * samples, most first (callees: not a line, the untimed code it called);
+ * share of its samples, and its self time times that share. The whole
+ * process's set only.
+ */
+static void json_lines(FILE *out, const struct report *rp, const struct row *r)
+{
+	const struct profile_section *sec = rp->sec;
+	uint64_t all = 0;
+
+	if (!sec->line_at || rp->set->tid)
+		return;
+	for (size_t k = sec->line_at[r->idx]; k < sec->line_at[r->idx + 1]; k++)
+		all += sec->lines[k].n;
+	fputs(", \"lines\": [", out);
+	for (size_t k = sec->line_at[r->idx]; k < sec->line_at[r->idx + 1]; k++) {
+		const struct profile_line *l = &sec->lines[k];
+		double share = (double)l->n / (double)all;
+
+		fputs(k > sec->line_at[r->idx] ? ", {\"file\": " : "{\"file\": ", out);
+		json_str(out, l->file);
+		if (l->line > 0)
+			fprintf(out, ", \"line\": %d", l->line);
+		else
+			fputs(", \"line\": null", out);
+		fprintf(out,
+			", \"callees\": %s, \"samples\": %" PRIu64
+			", \"share\": %.6f, \"self_s\": ",
+			l->callees ? "true" : "false", l->n, share);
+		json_secs(out, secs(r->shown) * share, rp->timed);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 /* One routine's object; both: its times on both clocks too (the chosen one first). */
 static void json_routine(FILE *out, const struct report *rp, const struct row *r, bool both)
 {
@@ -172,9 +209,11 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 	fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"file\": ", rt->addr);
 	json_str(out, rt->file);
 	if (rt->line > 0)
-		fprintf(out, ", \"line\": %d}", rt->line);
+		fprintf(out, ", \"line\": %d", rt->line);
 	else
-		fputs(", \"line\": null}", out);
+		fputs(", \"line\": null", out);
+	json_lines(out, rp, r);
+	fputc('}', out);
 }
 
 /* The "arcs" member's elements of one set of results, at `ind` spaces; their number. */
@@ -228,6 +267,24 @@ static void json_routines_arcs(FILE *out, const struct report *rp, int ind, bool
 	if (json_arcs(out, rp, ind))
 		fprintf(out, "\n%*s", ind, "");
 	fputc(']', out);
+}
+
+/*
+ * --sample: ,\n  "sampling": {"hz": H, "samples": N, "outside": M, "lost": K,
+ * "lost_more": B, "refused": R}: what was sampled (lost_more: a ring was
+ * found full, more may have been lost unsaid).
+ */
+static void json_sampling(FILE *out, const struct report *rp)
+{
+	const struct profile_samples *s = &rp->sec->samples;
+
+	if (!s->hz || rp->set->tid)
+		return;
+	fprintf(out,
+		",\n  \"sampling\": {\"hz\": %u, \"samples\": %" PRIu64 ", \"outside\": %" PRIu64
+		", \"lost\": %" PRIu64 ", \"lost_more\": %s, \"refused\": %s}",
+		s->hz, s->n, s->outside, s->lost, s->full ? "true" : "false",
+		s->refused ? "true" : "false");
 }
 
 /*
@@ -332,7 +389,9 @@ static void json_head(FILE *out, const struct report *rp)
 	json_pct(out, t.unaccounted_pct);
 	fputs(",\n  ", out);
 	json_usage(out, rp);
-	fprintf(out, ",\n  \"calls_timed\": %" PRIu64 ",\n  \"warnings\": [", rp->calls);
+	fprintf(out, ",\n  \"calls_timed\": %" PRIu64, rp->calls);
+	json_sampling(out, rp);
+	fputs(",\n  \"warnings\": [", out);
 	if (t.warning)
 		json_str(out, t.warning);
 	fputs("],\n", out);

@@ -86,6 +86,10 @@ static void section_free(struct profile_section *sec)
 	for (size_t i = 0; i < sec->n_needed; i++)
 		free(sec->needed[i]);
 	free(sec->needed);
+	for (size_t i = 0; i < sec->n_lines; i++)
+		free(sec->lines[i].file);
+	free(sec->lines);
+	free(sec->line_at);
 }
 
 void profile_free(struct profile *p)

@@ -148,6 +148,76 @@ static void both_columns(FILE *out, acct_time_t cpu, acct_time_t wall, acct_time
 		waited_pct(wait, wall));
 }
 
+#define LINES_SHOWN 5 /* --lines with --sample: a routine's hottest lines at most */
+
+/* Routine idx's samples, all its lines' (--sample). */
+static uint64_t routine_samples(const struct profile_section *sec, size_t idx)
+{
+	uint64_t n = 0;
+
+	for (size_t k = sec->line_at[idx]; k < sec->line_at[idx + 1]; k++)
+		n += sec->lines[k].n;
+	return n;
+}
+
+/*
+ * --lines with --sample: under routine r's row, its hottest lines: the
+ * line ("file:line", "?" when not known; "(untimed callees)": the untimed
+ * code it called, whose time is its own by FORTSTAT's rule) in the ROUTINE column, its
+ * samples in brackets under CALLED, the routine's time times the line's
+ * share of its samples, and that share (of the routine's samples, not of
+ * the program's time) under PERCENT. The whole process's results only.
+ */
+static void line_rows(FILE *out, const struct report *rp, const struct row *r, int w)
+{
+	const struct profile_section *sec = rp->sec;
+	uint64_t all;
+	char buf[64];
+
+	if (!rp->opts->lines || !sec->line_at || rp->set->tid || !rp->timed || show_both(rp))
+		return;
+	all = routine_samples(sec, r->idx);
+	for (size_t k = sec->line_at[r->idx];
+	     all && k < sec->line_at[r->idx + 1] && k < sec->line_at[r->idx] + LINES_SHOWN; k++) {
+		const struct profile_line *l = &sec->lines[k];
+		const char *base = l->file ? strrchr(l->file, '/') : NULL;
+		double share = (double)l->n / (double)all;
+		char *label;
+
+		base = base ? base + 1 : l->file;
+		if (l->callees)
+			label = xstrdup("    (untimed callees)");
+		else
+			label = l->file ? xasprintf("    %s:%d", base, l->line) : xstrdup("    ?");
+		fputs("  ", out);
+		put_name(out, rp, label, w);
+		snprintf(buf, sizeof(buf), "[%" PRIu64 "]", l->n);
+		fprintf(out, " %12s%16.6f %7.2f%%\n", buf, secs(r->shown) * share, 100 * share);
+		free(label);
+	}
+}
+
+/* --sample: what was sampled, and how much of it no timed routine's code held. */
+static void table_samples(FILE *out, const struct report *rp)
+{
+	const struct profile_samples *s = &rp->sec->samples;
+
+	if (!s->hz || rp->set->tid)
+		return;
+	if (s->refused) {
+		fprintf(out, "  %-22s %14s   (the kernel refused perf_event_open)\n", "samples",
+			"none");
+		return;
+	}
+	fprintf(out, "  %-22s %14" PRIu64 "   (%u Hz of CPU time; outside timed routines %" PRIu64,
+		"samples", s->n, s->hz, s->outside);
+	if (s->n)
+		fprintf(out, ", %.2f %%", 100.0 * (double)s->outside / (double)s->n);
+	if (s->lost || s->full)
+		fprintf(out, "; lost %" PRIu64 "%s", s->lost, s->full ? " or more" : "");
+	fputs(")\n", out);
+}
+
 /* The column heads, the rows and the TOTAL row of one set of results. */
 static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 {
@@ -213,6 +283,7 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 			fprintf(out, "  THROTTLED after %" PRIu64 " calls",
 				rp->sec->routines[r->idx].throttled_at);
 		fputc('\n', out);
+		line_rows(out, rp, r, w);
 	}
 	table_rest(out, rp);
 	snprintf(called, sizeof(called), "%s%" PRIu64, lower ? ">=" : "", rp->calls);
@@ -601,6 +672,7 @@ static void table_summary(FILE *out, const struct report *rp)
 	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
 	table_trapped(out, rp);
 	table_lost(out, rp);
+	table_samples(out, rp);
 	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);
 	if (isfinite(t.overhead_pct))
 		snprintf(share, sizeof(share), " %7.2f %%", t.overhead_pct);

@@ -341,6 +341,7 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 			icd = -1;
 		}
 	}
+	oc.sample_hz = 0; /* the stops' cost alone: a sample costs the program, not a stop */
 	/* The same placement as the program will get. */
 	if (o->pin == PIN_AUTO && parallel_runtime)
 		oc.pin = PIN_NEVER;

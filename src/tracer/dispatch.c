@@ -220,12 +220,14 @@ void dispatch(struct tracer *tr, struct stop *s)
 	}
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
+	sample_read_thread(tr, th);
 	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 &&
 	    probe_full_signal(tr, th, stop_siginfo(s)))
 		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
 	if (th->area > 0)
 		probe_drain(tr, th, s->kind != STOP_BREAK && s->kind != STOP_PROBE_FULL);
+	sample_fold(tr, th, UINT64_MAX); /* its samples in untimed code: to its stack of now */
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
 		s->ev = tr->page->ev;

@@ -556,6 +556,7 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	uint64_t counted = (nc - th->p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
 
 	stamp_at(sp, e->tsc, &th->now);
+	sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]); /* --sample: before this event */
 	/*
 	 * What the probe cost the thread: the calibration's, made with probes
 	 * too; the caller's share at an entry, the routine's at its return.
@@ -670,6 +671,7 @@ void probe_read_switches(struct tracer *tr)
 		if (th && th->cs.fd >= 0)
 			cswitch_read(&th->cs);
 	}
+	sample_read_all(tr); /* their SIGIO sets the same flag */
 }
 
 void probe_full(struct tracer *tr, struct tthread *th)

@@ -137,6 +137,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.cand = NULL;
 	ns.n_cand = ns.cap_cand = 0;
 	ns.go = go_dup(tr->ps->go);
+	ns.smp = NULL; /* the parent's samples stay the parent's */
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
 	u64map_dup(&ns.callret, &tr->ps->callret);
 	u64map_dup(&ns.pfull, &tr->ps->pfull);

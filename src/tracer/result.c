@@ -122,6 +122,7 @@ static void section(struct tracer *tr, size_t idx, uint64_t now, bool snap,
 		sec->usage.n_cpus = tr->n_cpus;
 		ps->tu = NULL;
 		ps->n_tu = ps->cap_tu = 0;
+		sample_result(tr, ps, &sec->samples); /* --sample: at the end only */
 	}
 	if (sec->running)
 		snprintf(sec->note, sizeof(sec->note),
@@ -188,6 +189,7 @@ void result_build(struct tracer *tr, const char *path, uint64_t now, bool snap,
 	res->total_s[CLOCK_KIND_WALL] = main_sec.total_s[CLOCK_KIND_WALL];
 	res->counted_only = main_sec.counted_only;
 	res->usage = main_sec.usage;
+	res->samples = main_sec.samples;
 	/* -f: every other process and image, in order of appearance. */
 	if (tr->n_procs > 1)
 		res->sections = xcalloc(tr->n_procs - 1, sizeof(*res->sections));
@@ -236,6 +238,7 @@ void trace_result_free(struct trace_result *res)
 
 		free(sec->path);
 		free(sec->usage.threads);
+		free(sec->samples.hits);
 		books_free(sec->books);
 		if (sec->own_st) {
 			symtab_free(sec->st);
@@ -247,6 +250,9 @@ void trace_result_free(struct trace_result *res)
 	free(res->usage.threads);
 	res->usage.threads = NULL;
 	res->usage.n = 0;
+	free(res->samples.hits);
+	res->samples.hits = NULL;
+	res->samples.n_hits = 0;
 	free(res->active);
 	res->active = NULL;
 	res->n_sections = 0;

@@ -116,6 +116,7 @@ static int wait_exec(struct tracer *tr, struct stop *s)
 void tracer_free(struct tracer *tr)
 {
 	thr_remove_all(tr);
+	sample_stop(tr);
 	free(tr->pend);
 	free(tr->seg[0]);
 	free(tr->seg[1]);
@@ -130,6 +131,7 @@ void tracer_free(struct tracer *tr)
 		free(ps->thr_ix);
 		free(ps->cand);
 		go_free(ps->go);
+		sample_ps_free(ps);
 		for (size_t i = 0; i < ps->n_mods; i++) {
 			free(ps->mods[i].path);
 			free(ps->mods[i].real);

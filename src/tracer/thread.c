@@ -65,6 +65,7 @@ static void thr_free(struct tracer *tr, struct tthread *th)
 	if (th->slot >= 0)
 		tr->slot_used[th->slot] = 0;
 	probe_thread_gone(tr, th);
+	sample_thread_gone(tr, th);
 	fs_clock_close(&th->clk);
 	free(th);
 }
@@ -143,6 +144,7 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 	thr_stamp(tr, th);
 	th->w0 = th->now.t[CLOCK_KIND_WALL]; /* u0 zero: a thread just made has not run */
 	thr_insert(tr, th);
+	sample_thread_new(tr, th);
 	return th;
 }
 

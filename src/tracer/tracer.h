@@ -25,6 +25,7 @@
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
 #include "fortstat/seccomp.h"
+#include "fortstat/sample.h"
 #include "cswitch.h"
 #include "stop.h"
 
@@ -103,6 +104,7 @@ struct tthread {
 	uint64_t p_ncount; /* the count path's calls (PROBE_NCOUNT) as its last event said */
 	uint64_t c_ncount; /* ... when its counters were last read (drain_counts) */
 	struct cswitch cs; /* its context switches (probes), fd -1: none */
+	struct sampler smp; /* --sample: its instruction pointer sampled (sample.c), fd -1: none */
 	uint64_t cs_lost_seen; /* cs.n_lost when its last loss was counted */
 	struct usage_reading u0; /* its CPU time as the kernel counted it when first seen */
 	uint64_t w0;		 /* ... and the wall clock then */
@@ -189,6 +191,7 @@ struct pstate {
 	bool execed;	       /* ended by exec'ing a new image */
 	int status;	       /* its wait status, when it exited */
 	uint64_t wall1;	       /* when it ended */
+	struct psamples *smp;  /* --sample: its samples (sample.c, owned), NULL: none yet */
 };
 struct tracer {
 	const struct trace_opts *o;
@@ -235,6 +238,8 @@ struct tracer {
 	bool sc_strict; /* a thread runs in seccomp's strict mode */
 	int sc_err;	/* why a thread's filters could not be read (-errno), else 0 */
 	int n_cpus;			/* CPUs the program may run on (trace_usage) */
+	int sample_err; /* --sample: why perf_event_open was refused (-errno), said once; 0 */
+	struct sample_timer sample_timer; /* --sample: when to read every thread's ring */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
@@ -723,6 +728,38 @@ bool probe_is_full(const struct pstate *ps, uint64_t pc);
  * (stop_siginfo, NULL when unread), says who sent it.
  */
 bool probe_full_signal(struct tracer *tr, struct tthread *th, const siginfo_t *si);
+
+/* ---- sample.c ---- */
+
+/* --sample: start sampling thread th (new, not run yet); a refusal is said once a run. */
+void sample_thread_new(struct tracer *tr, struct tthread *th);
+
+/* Thread th's samples since its last read into its process's (at each of its stops). */
+void sample_read_thread(struct tracer *tr, struct tthread *th);
+
+/* Every thread's (a ring half full: SIGIO, cswitch_due). */
+void sample_read_all(struct tracer *tr);
+
+/*
+ * Thread th's samples in untimed code taken before wall time `t`
+ * (CLOCK_MONOTONIC), read and not yet given, to its innermost timed frame
+ * in the books now: at each event its probes recorded, before the event
+ * is taken (its time), and at each of its stops once its ring is drained
+ * (UINT64_MAX: all). With no frame, outside.
+ */
+void sample_fold(struct tracer *tr, struct tthread *th, uint64_t t);
+
+/* Thread th is gone: its last samples read, its event closed. */
+void sample_thread_gone(struct tracer *tr, struct tthread *th);
+
+/* Process ps's samples (its threads still there read first) into *out (hits malloc'ed). */
+void sample_result(struct tracer *tr, struct pstate *ps, struct trace_samples *out);
+
+/* The run is over: no more reading (the timer off). */
+void sample_stop(struct tracer *tr);
+
+/* Free process ps's samples. */
+void sample_ps_free(struct pstate *ps);
 
 /* ---- dispatch.c ---- */
 
