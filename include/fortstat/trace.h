@@ -84,6 +84,11 @@ struct trace_opts {
 	double duration_s;		/* --duration: detach after this long (0: never) */
 	uint64_t exe_dev, exe_ino;	/* -p: its executable when its symbols were read */
 	bool exitkill; /* the program dies with fortstat (the calibration's runs; --traps do) */
+	/*
+	 * --alloc: the allocators (RT_ALLOC) are patched, their calls charged
+	 * to the books' storage (books_alloc), and never timed themselves.
+	 */
+	bool alloc;
 };
 struct names;
 
