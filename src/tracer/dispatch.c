@@ -121,7 +121,8 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 	if (p && p->removed && !removed_trap_hit(th->tid))
 		return false;
 	/* --alloc: an allocator's arguments, what it returned (the page has neither) */
-	if (((p && p->alloc) || (th->mem.fn && s->kind == STOP_RETURN)) &&
+	if (((p && p->alloc) ||
+	     (th->mem.fn && (s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE))) &&
 	    arch_get_regs(th->tid, &regs) < 0)
 		return true; /* gone */
 	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */

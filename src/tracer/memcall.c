@@ -44,10 +44,13 @@ bool memcall_probe_ok(const struct routine *r)
 	return fn != ALLOC_POSIX_MEMALIGN && fn != ALLOC_REALLOCARRAY;
 }
 
-/* A call begins at `slot`; false: it is one an allocator call under way makes. */
+/*
+ * A call begins at `slot`; false: it is one an allocator call under way
+ * makes, or its tail call (the sized operator delete's jmp to the plain one).
+ */
 static bool begin(struct tthread *th, uint8_t fn, uint64_t slot, const uint64_t args[3])
 {
-	if (th->mem.fn && slot < th->mem.slot)
+	if (th->mem.fn && slot <= th->mem.slot)
 		return false;
 	th->mem = (struct mem_call){.fn = fn, .slot = slot};
 	for (int i = 0; i < 3; i++)
