@@ -57,6 +57,16 @@ struct alloc_totals {
 	uint64_t unknown_frees; /* frees of blocks not seen made (before the run...) */
 };
 
+/*
+ * A calling context's allocations: the stack of timed routines they were
+ * made under, as a tree (parent: an index of the same array, the root 0
+ * is no routine and parent of the outermost frames).
+ */
+struct alloc_ctx {
+	uint32_t parent, routine;
+	uint64_t allocs, bytes;
+};
+
 struct alloc_books;
 
 /* New books for n_routines routines (every count 0). Never NULL; free with alloc_free_books. */
@@ -79,5 +89,7 @@ void alloc_charge(struct alloc_books *m, const uint32_t *stack, size_t n, enum a
 const struct alloc_routine *alloc_routines(const struct alloc_books *m);
 size_t alloc_n_routines(const struct alloc_books *m);
 void alloc_totals(const struct alloc_books *m, struct alloc_totals *t);
+/* The calling contexts of the allocations (*n of them, the root first; parents first). */
+const struct alloc_ctx *alloc_contexts(const struct alloc_books *m, size_t *n);
 
 #endif

@@ -204,6 +204,8 @@ struct profile_section {
 	 */
 	struct alloc_routine *alloc;
 	struct alloc_totals alloc_total;
+	struct alloc_ctx *alloc_ctx; /* ... their calling contexts (alloc.h), n_alloc_ctx */
+	size_t n_alloc_ctx;
 	struct profile_set all;	     /* every thread's results together */
 	struct profile_set *threads; /* each thread's, in order of first event */
 	size_t n_threads;

@@ -104,6 +104,9 @@ bool alloc_call(enum alloc_fn fn, const uint64_t args[3], uint64_t block, uint64
 }
 
 struct alloc_books {
+	struct alloc_ctx *ctx; /* calling contexts, [0] the root */
+	size_t n_ctx, cap_ctx;
+	struct u64map ctx_of;  /* (parent << 32 | routine) + 1 -> context */
 	struct alloc_routine *r;
 	uint64_t *seen; /* the last charge that counted routine i inclusively */
 	size_t n;
@@ -118,6 +121,10 @@ struct alloc_books *alloc_new(size_t n_routines)
 
 	m->t.peak_routine = ACCT_NONE;
 	alloc_grow(m, n_routines);
+	m->cap_ctx = 16;
+	m->ctx = xcalloc(m->cap_ctx, sizeof(*m->ctx));
+	m->ctx[0] = (struct alloc_ctx){ .parent = ACCT_NONE, .routine = ACCT_NONE };
+	m->n_ctx = 1;
 	return m;
 }
 
@@ -127,6 +134,8 @@ void alloc_free_books(struct alloc_books *m)
 		return;
 	free(m->r);
 	free(m->seen);
+	free(m->ctx);
+	u64map_free(&m->ctx_of);
 	u64map_free(&m->live);
 	free(m);
 }
@@ -143,6 +152,9 @@ struct alloc_books *alloc_dup(const struct alloc_books *m)
 		memcpy(c->seen, m->seen, m->n * sizeof(*c->seen));
 	}
 	u64map_dup(&c->live, &m->live);
+	c->ctx = xmalloc(m->cap_ctx * sizeof(*c->ctx));
+	memcpy(c->ctx, m->ctx, m->n_ctx * sizeof(*c->ctx));
+	u64map_dup(&c->ctx_of, &m->ctx_of);
 	return c;
 }
 
@@ -159,6 +171,31 @@ void alloc_grow(struct alloc_books *m, size_t n_routines)
 	}
 }
 
+/* The calling context of stack[0..n) (made when new): its index in m->ctx. */
+static size_t context_of(struct alloc_books *m, const uint32_t *stack, size_t n)
+{
+	uint64_t k = 0, v;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = ((k << 32) | stack[i]) + 1;
+
+		if (stack[i] >= m->n)
+			continue;
+		if (!u64map_get(&m->ctx_of, key, &v)) {
+			if (m->n_ctx == m->cap_ctx) {
+				m->cap_ctx *= 2;
+				m->ctx = xrealloc(m->ctx, m->cap_ctx * sizeof(*m->ctx));
+			}
+			m->ctx[m->n_ctx] = (struct alloc_ctx){ .parent = (uint32_t)k,
+							       .routine = stack[i] };
+			v = m->n_ctx++;
+			u64map_put(&m->ctx_of, key, v);
+		}
+		k = v;
+	}
+	return (size_t)k;
+}
+
 /* Charge a block made (made) or freed to the stack: self to its top, inclusive once each. */
 static void charge(struct alloc_books *m, const uint32_t *stack, size_t n, bool made, uint64_t size)
 {
@@ -173,6 +210,10 @@ static void charge(struct alloc_books *m, const uint32_t *stack, size_t n, bool 
 			m->t.outside_frees++;
 		}
 	} else if (made) {
+		struct alloc_ctx *x = &m->ctx[context_of(m, stack, n)];
+
+		x->allocs++;
+		x->bytes += size;
 		m->r[top].allocs++;
 		m->r[top].bytes += size;
 	} else {
@@ -239,4 +280,10 @@ size_t alloc_n_routines(const struct alloc_books *m)
 void alloc_totals(const struct alloc_books *m, struct alloc_totals *t)
 {
 	*t = m->t;
+}
+
+const struct alloc_ctx *alloc_contexts(const struct alloc_books *m, size_t *n)
+{
+	*n = m->n_ctx;
+	return m->ctx;
 }

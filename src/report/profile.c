@@ -76,6 +76,7 @@ static void section_free(struct profile_section *sec)
 		free(rt->file);
 	}
 	free(sec->alloc);
+	free(sec->alloc_ctx);
 	free(sec->routines);
 	set_free(&sec->all);
 	for (size_t t = 0; t < sec->n_threads; t++)
@@ -467,6 +468,7 @@ int profile_add_books(struct profile *p, const struct profile_facts *f, const st
 
 void profile_set_alloc(struct profile *p, const struct alloc_books *m)
 {
+	const struct alloc_ctx *ctx;
 	struct profile_section *sec;
 	size_t n;
 
@@ -479,6 +481,15 @@ void profile_set_alloc(struct profile *p, const struct alloc_books *m)
 	if (n)
 		memcpy(sec->alloc, alloc_routines(m), n * sizeof(*sec->alloc));
 	alloc_totals(m, &sec->alloc_total);
+	ctx = alloc_contexts(m, &n);
+	free(sec->alloc_ctx);
+	sec->alloc_ctx = xcalloc(n ? n : 1, sizeof(*sec->alloc_ctx));
+	sec->n_alloc_ctx = n;
+	for (size_t i = 0; i < n; i++) { /* a context of a routine out of range: the root's */
+		sec->alloc_ctx[i] = ctx[i];
+		if (i && (ctx[i].routine >= sec->n_routines || ctx[i].parent >= i))
+			sec->alloc_ctx[i].routine = PROFILE_NONE;
+	}
 	if (sec->alloc_total.peak_routine >= sec->n_routines)
 		sec->alloc_total.peak_routine = PROFILE_NONE;
 }
