@@ -448,9 +448,16 @@ void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 	uint32_t top;
 
 	/* An allocator's return (--alloc): charged, and back where it was called from. */
-	if (th->mem.fn && memcall_return(tr, th, slot, arch_ret_val(regs), &ret)) {
-		arch_set_pc(th->tid, ret);
-		return;
+	if (th->mem.fn) {
+		uint64_t rax = arch_ret_val(regs);
+
+		/* a return site's trap keeps RAX below RSP (its TSC is in RAX: insn_rsite_code) */
+		if (site && mem_read(tr->ps->memfd, arch_sp(regs) - 0x10, &rax, sizeof(rax)) < 0)
+			rax = 0;
+		if (memcall_return(tr, th, slot, rax, &ret)) {
+			arch_set_pc(th->tid, ret);
+			return;
+		}
 	}
 	/* `ret` popped the slot (arch_popped_slot). Frames below it are gone. */
 	unwind_below(tr, th, slot);
