@@ -35,8 +35,8 @@ START_TEST(test_names)
 	ck_assert_int_eq(alloc_fn_of("_ZdaPvRKSt9nothrow_t"), ALLOC_FREE);
 	/* not allocators: look-alikes */
 	ck_assert_int_eq(alloc_fn_of("mallocx"), ALLOC_NONE);
-	ck_assert_int_eq(alloc_fn_of("_Znwj"), ALLOC_NONE); /* 32-bit size_t */
-	ck_assert_int_eq(alloc_fn_of("_ZnwmPv"), ALLOC_NONE); /* placement new allocates nothing */
+	ck_assert_int_eq(alloc_fn_of("_Znwj"), ALLOC_NONE);    /* 32-bit size_t */
+	ck_assert_int_eq(alloc_fn_of("_ZnwmPv"), ALLOC_NONE);  /* placement new allocates nothing */
 	ck_assert_int_eq(alloc_fn_of("_ZdlPvS_"), ALLOC_NONE); /* placement delete */
 	ck_assert_int_eq(alloc_fn_of("free_list"), ALLOC_NONE);
 	ck_assert_int_eq(alloc_fn_of(""), ALLOC_NONE);
@@ -47,37 +47,37 @@ START_TEST(test_call)
 {
 	uint64_t size, freed;
 
-	ck_assert(alloc_call(ALLOC_MALLOC, (uint64_t[3]){ 100, 0, 0 }, 0x1000, &size, &freed));
+	ck_assert(alloc_call(ALLOC_MALLOC, (uint64_t[3]){100, 0, 0}, 0x1000, &size, &freed));
 	ck_assert_uint_eq(size, 100);
 	ck_assert_uint_eq(freed, 0);
 	/* a failure makes nothing */
-	ck_assert(!alloc_call(ALLOC_MALLOC, (uint64_t[3]){ 100, 0, 0 }, 0, &size, &freed));
-	ck_assert(alloc_call(ALLOC_CALLOC, (uint64_t[3]){ 4, 250, 0 }, 0x1000, &size, &freed));
+	ck_assert(!alloc_call(ALLOC_MALLOC, (uint64_t[3]){100, 0, 0}, 0, &size, &freed));
+	ck_assert(alloc_call(ALLOC_CALLOC, (uint64_t[3]){4, 250, 0}, 0x1000, &size, &freed));
 	ck_assert_uint_eq(size, 1000);
 	/* n * size overflows: no block, whatever came back */
-	ck_assert(!alloc_call(ALLOC_CALLOC, (uint64_t[3]){ 1ull << 33, 1ull << 33, 0 }, 0x1000,
-			      &size, &freed));
-	/* realloc: the old block freed with the new one made; realloc(p, 0) frees p; a failure keeps it */
-	ck_assert(alloc_call(ALLOC_REALLOC, (uint64_t[3]){ 0x1000, 5000, 0 }, 0x2000, &size, &freed));
+	ck_assert(!alloc_call(ALLOC_CALLOC, (uint64_t[3]){1ull << 33, 1ull << 33, 0}, 0x1000, &size,
+			      &freed));
+	/* realloc: the old block freed with a new one made, by realloc(p, 0); a failure keeps it */
+	ck_assert(alloc_call(ALLOC_REALLOC, (uint64_t[3]){0x1000, 5000, 0}, 0x2000, &size, &freed));
 	ck_assert_uint_eq(size, 5000);
 	ck_assert_uint_eq(freed, 0x1000);
-	ck_assert(!alloc_call(ALLOC_REALLOC, (uint64_t[3]){ 0x1000, 0, 0 }, 0, &size, &freed));
+	ck_assert(!alloc_call(ALLOC_REALLOC, (uint64_t[3]){0x1000, 0, 0}, 0, &size, &freed));
 	ck_assert_uint_eq(freed, 0x1000);
-	ck_assert(!alloc_call(ALLOC_REALLOC, (uint64_t[3]){ 0x1000, 50, 0 }, 0, &size, &freed));
+	ck_assert(!alloc_call(ALLOC_REALLOC, (uint64_t[3]){0x1000, 50, 0}, 0, &size, &freed));
 	ck_assert_uint_eq(freed, 0);
-	ck_assert(alloc_call(ALLOC_REALLOC, (uint64_t[3]){ 0, 64, 0 }, 0x3000, &size, &freed));
+	ck_assert(alloc_call(ALLOC_REALLOC, (uint64_t[3]){0, 64, 0}, 0x3000, &size, &freed));
 	ck_assert_uint_eq(freed, 0);
-	ck_assert(alloc_call(ALLOC_REALLOCARRAY, (uint64_t[3]){ 0, 10, 30 }, 0x3000, &size, &freed));
+	ck_assert(alloc_call(ALLOC_REALLOCARRAY, (uint64_t[3]){0, 10, 30}, 0x3000, &size, &freed));
 	ck_assert_uint_eq(size, 300);
-	ck_assert(!alloc_call(ALLOC_REALLOCARRAY, (uint64_t[3]){ 0x10, UINT64_MAX, 2 }, 0x3000,
-			      &size, &freed));
+	ck_assert(!alloc_call(ALLOC_REALLOCARRAY, (uint64_t[3]){0x10, UINT64_MAX, 2}, 0x3000, &size,
+			      &freed));
 	ck_assert_uint_eq(freed, 0);
-	ck_assert(alloc_call(ALLOC_MEMALIGN, (uint64_t[3]){ 64, 128, 0 }, 0x4000, &size, &freed));
+	ck_assert(alloc_call(ALLOC_MEMALIGN, (uint64_t[3]){64, 128, 0}, 0x4000, &size, &freed));
 	ck_assert_uint_eq(size, 128);
-	ck_assert(alloc_call(ALLOC_POSIX_MEMALIGN, (uint64_t[3]){ 0x7ff0, 64, 4096 }, 0x5000,
-			     &size, &freed));
+	ck_assert(alloc_call(ALLOC_POSIX_MEMALIGN, (uint64_t[3]){0x7ff0, 64, 4096}, 0x5000, &size,
+			     &freed));
 	ck_assert_uint_eq(size, 4096);
-	ck_assert(!alloc_call(ALLOC_FREE, (uint64_t[3]){ 0x5000, 0, 0 }, 0, &size, &freed));
+	ck_assert(!alloc_call(ALLOC_FREE, (uint64_t[3]){0x5000, 0, 0}, 0, &size, &freed));
 	ck_assert_uint_eq(freed, 0x5000);
 }
 END_TEST
@@ -88,23 +88,23 @@ START_TEST(test_books)
 	struct alloc_books *m = alloc_new(4);
 	const struct alloc_routine *r;
 	struct alloc_totals t;
-	const uint32_t main_a[] = { 0, 1 }, main_a_b[] = { 0, 1, 2 }, main_b[] = { 0, 2 };
-	const uint32_t rec3[] = { 0, 3, 3, 3 };
+	const uint32_t main_a[] = {0, 1}, main_a_b[] = {0, 1, 2}, main_b[] = {0, 2};
+	const uint32_t rec3[] = {0, 3, 3, 3};
 
 	/* a: 100 bytes itself; b under a: 1,000 (a's inclusive), freed by b under main */
-	alloc_charge(m, main_a, 2, ALLOC_MALLOC, (uint64_t[3]){ 100, 0, 0 }, 0x1000);
-	alloc_charge(m, main_a_b, 3, ALLOC_MALLOC, (uint64_t[3]){ 1000, 0, 0 }, 0x2000);
-	alloc_charge(m, main_b, 2, ALLOC_FREE, (uint64_t[3]){ 0x2000, 0, 0 }, 0);
+	alloc_charge(m, main_a, 2, ALLOC_MALLOC, (uint64_t[3]){100, 0, 0}, 0x1000);
+	alloc_charge(m, main_a_b, 3, ALLOC_MALLOC, (uint64_t[3]){1000, 0, 0}, 0x2000);
+	alloc_charge(m, main_b, 2, ALLOC_FREE, (uint64_t[3]){0x2000, 0, 0}, 0);
 	/* the peak: a realloc to 5,000 while 100 are live (the 100-byte block moved) */
-	alloc_charge(m, main_b, 2, ALLOC_REALLOC, (uint64_t[3]){ 0x1000, 5000, 0 }, 0x3000);
+	alloc_charge(m, main_b, 2, ALLOC_REALLOC, (uint64_t[3]){0x1000, 5000, 0}, 0x3000);
 	/* recursion: counted once in rec's inclusive figures */
-	alloc_charge(m, rec3, 4, ALLOC_CALLOC, (uint64_t[3]){ 2, 4, 0 }, 0x4000);
+	alloc_charge(m, rec3, 4, ALLOC_CALLOC, (uint64_t[3]){2, 4, 0}, 0x4000);
 	/* outside any timed routine; a free of a block never seen */
-	alloc_charge(m, NULL, 0, ALLOC_MALLOC, (uint64_t[3]){ 7, 0, 0 }, 0x5000);
-	alloc_charge(m, main_a, 2, ALLOC_FREE, (uint64_t[3]){ 0x9000, 0, 0 }, 0);
+	alloc_charge(m, NULL, 0, ALLOC_MALLOC, (uint64_t[3]){7, 0, 0}, 0x5000);
+	alloc_charge(m, main_a, 2, ALLOC_FREE, (uint64_t[3]){0x9000, 0, 0}, 0);
 	/* free(NULL) is no free; a failed malloc no allocation */
-	alloc_charge(m, main_a, 2, ALLOC_FREE, (uint64_t[3]){ 0, 0, 0 }, 0);
-	alloc_charge(m, main_a, 2, ALLOC_MALLOC, (uint64_t[3]){ 1 << 20, 0, 0 }, 0);
+	alloc_charge(m, main_a, 2, ALLOC_FREE, (uint64_t[3]){0, 0, 0}, 0);
+	alloc_charge(m, main_a, 2, ALLOC_MALLOC, (uint64_t[3]){1 << 20, 0, 0}, 0);
 
 	r = alloc_routines(m);
 	ck_assert_uint_eq(alloc_n_routines(m), 4);
@@ -143,19 +143,19 @@ START_TEST(test_peak_routine)
 {
 	struct alloc_books *m = alloc_new(3), *c;
 	struct alloc_totals t;
-	const uint32_t a[] = { 1 }, b[] = { 2 };
+	const uint32_t a[] = {1}, b[] = {2};
 
-	alloc_charge(m, a, 1, ALLOC_MALLOC, (uint64_t[3]){ 1000, 0, 0 }, 0x1000);
-	alloc_charge(m, b, 1, ALLOC_MALLOC, (uint64_t[3]){ 10, 0, 0 }, 0x2000);
-	alloc_charge(m, b, 1, ALLOC_FREE, (uint64_t[3]){ 0x1000, 0, 0 }, 0);
-	alloc_charge(m, b, 1, ALLOC_MALLOC, (uint64_t[3]){ 500, 0, 0 }, 0x3000);
+	alloc_charge(m, a, 1, ALLOC_MALLOC, (uint64_t[3]){1000, 0, 0}, 0x1000);
+	alloc_charge(m, b, 1, ALLOC_MALLOC, (uint64_t[3]){10, 0, 0}, 0x2000);
+	alloc_charge(m, b, 1, ALLOC_FREE, (uint64_t[3]){0x1000, 0, 0}, 0);
+	alloc_charge(m, b, 1, ALLOC_MALLOC, (uint64_t[3]){500, 0, 0}, 0x3000);
 	alloc_totals(m, &t);
 	ck_assert_uint_eq(t.peak, 1010);
 	ck_assert_uint_eq(t.peak_routine, 2);
 	ck_assert_uint_eq(t.live, 510);
 	/* a copy goes its own way */
 	c = alloc_dup(m);
-	alloc_charge(c, a, 1, ALLOC_MALLOC, (uint64_t[3]){ 4000, 0, 0 }, 0x4000);
+	alloc_charge(c, a, 1, ALLOC_MALLOC, (uint64_t[3]){4000, 0, 0}, 0x4000);
 	alloc_totals(c, &t);
 	ck_assert_uint_eq(t.peak, 4510);
 	ck_assert_uint_eq(t.peak_routine, 1);
@@ -171,11 +171,11 @@ START_TEST(test_contexts)
 	struct alloc_books *m = alloc_new(3);
 	const struct alloc_ctx *x;
 	size_t n;
-	const uint32_t s1[] = { 0, 1 }, s2[] = { 0, 2, 1 };
+	const uint32_t s1[] = {0, 1}, s2[] = {0, 2, 1};
 
-	alloc_charge(m, s1, 2, ALLOC_MALLOC, (uint64_t[3]){ 10, 0, 0 }, 0x10);
-	alloc_charge(m, s1, 2, ALLOC_MALLOC, (uint64_t[3]){ 20, 0, 0 }, 0x20);
-	alloc_charge(m, s2, 3, ALLOC_MALLOC, (uint64_t[3]){ 5, 0, 0 }, 0x30);
+	alloc_charge(m, s1, 2, ALLOC_MALLOC, (uint64_t[3]){10, 0, 0}, 0x10);
+	alloc_charge(m, s1, 2, ALLOC_MALLOC, (uint64_t[3]){20, 0, 0}, 0x20);
+	alloc_charge(m, s2, 3, ALLOC_MALLOC, (uint64_t[3]){5, 0, 0}, 0x30);
 	x = alloc_contexts(m, &n);
 	/* root, 0, 0>1, 0>2, 0>2>1 */
 	ck_assert_uint_eq(n, 5);
@@ -196,15 +196,15 @@ START_TEST(test_books_frames)
 {
 	struct books *b = books_new(3, true, false), *c;
 	const struct alloc_routine *r;
-	struct stamp s = { { 0, 0 } };
+	struct stamp s = {{0, 0}};
 
 	ck_assert_ptr_null(books_alloc_books(b));
-	books_alloc(b, 7, ALLOC_MALLOC, (uint64_t[3]){ 64, 0, 0 }, 0x100); /* not kept: ignored */
+	books_alloc(b, 7, ALLOC_MALLOC, (uint64_t[3]){64, 0, 0}, 0x100); /* not kept: ignored */
 	books_alloc_keep(b);
 	books_enter(b, 7, 0, 0x7ff0, 0x400000, &s);
 	books_enter(b, 7, 2, 0x7fe0, 0x400100, &s);
-	books_alloc(b, 7, ALLOC_MALLOC, (uint64_t[3]){ 64, 0, 0 }, 0x100);
-	books_alloc(b, 8, ALLOC_MALLOC, (uint64_t[3]){ 32, 0, 0 }, 0x200); /* thread 8: no frame */
+	books_alloc(b, 7, ALLOC_MALLOC, (uint64_t[3]){64, 0, 0}, 0x100);
+	books_alloc(b, 8, ALLOC_MALLOC, (uint64_t[3]){32, 0, 0}, 0x200); /* thread 8: no frame */
 	r = alloc_routines(books_alloc_books(b));
 	ck_assert_uint_eq(r[2].allocs, 1);
 	ck_assert_uint_eq(r[2].bytes, 64);

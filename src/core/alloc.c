@@ -106,7 +106,7 @@ bool alloc_call(enum alloc_fn fn, const uint64_t args[3], uint64_t block, uint64
 struct alloc_books {
 	struct alloc_ctx *ctx; /* calling contexts, [0] the root */
 	size_t n_ctx, cap_ctx;
-	struct u64map ctx_of;  /* (parent << 32 | routine) + 1 -> context */
+	struct u64map ctx_of; /* (parent << 32 | routine) + 1 -> context */
 	struct alloc_routine *r;
 	uint64_t *seen; /* the last charge that counted routine i inclusively */
 	size_t n;
@@ -123,7 +123,7 @@ struct alloc_books *alloc_new(size_t n_routines)
 	alloc_grow(m, n_routines);
 	m->cap_ctx = 16;
 	m->ctx = xcalloc(m->cap_ctx, sizeof(*m->ctx));
-	m->ctx[0] = (struct alloc_ctx){ .parent = ACCT_NONE, .routine = ACCT_NONE };
+	m->ctx[0] = (struct alloc_ctx){.parent = ACCT_NONE, .routine = ACCT_NONE};
 	m->n_ctx = 1;
 	return m;
 }
@@ -186,8 +186,8 @@ static size_t context_of(struct alloc_books *m, const uint32_t *stack, size_t n)
 				m->cap_ctx *= 2;
 				m->ctx = xrealloc(m->ctx, m->cap_ctx * sizeof(*m->ctx));
 			}
-			m->ctx[m->n_ctx] = (struct alloc_ctx){ .parent = (uint32_t)k,
-							       .routine = stack[i] };
+			m->ctx[m->n_ctx] =
+			    (struct alloc_ctx){.parent = (uint32_t)k, .routine = stack[i]};
 			v = m->n_ctx++;
 			u64map_put(&m->ctx_of, key, v);
 		}

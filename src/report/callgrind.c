@@ -35,8 +35,8 @@ static bool cg_alloc(const struct report *rp)
  * it the callee's inclusive storage shared by the calls from its callers
  * (a recursive arc: none, its storage is counted once already).
  */
-static void cg_alloc_cost(FILE *out, const struct report *rp, const struct arc_index *ix,
-			  size_t i, const struct profile_arc *a)
+static void cg_alloc_cost(FILE *out, const struct report *rp, const struct arc_index *ix, size_t i,
+			  const struct profile_arc *a)
 {
 	const struct alloc_routine *m = &rp->sec->alloc[i];
 	uint64_t calls = rp->set->r[i].calls;
@@ -155,8 +155,8 @@ void write_callgrind(FILE *out, const struct report *rp)
 				n += rp->sec->alloc[rp->rows[i].idx].allocs;
 				b += rp->sec->alloc[rp->rows[i].idx].bytes;
 			}
-			fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", us,
-				calls, n, b);
+			fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+				us, calls, n, b);
 			return;
 		}
 	} else {

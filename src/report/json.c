@@ -135,8 +135,8 @@ static void json_alloc(FILE *out, const struct report *rp)
 		", \"outside_bytes\": %" PRIu64 ", \"outside_frees\": %" PRIu64
 		", \"unknown_frees\": %" PRIu64 ", \"live_bytes\": %" PRIu64
 		", \"peak_bytes\": %" PRIu64 ", \"peak_routine\": ",
-		t->allocs, t->bytes, t->frees, t->outside_allocs, t->outside_bytes, t->outside_frees,
-		t->unknown_frees, t->live, t->peak);
+		t->allocs, t->bytes, t->frees, t->outside_allocs, t->outside_bytes,
+		t->outside_frees, t->unknown_frees, t->live, t->peak);
 	json_str(out, t->peak_routine < rp->sec->n_routines
 			  ? rp->sec->routines[t->peak_routine].name
 			  : NULL);
@@ -203,7 +203,8 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 			", \"alloc\": {\"allocs\": %" PRIu64 ", \"bytes\": %" PRIu64
 			", \"frees\": %" PRIu64 ", \"allocs_incl\": %" PRIu64
 			", \"bytes_incl\": %" PRIu64 ", \"frees_incl\": %" PRIu64 "}",
-			a->allocs, a->bytes, a->frees, a->allocs_incl, a->bytes_incl, a->frees_incl);
+			a->allocs, a->bytes, a->frees, a->allocs_incl, a->bytes_incl,
+			a->frees_incl);
 	}
 	fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"file\": ", rt->addr);
 	json_str(out, rt->file);
