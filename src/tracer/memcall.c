@@ -107,3 +107,13 @@ bool memcall_return(struct tracer *tr, struct tthread *th, uint64_t slot, uint64
 		*ret = c.ret;
 	return c.hooked;
 }
+
+void memcall_restore(struct tracer *tr, struct tthread *th)
+{
+	uint64_t cur;
+
+	if (th->mem.fn && th->mem.hooked &&
+	    mem_read(tr->ps->memfd, th->mem.slot, &cur, sizeof(cur)) == 0 && cur == tr->ps->retrap)
+		mem_write(tr->ps->memfd, th->mem.slot, &th->mem.ret, sizeof(th->mem.ret));
+	th->mem.fn = ALLOC_NONE;
+}

@@ -461,6 +461,8 @@ void memcall_entry_recorded(struct tracer *tr, struct tthread *th, const struct 
 			    uint64_t slot, uint64_t rdi, uint64_t rsi);
 bool memcall_return(struct tracer *tr, struct tthread *th, uint64_t slot, uint64_t rax,
 		    uint64_t *ret);
+/* -p's detach: the return address of th's allocator call put back, if fortstat hooked it. */
+void memcall_restore(struct tracer *tr, struct tthread *th);
 void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
 		    uint64_t ret, bool chained, bool noreturn);
 void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);
