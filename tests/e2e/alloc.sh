@@ -102,6 +102,24 @@ grep -Eq '^  peak live +[0-9]+ bytes +\(in peak_here\)$' r.txt || fail "no peak 
 grep -q '^events: us calls Allocs Bytes$' r.cg || fail "callgrind: no Allocs Bytes events"
 grep -A1 '^fn=peak_here$' r.cg | grep -Eq '^[0-9]+ [0-9]+ 1 1 1000000$' ||
 	fail "callgrind: peak_here's cost: $(grep -A1 '^fn=peak_here$' r.cg)"
+# pprof: alloc_objects and alloc_space, per calling context (go tool pprof, when installed)
+GO=$(command -v /usr/bin/go go 2>/dev/null | head -n 1)
+if [ -n "$GO" ]; then
+	HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath PPROF_TMPDIR=$T/pprof
+	export HOME GOCACHE GOPATH PPROF_TMPDIR
+	mkdir -p "$HOME"
+	"$FORTSTAT" --alloc -x x.txt --format=pprof -o r.pb.gz "$BIN/allocs-static-O2" >/dev/null 2>&1
+	"$GO" tool pprof -sample_index=alloc_objects -top -cum -nodecount=100 -nodefraction=0 \
+		r.pb.gz >pp.top 2>pp.err || fail "pprof: $(cat pp.err)"
+	# flat (its own) and cum (below it too): make_blocks 10 and 10, outer 1 and 4, main 0 and 29
+	for w in make_blocks:10:10 outer:1:4 main:0:29 recur:4:4; do
+		n=${w%%:*}
+		got=$(awk -v n="$n" '$NF == n { print $1 ":" $4 }' pp.top)
+		[ "$got" = "${w#*:}" ] || fail "pprof alloc_objects: $n flat:cum $got, expected ${w#*:}"
+	done
+	"$GO" tool pprof -sample_index=alloc_space -raw r.pb.gz 2>/dev/null | grep -q 'alloc_space/bytes' ||
+		fail "pprof: no alloc_space sample type"
+fi
 # a dynamic program without the C library timed: said in one line, nothing run
 "$FORTSTAT" --alloc -o r.txt "$BIN/allocs-O0" >t.out 2>t.err && fail "--alloc without -l libc ran"
 grep -q '^fortstat: error: --alloc: malloc is in libc.so.6, not in .*: add -l libc$' t.err ||
