@@ -323,6 +323,14 @@ static int run_program(struct session *s)
 		fs_info(1, "%s", s->res.note); /* as asked: no news */
 	else if (s->res.note[0])
 		fs_warn("%s", s->res.note);
+	if (o->report.alloc && books_alloc_books(s->books)) {
+		struct alloc_totals t;
+
+		/* -l named other libraries than the allocator's */
+		alloc_totals(books_alloc_books(s->books), &t);
+		if (!t.allocs && !t.frees && !s->st.is_static)
+			fs_warn("--alloc: no allocator call was seen: malloc is in libc.so.6: add -l libc");
+	}
 	return 0;
 }
 

@@ -124,6 +124,11 @@ fi
 "$FORTSTAT" --alloc -o r.txt "$BIN/allocs-O0" >t.out 2>t.err && fail "--alloc without -l libc ran"
 grep -q '^fortstat: error: --alloc: malloc is in libc.so.6, not in .*: add -l libc$' t.err ||
 	fail "--alloc without -l libc: $(cat t.err)"
+# -l without the allocator's library: the run says so at its end
+"$FORTSTAT" --alloc -l libgfortran -o r.txt "$BIN/allocs-ftn-O0" >t.out 2>t.err ||
+	fail "--alloc -l libgfortran failed: $(cat t.err)"
+grep -q '^fortstat: warning: --alloc: no allocator call was seen: malloc is in libc.so.6: add -l libc$' t.err ||
+	fail "--alloc -l libgfortran: no warning: $(cat t.err)"
 # not with -c: the allocators' returns are needed
 "$FORTSTAT" --alloc -c "$BIN/allocs-static-O0" >/dev/null 2>t.err && fail "--alloc -c ran"
 finish
