@@ -97,6 +97,11 @@ grep -Eq '^ +ROUTINE +CALLED .* ALLOCS +BYTES +FREES +INCL ALLOCS +INCL BYTES' r
 grep -Eq '^  make_blocks +1 .* 10 +10000 +10 +10 +10000$' r.txt ||
 	fail "the table's make_blocks row: $(grep make_blocks r.txt)"
 grep -Eq '^  peak live +[0-9]+ bytes +\(in peak_here\)$' r.txt || fail "no peak line: $(cat r.txt)"
+# CSV: the storage columns after the others
+"$FORTSTAT" --alloc -x x.txt --format=csv -o r.csv "$BIN/allocs-static-O2" >/dev/null 2>&1
+head -1 r.csv | grep -q ',calls_lower_bound,allocs,bytes,frees,allocs_incl,bytes_incl,frees_incl$' ||
+	fail "CSV head: $(head -1 r.csv)"
+grep -q '^outer,1,.*,1,50,1,4,350,1$' r.csv || fail "CSV: outer's row: $(grep '^outer,' r.csv)"
 # callgrind: Allocs and Bytes are events, each routine's own cost after its calls
 "$FORTSTAT" --alloc -x x.txt --format=callgrind -o r.cg "$BIN/allocs-static-O2" >/dev/null 2>&1
 grep -q '^events: us calls Allocs Bytes$' r.cg || fail "callgrind: no Allocs Bytes events"
