@@ -191,6 +191,33 @@ START_TEST(test_contexts)
 }
 END_TEST
 
+/*
+ * Many contexts: the array of them grows while a charge is made (the
+ * context made by it counted in the array as it is after: once a pointer
+ * into the old one lost it, and fortstat's heap with it).
+ */
+START_TEST(test_contexts_grow)
+{
+	struct alloc_books *m = alloc_new(200);
+	const struct alloc_ctx *x;
+	size_t n;
+
+	for (uint32_t i = 1; i < 200; i++) {
+		const uint32_t s[] = { 0, i };
+
+		alloc_charge(m, s, 2, ALLOC_MALLOC, (uint64_t[3]){ i, 0, 0 }, 0x1000 + 16 * i);
+	}
+	x = alloc_contexts(m, &n);
+	ck_assert_uint_eq(n, 201); /* root, 0, and 0>i for each i */
+	for (size_t k = 2; k < n; k++) {
+		ck_assert_uint_eq(x[k].parent, 1);
+		ck_assert_uint_eq(x[k].allocs, 1);
+		ck_assert_uint_eq(x[k].bytes, x[k].routine);
+	}
+	alloc_free_books(m);
+}
+END_TEST
+
 /* books_alloc charges the thread's open frames; books made like these keep storage too. */
 START_TEST(test_books_frames)
 {
@@ -232,6 +259,7 @@ static Suite *alloc_suite(void)
 	tcase_add_test(tc, test_books);
 	tcase_add_test(tc, test_peak_routine);
 	tcase_add_test(tc, test_contexts);
+	tcase_add_test(tc, test_contexts_grow);
 	tcase_add_test(tc, test_books_frames);
 	suite_add_tcase(s, tc);
 	return s;

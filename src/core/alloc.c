@@ -210,10 +210,10 @@ static void charge(struct alloc_books *m, const uint32_t *stack, size_t n, bool 
 			m->t.outside_frees++;
 		}
 	} else if (made) {
-		struct alloc_ctx *x = &m->ctx[context_of(m, stack, n)];
+		size_t k = context_of(m, stack, n); /* it may move m->ctx: read it after */
 
-		x->allocs++;
-		x->bytes += size;
+		m->ctx[k].allocs++;
+		m->ctx[k].bytes += size;
 		m->r[top].allocs++;
 		m->r[top].bytes += size;
 	} else {
