@@ -203,9 +203,9 @@ START_TEST(test_contexts_grow)
 	size_t n;
 
 	for (uint32_t i = 1; i < 200; i++) {
-		const uint32_t s[] = { 0, i };
+		const uint32_t s[] = {0, i};
 
-		alloc_charge(m, s, 2, ALLOC_MALLOC, (uint64_t[3]){ i, 0, 0 }, 0x1000 + 16 * i);
+		alloc_charge(m, s, 2, ALLOC_MALLOC, (uint64_t[3]){i, 0, 0}, 0x1000 + 16 * i);
 	}
 	x = alloc_contexts(m, &n);
 	ck_assert_uint_eq(n, 201); /* root, 0, and 0>i for each i */
