@@ -186,7 +186,36 @@ START_TEST(entry_and_return)
 		ck_assert_uint_ne(event(&r, i)->ret, 0);
 		ck_assert_uint_ne(event(&r, i)->ret, (uint64_t)(uintptr_t)r.code + 0x400);
 	}
-	ck_assert_uint_eq(event(&r, 1)->ret, 0);
+	ck_assert_uint_eq(event(&r, 1)->ret, 41); /* the return event holds RAX */
+	rig_down(&r);
+}
+END_TEST
+
+/*
+ * An allocator's probe (--alloc): its entry event holds RDI and RSI where a
+ * timed entry has its return address and TSC, and its return is hooked as
+ * any: the trampoline's event holds RAX; the routine's arguments and result
+ * are untouched.
+ */
+START_TEST(alloc_entry)
+{
+	struct rig r;
+
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_ALLOC))
+		return;
+	ck_assert_uint_eq(call3(&r, 100, 7, 23), 123);
+	ck_assert_uint_eq(call3(&r, 64, 0x1000, 0), 64);
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 4);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	ck_assert_uint_eq(event(&r, 0)->word, PROBE_W_ENTRY | 7);
+	ck_assert_uint_eq(event(&r, 0)->ret, 100);
+	ck_assert_uint_eq(event(&r, 0)->tsc, 7);
+	ck_assert_uint_eq(event(&r, 1)->word, PROBE_W_RETURN);
+	ck_assert_uint_eq(event(&r, 1)->ret, 123);
+	ck_assert_uint_eq(event(&r, 1)->slot, event(&r, 0)->slot);
+	ck_assert_uint_eq(event(&r, 2)->ret, 64);
+	ck_assert_uint_eq(event(&r, 2)->tsc, 0x1000);
+	ck_assert_uint_eq(event(&r, 3)->ret, 64);
 	rig_down(&r);
 }
 END_TEST
@@ -518,6 +547,7 @@ static Suite *probe_suite(void)
 	TCase *tc = tcase_create("run");
 
 	tcase_add_test(tc, entry_and_return);
+	tcase_add_test(tc, alloc_entry);
 	tcase_add_test(tc, short_entry);
 	tcase_add_test(tc, stale_entries_dropped);
 	tcase_add_test(tc, ring_wraps);

@@ -60,6 +60,9 @@ uint64_t arch_trap_addr(const arch_regs *r);
  * register set known from the event page alone is made with arch_regs_from_page.
  */
 uint64_t arch_stub_ret(const arch_regs *r);
+/* A call's first three integer arguments at its entry; the value a routine returned. */
+void arch_call_args(const arch_regs *r, uint64_t a[3]);
+uint64_t arch_ret_val(const arch_regs *r);
 void arch_regs_from_page(arch_regs *r, uint64_t sp, uint64_t stub_ret);
 
 /* The TSC a stub or a return site's trap read just before its int3 (EDX:EAX). */

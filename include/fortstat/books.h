@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "fortstat/account.h"
+#include "fortstat/alloc.h"
 #include "fortstat/clock.h"
 
 /* A thread's two clocks at one stop, indexed by enum clock_kind (ns). */
@@ -128,6 +129,17 @@ acct_time_t books_self(const struct books *b, enum clock_kind c, bool net, uint3
  * cost growing with the program.
  */
 uint64_t books_calls(const struct books *b, uint32_t routine);
+
+/*
+ * --alloc: keep storage per routine (alloc.h) in these books and in those
+ * made like them; books_alloc charges one allocator call of thread tid to
+ * its stack of timed routines (nothing when not kept); books_alloc_books
+ * gives them (NULL: not kept).
+ */
+void books_alloc_keep(struct books *b);
+void books_alloc(struct books *b, int tid, enum alloc_fn fn, const uint64_t args[3],
+		 uint64_t block);
+const struct alloc_books *books_alloc_books(const struct books *b);
 
 bool books_timed(const struct books *b);
 size_t books_n_routines(const struct books *b);

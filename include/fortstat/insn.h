@@ -232,9 +232,12 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
  * routine that never returns: exit, longjmp): the entry recorded as a
  * timed one's, with its return address as it is, never hooked (no shadow
  * entry; the classic stub behind it hooks nothing either).
+ * INSN_PROBE_ALLOC (an allocator, --alloc): hooked as a timed one, but its
+ * entry event holds the call's first arguments, RDI in `ret` and RSI in
+ * `tsc` (no TSC is read); the trampoline's return event holds RAX in `ret`.
  * Returns as insn_plan_stub.
  */
-enum insn_probe_mode { INSN_PROBE_TIMED, INSN_PROBE_COUNT, INSN_PROBE_ENTRY };
+enum insn_probe_mode { INSN_PROBE_TIMED, INSN_PROBE_COUNT, INSN_PROBE_ENTRY, INSN_PROBE_ALLOC };
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		    uint64_t tramp, uint64_t retrap, uint32_t patch, enum insn_probe_mode mode,
 		    const struct insn_gap *gap, struct insn_stub *stub);

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "fortstat/account.h"
+#include "fortstat/alloc.h"
 #include "fortstat/clock.h"
 
 struct books;
@@ -226,6 +227,14 @@ struct profile_section {
 	struct profile_line *lines;
 	size_t n_lines;
 	size_t *line_at;
+	/*
+	 * --alloc: each routine's storage (n_routines of them; NULL: not
+	 * measured) and the process's totals, its peak (alloc.h).
+	 */
+	struct alloc_routine *alloc;
+	struct alloc_totals alloc_total;
+	struct alloc_ctx *alloc_ctx; /* ... their calling contexts (alloc.h), n_alloc_ctx */
+	size_t n_alloc_ctx;
 	struct profile_set all;	     /* every thread's results together */
 	struct profile_set *threads; /* each thread's, in order of first event */
 	size_t n_threads;
@@ -309,6 +318,13 @@ void profile_set_libs(struct profile *p, const char *const *libs, size_t n);
  */
 int profile_add_books(struct profile *p, const struct profile_facts *f, const struct symtab *st,
 		      const struct books *b);
+
+/*
+ * --alloc: the storage of the last section added, from alloc books m (its
+ * routines the section's; NULL: nothing). The allocators themselves
+ * (RT_ALLOC) are never selected rows.
+ */
+void profile_set_alloc(struct profile *p, const struct alloc_books *m);
 
 /*
  * As profile_add_books, from accounting states: gross[c] the gross books of

@@ -31,6 +31,7 @@ struct report_opts {
 	bool threads;	       /* --threads: per-thread results in every format */
 	size_t width;	       /* --width (or the terminal's): table lines fit it; 0: no limit */
 	size_t top;	       /* --top: the table's first rows only; 0: all */
+	bool alloc;	       /* --alloc: storage per routine (profile's alloc fields) */
 };
 
 /* Display columns of s: one a UTF-8 character (an invalid byte: one). */

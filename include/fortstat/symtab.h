@@ -20,6 +20,7 @@ enum {
 	RT_SELECTED = 1u << 5,	   /* chosen for timing by symtab_select */
 	RT_IFUNC = 1u << 6,	   /* the target of an indirect function, named after it */
 	RT_COUNTED = 1u << 7,	   /* probes: counted, not timed, from the start (calibration) */
+	RT_ALLOC = 1u << 8,	   /* --alloc: an allocator (alloc.h), patched but never a row */
 };
 
 struct routine {
@@ -132,6 +133,14 @@ size_t symtab_select(struct symtab *st, struct names *names, struct names *exclu
  * already there. Keeps the table sorted.
  */
 void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const char *name);
+
+/*
+ * --alloc: mark the allocators of st (malloc, free, operator new...: any
+ * name alloc_fn_of knows) RT_ALLOC | RT_SELECTED, whatever -n and -x said:
+ * they are patched to see their calls, and are not timed routines (their
+ * time is their callers'). Returns how many.
+ */
+size_t symtab_select_alloc(struct symtab *st);
 
 /*
  * Choose the routines of a shared library to time (RT_SELECTED): without

@@ -86,6 +86,11 @@ struct trace_opts {
 	uint64_t exe_dev, exe_ino;	/* -p: its executable when its symbols were read */
 	bool exitkill; /* the program dies with fortstat (the calibration's runs; --traps do) */
 	unsigned sample_hz; /* --sample: instruction pointers sampled at this rate (0: not) */
+	/*
+	 * --alloc: the allocators (RT_ALLOC) are patched, their calls charged
+	 * to the books' storage (books_alloc), and never timed themselves.
+	 */
+	bool alloc;
 };
 struct names;
 

@@ -43,6 +43,7 @@ enum {
 	OPT_TIMELINE_MIN,
 	OPT_TIMELINE_MAX,
 	OPT_SAMPLE,
+	OPT_ALLOC,
 };
 
 static const struct option long_opts[] = {
@@ -77,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "traps", no_argument, NULL, OPT_TRAPS },
 	{ "throttle", required_argument, NULL, OPT_THROTTLE },
 	{ "no-throttle", no_argument, NULL, OPT_NO_THROTTLE },
+	{ "alloc", no_argument, NULL, OPT_ALLOC },
 	{ "count-only", no_argument, NULL, 'c' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "pin", required_argument, NULL, OPT_PIN },
@@ -139,6 +141,12 @@ void cli_usage(FILE *out)
 	      "                       CPU clock, perf_event_open): each routine's time\n"
 	      "                       divided among its source lines (--lines, JSON,\n"
 	      "                       callgrind); counts and times stay as they are\n"
+	      "      --alloc          storage per routine: the allocations, bytes and\n"
+	      "                       frees each routine made (self and inclusive), the\n"
+	      "                       peak of live bytes and whose allocation reached it\n"
+	      "                       (malloc, calloc, realloc, the aligned ones, C++ new\n"
+	      "                       and delete, free); the allocator must be timed: in\n"
+	      "                       the program, or its library by -l (-l libc)\n"
 	      "\n"
 	      "Reporting:\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard error);\n"
@@ -435,6 +443,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 		case OPT_NO_THROTTLE:
 			o->throttle_calls = 0;
 			break;
+		case OPT_ALLOC:
+			o->report.alloc = true;
+			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "cpu"))
 				o->clock = CLOCK_KIND_CPU;
@@ -490,6 +501,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 		return usage_error("--sample divides times: not with -c", NULL);
 	if (o->timeline && o->count_only)
 		return usage_error("--timeline needs times: not with -c", NULL);
+	if (o->report.alloc && o->count_only)
+		return usage_error("--alloc needs the allocators' returns: not with -c", NULL);
 	if (o->pid) {
 		if (optind < argc)
 			return usage_error("-p attaches to a running process: no PROGRAM with it:",
@@ -588,6 +601,7 @@ struct trace_opts cli_trace_opts(const struct options *o)
 		.throttle_calls = o->throttle_calls,
 		.throttle_ns = o->throttle_usec * 1e3,
 		.sample_hz = o->sample_hz,
+		.alloc = o->report.alloc,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

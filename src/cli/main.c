@@ -145,6 +145,11 @@ static int load_program(struct session *s)
 			warn_unmatched(&s->exclude, s->path, false);
 	}
 	fs_info(1, "%s: %zu routines, %zu selected for timing", s->path, s->st.n, n_sel);
+	if (o->report.alloc && !symtab_select_alloc(&s->st) && !s->st.is_static && !o->n_libs) {
+		/* a dynamic program's allocator is in the C library, timed by -l */
+		fs_error("--alloc: malloc is in libc.so.6, not in %s: add -l libc", s->path);
+		return EXIT_FS_ERROR;
+	}
 	return 0;
 }
 
@@ -277,6 +282,8 @@ static int run_program(struct session *s)
 		s->tl->full_arg = (void *)o->timeline;
 		books_record(s->books, s->tl);
 	}
+	if (o->report.alloc)
+		books_alloc_keep(s->books); /* and the -f processes' (books_new_like) */
 	est[ck] = (cal->f1_ns + cal->f2_ns) / 2;
 	est[alt] = (cal->alt_f1_ns + cal->alt_f2_ns) / 2;
 	if (s->trace.probes) {
@@ -316,6 +323,14 @@ static int run_program(struct session *s)
 		fs_info(1, "%s", s->res.note); /* as asked: no news */
 	else if (s->res.note[0])
 		fs_warn("%s", s->res.note);
+	if (o->report.alloc && books_alloc_books(s->books)) {
+		struct alloc_totals t;
+
+		/* -l named other libraries than the allocator's */
+		alloc_totals(books_alloc_books(s->books), &t);
+		if (!t.allocs && !t.frees && !s->st.is_static)
+			fs_warn("--alloc: no allocator call was seen: malloc is in libc.so.6: add -l libc");
+	}
 	return 0;
 }
 

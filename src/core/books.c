@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fortstat/alloc.h"
 #include "fortstat/books.h"
 #include "fortstat/map.h"
 #include "fortstat/timeline.h"
@@ -34,6 +35,9 @@ struct books {
 	size_t hot;  /* at th[hot] (when n_th > hot) */
 	struct timeline *tl; /* --timeline: where the calls go (NULL: nowhere) */
 	uint32_t tl_group;
+	struct alloc_books *mem; /* --alloc: storage per routine (NULL: not kept) */
+	uint32_t *stk;		 /* ... a thread's stack of routines, for each call */
+	size_t stk_cap;
 };
 
 struct books *books_new(size_t n_routines, bool timed, bool net)
@@ -52,6 +56,8 @@ struct books *books_new_like(const struct books *b, size_t n_routines)
 
 	if (b->tl)
 		books_record(c, b->tl);
+	if (b->mem)
+		books_alloc_keep(c);
 	return c;
 }
 
@@ -91,6 +97,8 @@ void books_free(struct books *b)
 	if (!b)
 		return;
 	acct_free(b->a);
+	alloc_free_books(b->mem);
+	free(b->stk);
 	drop_views(b);
 	u64map_free(&b->thr);
 	free(b->th);
@@ -101,6 +109,8 @@ void books_grow(struct books *b, size_t n_routines)
 {
 	b->gen++;
 	acct_grow(b->a, n_routines);
+	if (b->mem)
+		alloc_grow(b->mem, n_routines);
 }
 
 static struct bthread *thread_of(struct books *b, int tid)
@@ -238,6 +248,7 @@ struct books *books_dup(const struct books *b)
 	c->hot = b->hot;
 	c->hot_tid = b->hot_tid;
 	c->a = acct_dup(b->a);
+	c->mem = b->mem ? alloc_dup(b->mem) : NULL;
 	u64map_dup(&c->thr, &b->thr);
 	c->n_th = c->cap_th = b->n_th;
 	if (b->n_th) {
@@ -315,4 +326,45 @@ size_t books_n_routines(const struct books *b)
 uint64_t books_total_calls(const struct books *b)
 {
 	return acct_total_calls(b->a);
+}
+
+void books_alloc_keep(struct books *b)
+{
+	if (!b->mem)
+		b->mem = alloc_new(acct_n_routines(b->a));
+}
+
+struct stack_buf {
+	struct books *b;
+	size_t n;
+};
+
+/* books_frames' visitor: the routines of a thread's stack into b->stk, bottom first. */
+static void push_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	struct stack_buf *s = arg;
+	struct books *b = s->b;
+
+	(void)slot;
+	(void)ret;
+	if (s->n == b->stk_cap) {
+		b->stk_cap = b->stk_cap ? 2 * b->stk_cap : 64;
+		b->stk = xrealloc(b->stk, b->stk_cap * sizeof(*b->stk));
+	}
+	b->stk[s->n++] = routine;
+}
+
+void books_alloc(struct books *b, int tid, enum alloc_fn fn, const uint64_t args[3], uint64_t block)
+{
+	struct stack_buf s = {b, 0};
+
+	if (!b->mem)
+		return;
+	acct_frames(b->a, tid, push_frame, &s);
+	alloc_charge(b->mem, b->stk, s.n, fn, args, block);
+}
+
+const struct alloc_books *books_alloc_books(const struct books *b)
+{
+	return b->mem;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* select.c - which routines to time (-n, -x, defaults), and tables grown by libraries' routines. */
 #include "symtab_int.h"
+#include "fortstat/alloc.h"
 #include "fortstat/names.h"
 #include "fortstat/util.h"
 
@@ -141,6 +142,24 @@ size_t symtab_select_module(struct symtab *st, struct names *names, struct names
 		}
 	}
 	return n_sel;
+}
+
+size_t symtab_select_alloc(struct symtab *st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		struct routine *r = &st->r[i];
+
+		for (size_t k = 0; k < r->n_names; k++) {
+			if (alloc_fn_of(r->names[k]) == ALLOC_NONE)
+				continue;
+			r->flags |= RT_ALLOC | RT_SELECTED;
+			n++;
+			break;
+		}
+	}
+	return n;
 }
 
 void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const char *name)

@@ -24,6 +24,38 @@ static uint64_t sum_shown_us(const struct report *rp)
 	return s;
 }
 
+/* --alloc: the events Allocs and Bytes too (the process's: not with --threads). */
+static bool cg_alloc(const struct report *rp)
+{
+	return rp->opts->alloc && rp->sec->alloc && rp->set == &rp->sec->all;
+}
+
+/*
+ * " ALLOCS BYTES" of routine i: its own (arc NULL), or along an arc into
+ * it the callee's inclusive storage shared by the calls from its callers
+ * (a recursive arc: none, its storage is counted once already).
+ */
+static void cg_alloc_cost(FILE *out, const struct report *rp, const struct arc_index *ix, size_t i,
+			  const struct profile_arc *a)
+{
+	const struct alloc_routine *m = &rp->sec->alloc[i];
+	uint64_t calls = rp->set->r[i].calls;
+
+	if (!cg_alloc(rp))
+		return;
+	for (size_t k = ix->caller_at[i]; a && k < ix->caller_at[i + 1]; k++)
+		if (ix->by_caller[k]->callee == i && ix->by_caller[k]->calls <= calls)
+			calls -= ix->by_caller[k]->calls;
+	if (!a)
+		fprintf(out, " %" PRIu64 " %" PRIu64, m->allocs, m->bytes);
+	else if (calls && a->caller != i)
+		fprintf(out, " %" PRIu64 " %" PRIu64,
+			(uint64_t)((double)m->allocs_incl * (double)a->calls / (double)calls + 0.5),
+			(uint64_t)((double)m->bytes_incl * (double)a->calls / (double)calls + 0.5));
+	else
+		fputs(" 0 0", out);
+}
+
 static void cg_pos(FILE *out, const char *key, const struct profile_routine *rt)
 {
 	fprintf(out, "%s=%s\n", key, rt->file ? rt->file : "???");
@@ -97,14 +129,22 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 				 uint64_t *tot_calls)
 {
 	bool timed = rp->timed;
-	uint64_t sum_us = 0, sum_calls = 0;
+	uint64_t sum_us = 0, sum_calls = 0, sum_allocs = 0, sum_bytes = 0;
 	size_t i, k;
 	struct arc_index ix;
 
 	sum_us = timed ? sum_shown_us(rp) : 0;
 	sum_calls = rp->calls;
-	if (!part)
-		fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n", sum_us, sum_calls);
+	for (i = 0; cg_alloc(rp) && i < rp->n_rows; i++) {
+		sum_allocs += rp->sec->alloc[rp->rows[i].idx].allocs;
+		sum_bytes += rp->sec->alloc[rp->rows[i].idx].bytes;
+	}
+	if (!part) {
+		fprintf(out, "summary: %" PRIu64 " %" PRIu64, sum_us, sum_calls);
+		if (cg_alloc(rp))
+			fprintf(out, " %" PRIu64 " %" PRIu64, sum_allocs, sum_bytes);
+		fputc('\n', out);
+	}
 	*tot_us += sum_us;
 	*tot_calls += sum_calls;
 	arc_index_build(&ix, rp->set, rp->sec->n_routines);
@@ -117,9 +157,16 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 			fprintf(out, "ob=thread %d\n", rp->set->tid);
 		cg_pos(out, "fl", rt);
 		fprintf(out, "fn=%s\n", r->name);
-		if (!cg_lines(out, rp, r, timed ? (r->shown + 500) / 1000 : 0))
-			fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
+		if (!cg_lines(out, rp, r, timed ? (r->shown + 500) / 1000 : 0)) {
+			fprintf(out, "%d %" PRIu64 " %" PRIu64, rt->line > 0 ? rt->line : 0,
 				timed ? (r->shown + 500) / 1000 : 0, r->calls);
+			cg_alloc_cost(out, rp, &ix, r->idx, NULL);
+			fputc('\n', out);
+		} else if (cg_alloc(rp)) { /* the time at its lines, its storage at its declaration */
+			fprintf(out, "%d 0 0", rt->line > 0 ? rt->line : 0);
+			cg_alloc_cost(out, rp, &ix, r->idx, NULL);
+			fputc('\n', out);
+		}
 		for (k = ix.caller_at[r->idx]; k < ix.caller_at[r->idx + 1]; k++) {
 			const struct profile_arc *a = ix.by_caller[k];
 			const struct profile_routine *ct;
@@ -133,8 +180,10 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 			fprintf(out, "cfn=%s\n", rname(rp, a->callee));
 			fprintf(out, "calls=%" PRIu64 " %d\n", a->calls,
 				ct->line > 0 ? ct->line : 0);
-			fprintf(out, "%d %" PRIu64 " %" PRIu64 "\n", rt->line > 0 ? rt->line : 0,
+			fprintf(out, "%d %" PRIu64 " %" PRIu64, rt->line > 0 ? rt->line : 0,
 				timed ? (uint64_t)(arc_time_s(rp, a) * 1e6 + 0.5) : 0, a->calls);
+			cg_alloc_cost(out, rp, &ix, a->callee, a);
+			fputc('\n', out);
 		}
 	}
 	arc_index_free(&ix);
@@ -155,10 +204,26 @@ void write_callgrind(FILE *out, const struct report *rp)
 	if (!argv && rp->sec->label)
 		fprintf(out, " %s", rp->sec->label);
 	fputs("\npositions: line\n", out);
-	fputs("event: us : self time (microseconds)\nevent: calls : calls\nevents: us calls\n",
-	      out);
+	fputs("event: us : self time (microseconds)\nevent: calls : calls\n", out);
+	if (cg_alloc(rp) && !rp->opts->threads)
+		fputs("event: Allocs : allocations\nevent: Bytes : bytes allocated\n"
+		      "events: us calls Allocs Bytes\n",
+		      out);
+	else
+		fputs("events: us calls\n", out);
 	if (!rp->opts->threads) {
 		write_callgrind_part(out, rp, 0, &us, &calls);
+		if (cg_alloc(rp)) {
+			uint64_t n = 0, b = 0;
+
+			for (i = 0; i < rp->n_rows; i++) {
+				n += rp->sec->alloc[rp->rows[i].idx].allocs;
+				b += rp->sec->alloc[rp->rows[i].idx].bytes;
+			}
+			fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+				us, calls, n, b);
+			return;
+		}
 	} else {
 		/* each thread's routines in an "object" of their own: KCachegrind keeps them apart
 		 */

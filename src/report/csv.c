@@ -30,6 +30,12 @@ void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* --alloc: the storage columns (the process's: not with --threads). */
+static bool csv_alloc(const struct report *rp)
+{
+	return rp->opts->alloc && rp->sec->alloc && !rp->opts->threads;
+}
+
 /* The CSV rows of one set of results; `tid` (0: none) ends each row when asked. */
 static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
 {
@@ -60,6 +66,15 @@ static void csv_rows(FILE *out, const struct report *rp, bool with_tid)
 		fprintf(out, ",%d", rt->calls_lower);
 		if (show_both(rp))
 			fprintf(out, ",%.9f,%.9f,%.9f", secs(r->cpu), secs(r->wall), secs(r->wait));
+		if (csv_alloc(rp)) {
+			const struct alloc_routine *a = &rp->sec->alloc[r->idx];
+
+			fprintf(out,
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64,
+				a->allocs, a->bytes, a->frees, a->allocs_incl, a->bytes_incl,
+				a->frees_incl);
+		}
 		if (with_tid) {
 			fputc(',', out);
 			if (rp->set->tid)
@@ -79,6 +94,8 @@ void write_csv(FILE *out, const struct report *rp)
 	      out);
 	if (show_both(rp))
 		fputs(",cpu_self_s,wall_self_s,wait_s", out);
+	if (csv_alloc(rp))
+		fputs(",allocs,bytes,frees,allocs_incl,bytes_incl,frees_incl", out);
 	fputs(threads ? ",thread\n" : "\n", out);
 	csv_rows(out, rp, threads);
 	for (t = 0; threads && t < rp->sec->n_threads; t++) {

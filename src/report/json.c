@@ -153,6 +153,33 @@ static void json_lines(FILE *out, const struct report *rp, const struct row *r)
 	fputc(']', out);
 }
 
+/* --alloc: storage per routine (the process's rows, not a thread's) and its totals. */
+static bool json_alloc_on(const struct report *rp)
+{
+	return rp->opts->alloc && rp->sec->alloc && rp->set == &rp->sec->all;
+}
+
+/* ,\n  "alloc": {...}: the process's storage, its peak and whose allocation reached it. */
+static void json_alloc(FILE *out, const struct report *rp)
+{
+	const struct alloc_totals *t = &rp->sec->alloc_total;
+
+	if (!json_alloc_on(rp))
+		return;
+	fprintf(out,
+		",\n  \"alloc\": {\"allocs\": %" PRIu64 ", \"bytes\": %" PRIu64
+		", \"frees\": %" PRIu64 ", \"outside_allocs\": %" PRIu64
+		", \"outside_bytes\": %" PRIu64 ", \"outside_frees\": %" PRIu64
+		", \"unknown_frees\": %" PRIu64 ", \"live_bytes\": %" PRIu64
+		", \"peak_bytes\": %" PRIu64 ", \"peak_routine\": ",
+		t->allocs, t->bytes, t->frees, t->outside_allocs, t->outside_bytes,
+		t->outside_frees, t->unknown_frees, t->live, t->peak);
+	json_str(out, t->peak_routine < rp->sec->n_routines
+			  ? rp->sec->routines[t->peak_routine].name
+			  : NULL);
+	fputc('}', out);
+}
+
 /* One routine's object; both: its times on both clocks too (the chosen one first). */
 static void json_routine(FILE *out, const struct report *rp, const struct row *r, bool both)
 {
@@ -206,6 +233,16 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 	else
 		fputs(", \"throttled_after\": null", out);
 	fprintf(out, ", \"calls_lower_bound\": %s", rt->calls_lower ? "true" : "false");
+	if (json_alloc_on(rp)) {
+		const struct alloc_routine *a = &rp->sec->alloc[r->idx];
+
+		fprintf(out,
+			", \"alloc\": {\"allocs\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"frees\": %" PRIu64 ", \"allocs_incl\": %" PRIu64
+			", \"bytes_incl\": %" PRIu64 ", \"frees_incl\": %" PRIu64 "}",
+			a->allocs, a->bytes, a->frees, a->allocs_incl, a->bytes_incl,
+			a->frees_incl);
+	}
 	fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"file\": ", rt->addr);
 	json_str(out, rt->file);
 	if (rt->line > 0)
@@ -391,6 +428,7 @@ static void json_head(FILE *out, const struct report *rp)
 	json_usage(out, rp);
 	fprintf(out, ",\n  \"calls_timed\": %" PRIu64, rp->calls);
 	json_sampling(out, rp);
+	json_alloc(out, rp);
 	fputs(",\n  \"warnings\": [", out);
 	if (t.warning)
 		json_str(out, t.warning);

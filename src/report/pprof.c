@@ -608,8 +608,10 @@ struct ppview {
 	const struct report_opts *opts;
 	struct pprof *pp;
 	int vi[FS_N_CLOCKS]; /* the value index of each clock's time, -1: none */
+	int ai;		     /* --alloc: alloc_objects' index (alloc_space's next), -1: none */
 	size_t n_values;
 };
+#define PP_VALUES (1 + FS_N_CLOCKS + 2)
 
 /* The executable of a section: its label, less " [pid N]" (-f). */
 static char *section_path(const struct profile_section *sec)
@@ -650,7 +652,7 @@ static void add_set(struct ppview *v, const struct profile_section *sec,
 {
 	size_t max_depth = sec->n_routines + 1;
 	uint64_t *stack = xcalloc(max_depth, sizeof(*stack));
-	int64_t values[1 + FS_N_CLOCKS];
+	int64_t values[PP_VALUES] = {0};
 
 	for (size_t i = 1; i < s->n_nodes; i++) {
 		const struct profile_node *x = &s->nodes[i];
@@ -675,6 +677,35 @@ static void add_set(struct ppview *v, const struct profile_section *sec,
 	free(stack);
 }
 
+/*
+ * --alloc: one sample per calling context of the section's allocations,
+ * alloc_objects and alloc_space its only values (Go's heap profile's names).
+ */
+static void add_alloc(struct ppview *v, const struct profile_section *sec, uint64_t *loc,
+		      uint64_t exe, const struct pprof_label *labels, size_t n_labels)
+{
+	uint64_t *stack = xcalloc(sec->n_alloc_ctx + 1, sizeof(*stack));
+	int64_t values[PP_VALUES] = {0};
+
+	for (size_t i = 1; v->ai >= 0 && i < sec->n_alloc_ctx; i++) {
+		const struct alloc_ctx *x = &sec->alloc_ctx[i];
+		size_t depth = 0;
+
+		if (!x->allocs)
+			continue;
+		values[v->ai] = (int64_t)x->allocs;
+		values[v->ai + 1] = (int64_t)x->bytes;
+		/* parents come first: the walk ends at the root */
+		for (size_t k = i; k && k < sec->n_alloc_ctx && depth < sec->n_alloc_ctx;
+		     k = sec->alloc_ctx[k].parent)
+			if (sec->alloc_ctx[k].routine != PROFILE_NONE)
+				stack[depth++] =
+				    routine_loc(v, sec, loc, exe, sec->alloc_ctx[k].routine);
+		pprof_sample(v->pp, stack, depth, values, labels, n_labels);
+	}
+	free(stack);
+}
+
 /* Every context of section sec: the whole process, or with --threads each thread's. */
 static void add_section(struct ppview *v, const struct profile_section *sec, bool label_pid)
 {
@@ -688,6 +719,7 @@ static void add_section(struct ppview *v, const struct profile_section *sec, boo
 		lab[n++] = (struct pprof_label){.key = "pid", .num = sec->pid};
 	if (!v->opts->threads) {
 		add_set(v, sec, &sec->all, loc, exe, lab, n);
+		add_alloc(v, sec, loc, exe, lab, n);
 	} else {
 		for (size_t t = 0; t < sec->n_threads; t++) {
 			const struct profile_set *th = &sec->threads[t];
@@ -743,8 +775,9 @@ static void add_comments(struct ppview *v, const size_t *secs, size_t n)
 int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, size_t n,
 		       const struct report_opts *opts)
 {
-	const char *types[1 + FS_N_CLOCKS] = {"calls"}, *units[1 + FS_N_CLOCKS] = {"count"};
-	struct ppview v = {.p = p, .opts = opts};
+	const char *types[PP_VALUES] = {"calls"}, *units[PP_VALUES] = {"count"};
+	struct ppview v = {.p = p, .opts = opts, .ai = -1};
+	bool alloc = false;
 	double duration_s = 0;
 	struct timespec now;
 	int err;
@@ -769,6 +802,16 @@ int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, s
 			types[v.n_values] = clock_name((enum clock_kind)c);
 			units[v.n_values++] = "nanoseconds";
 		}
+	}
+	/* --alloc: the storage too (the process's: not per thread) */
+	for (size_t i = 0; opts->alloc && !opts->threads && i < n; i++)
+		alloc |= p->sections[secs[i]].alloc_ctx != NULL;
+	if (alloc) {
+		v.ai = (int)v.n_values;
+		types[v.n_values] = "alloc_objects";
+		units[v.n_values++] = "count";
+		types[v.n_values] = "alloc_space";
+		units[v.n_values++] = "bytes";
 	}
 	v.pp = pprof_new(types, units, v.n_values);
 	for (size_t i = 0; i < n; i++) {

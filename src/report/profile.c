@@ -75,6 +75,8 @@ static void section_free(struct profile_section *sec)
 		free(rt->aliases);
 		free(rt->file);
 	}
+	free(sec->alloc);
+	free(sec->alloc_ctx);
 	free(sec->routines);
 	set_free(&sec->all);
 	for (size_t t = 0; t < sec->n_threads; t++)
@@ -147,7 +149,7 @@ static void routine_from(struct profile_routine *pr, const struct routine *rt)
 	pr->file = dup_or_null(rt->file);
 	pr->line = rt->line;
 	pr->mainline = rt->flags & RT_MAINLINE;
-	pr->selected = rt->flags & RT_SELECTED;
+	pr->selected = (rt->flags & RT_SELECTED) && !(rt->flags & RT_ALLOC); /* --alloc's: no row */
 	pr->throttled_at = rt->throttled_at;
 	pr->calls_lower = rt->calls_lower;
 }
@@ -454,6 +456,7 @@ int profile_add_books(struct profile *p, const struct profile_facts *f, const st
 		      const struct books *b)
 {
 	const struct acct *gross[FS_N_CLOCKS], *net[FS_N_CLOCKS];
+	int rc;
 
 	if (!b)
 		return -EINVAL;
@@ -461,5 +464,36 @@ int profile_add_books(struct profile *p, const struct profile_facts *f, const st
 		gross[c] = books_acct(b, (enum clock_kind)c, false);
 		net[c] = books_acct(b, (enum clock_kind)c, true);
 	}
-	return profile_add_accts(p, f, st, gross, net);
+	rc = profile_add_accts(p, f, st, gross, net);
+	if (!rc)
+		profile_set_alloc(p, books_alloc_books(b));
+	return rc;
+}
+
+void profile_set_alloc(struct profile *p, const struct alloc_books *m)
+{
+	const struct alloc_ctx *ctx;
+	struct profile_section *sec;
+	size_t n;
+
+	if (!m || !p->n_sections)
+		return;
+	sec = &p->sections[p->n_sections - 1];
+	n = alloc_n_routines(m) < sec->n_routines ? alloc_n_routines(m) : sec->n_routines;
+	free(sec->alloc);
+	sec->alloc = xcalloc(sec->n_routines ? sec->n_routines : 1, sizeof(*sec->alloc));
+	if (n)
+		memcpy(sec->alloc, alloc_routines(m), n * sizeof(*sec->alloc));
+	alloc_totals(m, &sec->alloc_total);
+	ctx = alloc_contexts(m, &n);
+	free(sec->alloc_ctx);
+	sec->alloc_ctx = xcalloc(n ? n : 1, sizeof(*sec->alloc_ctx));
+	sec->n_alloc_ctx = n;
+	for (size_t i = 0; i < n; i++) { /* a context of a routine out of range: the root's */
+		sec->alloc_ctx[i] = ctx[i];
+		if (i && (ctx[i].routine >= sec->n_routines || ctx[i].parent >= i))
+			sec->alloc_ctx[i].routine = PROFILE_NONE;
+	}
+	if (sec->alloc_total.peak_routine >= sec->n_routines)
+		sec->alloc_total.peak_routine = PROFILE_NONE;
 }

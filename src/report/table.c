@@ -32,10 +32,32 @@ static size_t rows_shown(const struct report *rp)
 	return top && top < rp->n_rows ? top : rp->n_rows;
 }
 
+/* --alloc: the storage columns (the process's rows: storage is not kept per thread). */
+static bool show_alloc(const struct report *rp)
+{
+	return rp->opts->alloc && rp->sec->alloc && rp->set == &rp->sec->all;
+}
+
+#define ALLOC_COLUMNS (10 + 14 + 10 + 12 + 14)
+
+/* ALLOCS, BYTES, FREES (self), INCL ALLOCS and INCL BYTES of routine i (NULL: the heads). */
+static void alloc_columns(FILE *out, const struct report *rp, const size_t *i)
+{
+	const struct alloc_routine *a = i ? &rp->sec->alloc[*i] : NULL;
+
+	if (!a)
+		fprintf(out, "%10s%14s%10s%12s%14s", "ALLOCS", "BYTES", "FREES", "INCL ALLOCS",
+			"INCL BYTES");
+	else
+		fprintf(out, "%10" PRIu64 "%14" PRIu64 "%10" PRIu64 "%12" PRIu64 "%14" PRIu64,
+			a->allocs, a->bytes, a->frees, a->allocs_incl, a->bytes_incl);
+}
+
 /* Columns of a table line besides the ROUTINE column. */
 static size_t other_columns(const struct report *rp)
 {
-	size_t c = 2 + 1 + 12; /* the mark, ROUTINE's space, CALLED */
+	/* the mark, ROUTINE's space, CALLED */
+	size_t c = 2 + 1 + 12 + (show_alloc(rp) ? ALLOC_COLUMNS : 0);
 
 	if (show_both(rp))
 		c += 3 * 16 + 9;
@@ -240,6 +262,8 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 			fprintf(out, "%16s%9s", "INCL (SEC)", "PERCENT");
 		fprintf(out, "%14s", "AV SEC/CALL");
 	}
+	if (show_alloc(rp))
+		alloc_columns(out, rp, NULL);
 	if (opts->lines)
 		fputs("  SOURCE", out);
 	fputc('\n', out);
@@ -270,6 +294,8 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 					percent(rp, secs(r->incl)));
 			fprintf(out, "%14.6f", r->calls ? s / (double)r->calls : 0.0);
 		}
+		if (show_alloc(rp))
+			alloc_columns(out, rp, &r->idx);
 		if (opts->lines) {
 			char *src = source_of(&rp->sec->routines[r->idx]);
 
@@ -652,6 +678,28 @@ static bool any_uncertain(const struct report *rp)
  * calls trapped, overhead (and its share of the program's time), and the
  * report's warning (trust.h) when it has one.
  */
+/*
+ * --alloc: the process's storage: what the allocators were asked, the frees,
+ * the peak of live bytes and whose allocation reached it.
+ */
+static void table_alloc(FILE *out, const struct report *rp)
+{
+	const struct alloc_totals *t = &rp->sec->alloc_total;
+	uint32_t pk = t->peak_routine;
+
+	if (!show_alloc(rp))
+		return;
+	fprintf(out, "  %-22s %14" PRIu64 "   (%" PRIu64 " bytes; %" PRIu64 " frees)\n",
+		"allocations", t->allocs, t->bytes, t->frees);
+	if (t->outside_allocs || t->outside_frees)
+		fprintf(out,
+			"  %-22s %14" PRIu64 "   (%" PRIu64 " bytes; %" PRIu64
+			" frees): no timed routine on the stack\n",
+			"... outside", t->outside_allocs, t->outside_bytes, t->outside_frees);
+	fprintf(out, "  %-22s %14" PRIu64 " bytes   (in %s)\n", "peak live", t->peak,
+		pk < rp->sec->n_routines ? rp->sec->routines[pk].name : "no timed routine");
+}
+
 static void table_summary(FILE *out, const struct report *rp)
 {
 	double f1 = rp->p->f1_ns[rp->c], f2 = rp->p->f2_ns[rp->c];
@@ -670,6 +718,7 @@ static void table_summary(FILE *out, const struct report *rp)
 		fprintf(out, " %7.2f %%", 100.0 * rp->unaccounted_s / rp->total_s);
 	fputc('\n', out);
 	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
+	table_alloc(out, rp);
 	table_trapped(out, rp);
 	table_lost(out, rp);
 	table_samples(out, rp);

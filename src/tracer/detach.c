@@ -359,8 +359,10 @@ void detach_all(struct tracer *tr)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
-		if (th)
+		if (th) {
 			frames_restore(tr, th);
+			memcall_restore(tr, th);
+		}
 	}
 	orphans_restore(tr);
 	for (size_t i = 0; i < tr->thr.cap; i++) {

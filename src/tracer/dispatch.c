@@ -122,8 +122,13 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 		: &tr->ps->patches[s->patch];
 	if (p && p->removed && !removed_trap_hit(s))
 		return false;
+	/* --alloc: an allocator's arguments, what it returned (the page has neither) */
+	if (((p && p->alloc) ||
+	     (th->mem.fn && (s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE))) &&
+	    arch_get_regs(th->tid, &regs) < 0)
+		return true; /* gone */
 	/* The calls that went through the traps, and their stops (trace_section.trap_calls). */
-	if (p && p->routine != ACCT_NONE && s->kind != STOP_EXIT_PROBE)
+	if (p && p->routine != ACCT_NONE && !p->alloc && s->kind != STOP_EXIT_PROBE)
 		tr->ps->n_trap_calls++;
 	if (p ? p->routine != ACCT_NONE : s->kind == STOP_RETURN || s->kind == STOP_RETURN_SITE)
 		tr->ps->n_trap_stops++;
@@ -142,6 +147,8 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 			return true;
 		}
 		handle_entry(tr, th, &regs, p);
+		if (p->alloc)
+			return true; /* never timed, never throttled */
 		if (p->stub)
 			probe_throttle_candidate(tr, s->patch);
 		else

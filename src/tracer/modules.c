@@ -191,6 +191,8 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 		mod_names[3] = NULL;
 		resolve_ifuncs(tr, th, &lib, m->bias);
 		n_sel = symtab_select_module(&lib, tr->names, tr->exclude, mod_names);
+		if (tr->o->alloc)
+			symtab_select_alloc(&lib);
 		m->first = symtab_append(tr->ps->st, &lib, m->name);
 		m->n = tr->ps->st->n - m->first;
 		m->have_routines = true;

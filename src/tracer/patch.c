@@ -307,6 +307,8 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		return "not timed";
 	if (forced_trap(r))
 		return "FORTSTAT_TRAP_ROUTINES names it (a test hook)";
+	if (tr->ps->probes && !memcall_probe_ok(r))
+		return "its block is written in memory: read at its return's trap (--alloc)";
 	why = stub_extent(tr, r, entry, &len, &gap);
 	if (why)
 		return why;
@@ -327,6 +329,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	}
 	if (!why) {
 		enum insn_probe_mode mode = tr->o->count_only	       ? INSN_PROBE_COUNT
+					    : memcall_fn(tr, r)	       ? INSN_PROBE_ALLOC
 					    : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
 								       : INSN_PROBE_TIMED;
 
@@ -390,6 +393,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = (r->flags & RT_NORETURN) != 0; /* its stub hooks nothing */
+	p->alloc = (uint8_t)memcall_fn(tr, r);
 	p->orig = 0xcc;
 	memcpy(slot_buf, stub.code, stub.code_len);
 	free(code);
@@ -580,6 +584,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p->rehook = hook && !p->unhook;
 		p->routine = mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
 		p->noreturn = (r->flags & RT_NORETURN) != 0;
+		p->alloc = p->routine != ACCT_NONE ? (uint8_t)memcall_fn(tr, r) : 0;
 		p->go_hook = own && go_is_hook(tr->ps, i);
 		p->orig = code[p->plan.addr - entry];
 		if (p->plan.kind == INSN_XOL)

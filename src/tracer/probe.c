@@ -554,9 +554,20 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
 	uint64_t counted = (nc - th->p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
+	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
+	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->n_patches &&
+					 tr->ps->patches[j].alloc && tr->ps->patches[j].stub &&
+					 !tr->ps->patches[j].dead
+				     ? &tr->ps->patches[j]
+				     : NULL;
 
-	stamp_at(sp, e->tsc, &th->now);
-	sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]); /* --sample: before this event */
+	if (mp) {
+		memcall_entry_recorded(tr, th, mp, e->slot, e->ret, e->tsc);
+		kind = 0; /* its cost is charged below, nothing else done */
+	} else {
+		stamp_at(sp, e->tsc, &th->now);
+		sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]); /* --sample: before this event */
+	}
 	/*
 	 * What the probe cost the thread: the calibration's, made with probes
 	 * too; the caller's share at an entry, the routine's at its return.
@@ -582,6 +593,10 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 			probe_throttle_candidate(tr, j);
 		}
 	} else if (kind == PROBE_W_RETURN) {
+		uint64_t ret;
+
+		if (th->mem.fn) /* an allocator's: RAX is in the event */
+			memcall_return(tr, th, e->slot, e->ret, &ret);
 		return_recorded(tr, th, e->slot);
 	}
 	th->now = *now;

@@ -259,6 +259,8 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		return;
 	}
 	symtab_select(st, tr->names, tr->exclude, tr->o->all);
+	if (tr->o->alloc)
+		symtab_select_alloc(st);
 	memset(&ns, 0, sizeof(ns));
 	ns.st = st;
 	ns.own_st = true;

@@ -37,7 +37,7 @@
 #include "tracer.h"
 
 /* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
-static bool is_hooked(const struct pstate *ps, uint64_t v)
+bool is_hooked(const struct pstate *ps, uint64_t v)
 {
 	return v == ps->retrap || (ps->probe_tramp && v == ps->probe_tramp) ||
 	       (ps->rsites && v >= ps->rsites && v < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
@@ -319,6 +319,10 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
 	uint64_t top_slot, top_ret;
 
 	unwind_below(tr, th, slot);
+	if (p->alloc) { /* --alloc: an allocator, never timed (memcall.c) */
+		memcall_entry(tr, th, regs, p);
+		return;
+	}
 	/*
 	 * Entering the unwinder: it must read the real return addresses. They
 	 * are hooked again at the next entry into the program's own code (a
@@ -443,6 +447,18 @@ void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 	uint64_t slot = arch_popped_slot(regs), top_slot, top_ret;
 	uint32_t top;
 
+	/* An allocator's return (--alloc): charged, and back where it was called from. */
+	if (th->mem.fn) {
+		uint64_t rax = arch_ret_val(regs);
+
+		/* a return site's trap keeps RAX below RSP (its TSC is in RAX: insn_rsite_code) */
+		if (site && mem_read(tr->ps->memfd, arch_sp(regs) - 0x10, &rax, sizeof(rax)) < 0)
+			rax = 0;
+		if (memcall_return(tr, th, slot, rax, &ret)) {
+			arch_set_pc(th->tid, ret);
+			return;
+		}
+	}
 	/* `ret` popped the slot (arch_popped_slot). Frames below it are gone. */
 	unwind_below(tr, th, slot);
 	if (books_top(tr->ps->books, th->tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot) {

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "fortstat/alloc.h"
 #include "fortstat/arch.h"
 #include "fortstat/books.h"
 #include "fortstat/clock.h"
@@ -78,6 +79,18 @@ struct patch {
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
 	bool cand;	   /* in pstate.cand: an entry read in the drain under way */
 	bool removed;	   /* an int3 entry throttled: the original byte is back (trap_throttle) */
+	uint8_t alloc;	   /* --alloc: an allocator (enum alloc_fn), never timed (memcall.c) */
+};
+/*
+ * --alloc: the allocator call a thread is in (fn 0: none); calls it makes
+ * itself (realloc's free) are inside it and not counted.
+ */
+struct mem_call {
+	uint8_t fn;	  /* enum alloc_fn */
+	bool hooked;	  /* its return address is ours to put back (the traps) */
+	uint64_t slot;	  /* its return address's slot */
+	uint64_t ret;	  /* ... which held this (hooked) */
+	uint64_t args[3]; /* RDI, RSI, RDX at its entry */
 };
 struct tthread {
 	pid_t tid;
@@ -108,6 +121,7 @@ struct tthread {
 	uint64_t cs_lost_seen; /* cs.n_lost when its last loss was counted */
 	struct usage_reading u0; /* its CPU time as the kernel counted it when first seen */
 	uint64_t w0;		 /* ... and the wall clock then */
+	struct mem_call mem;	 /* --alloc: the allocator call it is in (memcall.c) */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
@@ -432,6 +446,28 @@ void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
 
 /* An entry and a return recorded in-process (probe.c), as handle_entry/handle_return. */
+/*
+ * memcall.c, --alloc: the allocator routine r is (enum alloc_fn; 0: none or
+ * not --alloc); whether its calls can be probed in-process (its block is
+ * not written in memory). memcall_entry: the entry of allocator patch p,
+ * at a trap (registers read): the call noted, its return hooked, the thread
+ * resumed past the entry. memcall_entry_recorded: a probe's entry event (its
+ * arguments). memcall_return: a return through `slot` with RAX `rax` (and
+ * registers, at a trap, NULL from a probe's event): a call noted there is
+ * charged to the books; returns true when the return address was ours
+ * alone to put back (*ret: where the thread returns).
+ */
+/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
+bool is_hooked(const struct pstate *ps, uint64_t v);
+enum alloc_fn memcall_fn(const struct tracer *tr, const struct routine *r);
+bool memcall_probe_ok(const struct routine *r);
+void memcall_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p);
+void memcall_entry_recorded(struct tracer *tr, struct tthread *th, const struct patch *p,
+			    uint64_t slot, uint64_t rdi, uint64_t rsi);
+bool memcall_return(struct tracer *tr, struct tthread *th, uint64_t slot, uint64_t rax,
+		    uint64_t *ret);
+/* -p's detach: the return address of th's allocator call put back, if fortstat hooked it. */
+void memcall_restore(struct tracer *tr, struct tthread *th);
 void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
 		    uint64_t ret, bool chained, bool noreturn);
 void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);

@@ -18,7 +18,7 @@ def assemble():
         obj = os.path.join(tmp, "p.o")
         subprocess.check_call(["as", "-o", obj, src])
         code, labels = {}, {}
-        for sec in ("entry", "tramp", "count"):
+        for sec in ("entry", "tramp", "count", "alloc"):
             out = os.path.join(tmp, sec)
             subprocess.check_call(["objcopy", "-O", "binary", "-j", "." + sec, obj, out])
             with open(out, "rb") as f:
@@ -37,18 +37,22 @@ def array(name, b):
 
 def main():
     code, l = assemble()
-    e, t, c = code["entry"], code["tramp"], code["count"]
+    e, t, c, a = code["entry"], code["tramp"], code["count"], code["alloc"]
     assert l["e_wait"] == l["e_plain"] + 5 and e[l["e_plain"]] == 0xE9
     assert c[l["c_ctr"] - 2] == 0x75, "the count path's jnz must be short"
     assert e[l["e_nohook"]] == 0x74, "the hook's je must be short (a jmp replaces it)"
+    assert l["a_wait"] == l["a_plain"] + 5 and a[l["a_plain"]] == 0xE9
     defs = [
         ("ENTRY_RETRAP", l["e_retrap"] + 2), ("ENTRY_TRAMP", l["e_tramp"] + 2),
         ("ENTRY_NOHOOK", l["e_nohook"]), ("ENTRY_WORD", l["e_word"] + 2), ("ENTRY_PLAIN", l["e_plain"] + 1),
         ("ENTRY_FULL", l["e_full"]), ("TRAMP_FULL", l["t_full"]),
         ("TRAMP_RETRAP", l["t_retrap"]), ("COUNT_JNZ", l["c_ctr"] - 1),
         ("COUNT_CTR", l["c_ctr"] + 5), ("COUNT_PLAIN", l["c_plain"]),
+        ("ALLOC_RETRAP", l["a_retrap"] + 2), ("ALLOC_TRAMP", l["a_tramp"] + 2),
+        ("ALLOC_WORD", l["a_word"] + 2), ("ALLOC_PLAIN", l["a_plain"] + 1), ("ALLOC_FULL", l["a_full"]),
     ]
     body = array("entry_code", e) + array("tramp_code", t) + array("count_code", c)
+    body += array("alloc_code", a)
     body += "".join("#define %s 0x%x\n" % d for d in defs)
     with open(dst) as f:
         text = f.read()
@@ -56,7 +60,7 @@ def main():
     i, j = text.index(begin) + len(begin), text.index(end)
     with open(dst, "w") as f:
         f.write(text[:i] + body + text[j:])
-    print("entry %d, trampoline %d, count %d bytes" % (len(e), len(t), len(c)))
+    print("entry %d, trampoline %d, count %d, alloc %d bytes" % (len(e), len(t), len(c), len(a)))
 
 
 if __name__ == "__main__":

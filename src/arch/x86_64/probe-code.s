@@ -72,7 +72,7 @@ e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11			# then the classic stub follows
 
 # The return trampoline: the routine's `ret` lands here with RSP one past
-# the slot. The slot's entry is looked for from the top of the shadow
+# the slot. Its event carries RAX, the value returned (--alloc: the block). The slot's entry is looked for from the top of the shadow
 # stack down (entries above it are frames left by longjmp or an exception);
 # none: the classic return trap, where the tracer finds the frame. The TSC
 # is read first, after an lfence: rdtsc is not ordered, and without it the
@@ -94,7 +94,8 @@ t_find:	test %rcx,%rcx; jz.d32 t_miss; dec %rcx
 	mov $1,%ecx; xadd %rcx,%gs:0x8
 t_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae t_wait
 	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
-	movq $0,0x10050(%rcx); mov %rsp,0x10048(%rcx)
+	mov -0x8(%rsp),%rdx; mov %rdx,0x10050(%rcx)	# RAX: what it returned
+	mov %rsp,0x10048(%rcx)
 	mov -0x28(%rsp),%rax; mov %rax,0x10040(%rcx)
 	mov %r11,0x10058(%rcx)			# the word commits it
 t_out:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
@@ -128,3 +129,50 @@ c_ctr:	incq %gs:0x7fffffff			# PROBE_CTR + 8 * patch
 	incq %gs:0x30
 c_plain: .byte 0xe9; .long 0x44444444	# jmp plain
 c_classic:
+
+# An allocator's entry (--alloc): the timed entry's path, but the event
+# carries the call's arguments where a timed entry has its TSC and its
+# return address (RSI and RDI: sizes, pointers); the allocator is not
+# timed, its return is hooked as any (the trampoline's event gives RAX).
+	.section .alloc, "ax"
+	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
+	mov %r11,-0x8(%rsp)
+	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	jz a_gone
+	testb $1,%gs:0x20; jnz a_slow
+a_retrap: movabs $0x3333333333333333,%r11
+	cmp %r11,(%rsp); je a_record
+a_tramp: movabs $0x1111111111111111,%r11
+	cmp %r11,(%rsp); je a_record
+	mov $1,%ecx; xadd %rcx,%gs:0x18
+	cmp $4096,%rcx; jae a_deep
+	shl $4,%rcx; add %gs:0x0,%rcx
+	mov (%rsp),%rax; mov %rsp,0x40(%rcx); mov %rax,0x48(%rcx)
+	mov %r11,(%rsp)
+a_record:
+a_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
+	mov $1,%ecx; xadd %rcx,%gs:0x8
+a_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae a_wait
+	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
+	mov %rdi,0x10050(%rcx); mov %rsp,0x10048(%rcx); mov %rsi,0x10040(%rcx)
+	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11
+	mov %r11,0x10058(%rcx)			# the word commits it
+a_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+a_plain: .byte 0xe9; .long 0x44444444
+a_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+	jz a_gone
+	mov %rax,-0x28(%rsp); mov %rcx,-0x30(%rsp); mov %r11,-0x38(%rsp)
+	mov %rdi,-0x40(%rsp); mov %rsi,-0x48(%rsp); mov %r10,-0x50(%rsp)
+	movq $0x400000,-0x58(%rsp)
+	mov $1,%edi; lea -0x58(%rsp),%rsi; lea -0x60(%rsp),%rdx; mov $8,%r10d
+	mov $14,%eax; syscall
+	mov $186,%eax; syscall
+	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall
+a_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
+	mov $14,%eax; syscall
+	mov -0x28(%rsp),%rax; mov -0x30(%rsp),%rcx; mov -0x38(%rsp),%r11
+	mov -0x40(%rsp),%rdi; mov -0x48(%rsp),%rsi; mov -0x50(%rsp),%r10
+	jmp a_again
+a_deep:	decq %gs:0x18
+a_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	mov -0x8(%rsp),%r11

@@ -57,6 +57,18 @@ uint64_t arch_trap_addr(const arch_regs *r)
 	return r->rip - 1;
 }
 
+void arch_call_args(const arch_regs *r, uint64_t a[3])
+{
+	a[0] = r->rdi;
+	a[1] = r->rsi;
+	a[2] = r->rdx;
+}
+
+uint64_t arch_ret_val(const arch_regs *r)
+{
+	return r->rax;
+}
+
 /* The stub loads the return address into r11 before its int3 (insn.h). */
 uint64_t arch_stub_ret(const arch_regs *r)
 {
