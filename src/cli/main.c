@@ -800,14 +800,14 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
-	if (s.trace.probes && trace_is_go(&s.st)) {
+	if (s.trace.probes && s.o.pid && trace_is_go(&s.st)) {
 		/*
-		 * The probes' trampoline would be a return address on a Go
-		 * stack. Said as a warning when the probes were asked for,
-		 * under -v otherwise.
+		 * A Go program launched takes the probes (exit probes at its
+		 * routines' rets, golang.c); attached to, the traps still.
+		 * Said as a warning when the probes were asked for, under -v
+		 * otherwise.
 		 */
-		const char *why = "not for a Go program (its runtime reads return addresses): "
-				  "traps instead";
+		const char *why = "not for a Go program attached to: traps instead";
 
 		if (s.o.mech_asked)
 			fs_warn("--probes: %s", why);
