@@ -5,7 +5,9 @@
 # through deferred calls (a nil pointer's SIGSEGV too), runtime.Goexit: the
 # same output and exit status under fortstat, by default, with -c and with
 # -n on the recursive function, with one and with several Ps; counts
-# exactly the program's own; the frames a panic or runtime.Goexit unwound
+# exactly the program's own (with the probes, through a small ring and
+# throttled too; in process: the probes' events, few traps); the frames a
+# panic or runtime.Goexit unwound
 # closed, not INCOMPLETE; a routine that computes for a known time timed as
 # the program times it; attached to (-p) and let go, it runs on unharmed.
 . "$SRCDIR/tests/lib.sh"
@@ -117,6 +119,9 @@ if [ "$MECH" = probes ]; then
 		[ "${events:-0}" -ge "$want" ] && [ "$want" -gt 20000 ] ||
 			fail "$p: ${events:-no} probe events, fib and deep alone made $want"
 		[ "${traps:-999}" -lt 50 ] || fail "$p: ${traps:-?} calls took the traps"
+		# a ring of 64 events: full at every few calls (the thread's SIGURG stop), counts exact
+		GOMAXPROCS=4 FORTSTAT_PROBE_RING=64 traced -- "$p"
+		counts_ok "$p, a small ring" "$all"
 		# throttled (fib and deep: their calls counted in process), counts exact still
 		GOMAXPROCS=4 traced --throttle=100,1000 -v -- "$p"
 		grep -q 'main.fib: throttled after' t.err || fail "$p: main.fib not throttled"
