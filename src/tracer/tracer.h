@@ -601,7 +601,8 @@ void ticker_interrupted(struct tracer *tr);
  * stacks. Detect it at the exec stop (before patch_routines): then ps->go
  * is set, the runtime's own routines are not timed, each timed routine's
  * `ret`s are found for exit probes (a routine whose exits cannot all be
- * found is refused, -v says why), and the runtime is hooked where it
+ * found is refused, -v says why; with probes, where a jmp over each one's
+ * epilogue may go: a routine where one cannot traps), and the runtime is hooked where it
  * grows a stack (runtime.morestack: a function re-entered after it is
  * counted once), ends a goroutine (runtime.goexit1) and switches them
  * (runtime.schedule, runtime.execute). Returns 0 (not Go, or ready).
