@@ -122,6 +122,13 @@ if [ "$MECH" = probes ]; then
 		# a ring of 64 events: full at every few calls (the thread's SIGURG stop), counts exact
 		GOMAXPROCS=4 FORTSTAT_PROBE_RING=64 traced -- "$p"
 		counts_ok "$p, a small ring" "$all"
+		# fib, deep and safe on the traps (entries and rets), the rest in process: one run mixes both
+		GOMAXPROCS=4 FORTSTAT_TRAP_ROUTINES=main.fib,main.deep,main.safe traced -v -- "$p"
+		counts_ok "$p, three routines on the traps" "$all"
+		grep -q 'main.deep: a trap at each call' t.err || fail "$p: main.deep not on the traps"
+		for r in main.fib main.deep main.thrower main.safe main.worker main.leaf; do
+			[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE (mixed)"
+		done
 		# throttled (fib and deep: their calls counted in process), counts exact still
 		GOMAXPROCS=4 traced --throttle=100,1000 -v -- "$p"
 		grep -q 'main.fib: throttled after' t.err || fail "$p: main.fib not throttled"
