@@ -800,14 +800,17 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
-	if (s.trace.probes && s.o.pid && trace_is_go(&s.st)) {
+	if (s.trace.probes && trace_is_go(&s.st) && (s.o.pid || !trace_go_regabi(&s.st))) {
 		/*
 		 * A Go program launched takes the probes (exit probes at its
-		 * routines' rets, golang.c); attached to, the traps still.
+		 * routines' rets, golang.c); attached to, or built before Go
+		 * 1.17 (no goroutine in R14, which the probes read), the traps.
 		 * Said as a warning when the probes were asked for, under -v
 		 * otherwise.
 		 */
-		const char *why = "not for a Go program attached to: traps instead";
+		const char *why = s.o.pid ? "not for a Go program attached to: traps instead"
+					  : "not for a Go program before Go 1.17 (no goroutine in "
+					    "R14): traps instead";
 
 		if (s.o.mech_asked)
 			fs_warn("--probes: %s", why);

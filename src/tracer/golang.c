@@ -207,6 +207,13 @@ bool trace_is_go(const struct symtab *st)
 	return find_grow(st) != SIZE_MAX;
 }
 
+bool trace_go_regabi(const struct symtab *st)
+{
+	size_t i = find_grow(st);
+
+	return i != SIZE_MAX && has_name(&st->r[i], "runtime.morestack.abi0");
+}
+
 int go_setup(struct tracer *tr)
 {
 	struct symtab *st = tr->ps->st;
@@ -236,9 +243,10 @@ int go_setup(struct tracer *tr)
 	for (size_t i = 0; i < st->n; i++)
 		go->entry[i] = SIZE_MAX;
 	tr->ps->go = go;
-	if (tr->ps->probes && tr->o->pid) { /* a guard: main.c asked for traps (-p) */
+	/* a guard: main.c asked for traps (-p, no goroutine in R14) */
+	if (tr->ps->probes && (tr->o->pid || !trace_go_regabi(st))) {
 		tr->ps->probes = false;
-		fs_info(1, "--probes: not for a Go program attached to: traps");
+		fs_info(1, "--probes: not for this Go program: traps");
 	}
 	fs_info(1, "a Go program: %s at each timed routine's `ret`, frames per goroutine",
 		tr->ps->probes ? "in-process exit probes" : "exit probes (traps)");
