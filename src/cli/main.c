@@ -818,6 +818,7 @@ int main(int argc, char **argv)
 			fs_info(1, "--probes: %s", why);
 		s.trace.probes = false;
 	}
+	s.trace.go_program = s.trace.probes && trace_is_go(&s.st);
 	calibrate(&s);
 	rc = run_program(&s);
 	progress_erase();

@@ -220,7 +220,8 @@ int go_setup(struct tracer *tr)
 	struct golang *go;
 	size_t grow = find_grow(st), n_rt = 0;
 
-	if (grow == SIZE_MAX)
+	/* the calibration's Go pair (calib.c) is probed as Go's code, with no runtime */
+	if (grow == SIZE_MAX && !tr->o->go_calib)
 		return 0;
 	go = xcalloc(1, sizeof(*go));
 	go->grow = grow;
@@ -244,7 +245,7 @@ int go_setup(struct tracer *tr)
 		go->entry[i] = SIZE_MAX;
 	tr->ps->go = go;
 	/* a guard: main.c asked for traps (-p, no goroutine in R14) */
-	if (tr->ps->probes && (tr->o->pid || !trace_go_regabi(st))) {
+	if (tr->ps->probes && !tr->o->go_calib && (tr->o->pid || !trace_go_regabi(st))) {
 		tr->ps->probes = false;
 		fs_info(1, "--probes: not for this Go program: traps");
 	}
@@ -257,7 +258,7 @@ int go_setup(struct tracer *tr)
 
 		if (!(r->flags & RT_SELECTED))
 			continue;
-		why = go_untimed(r->names[0]);
+		why = tr->o->go_calib ? NULL : go_untimed(r->names[0]);
 		if (why) {
 			fs_info(2, "not timing %s: %s", rt_name(r), why);
 			r->flags &= ~(unsigned)RT_SELECTED;

@@ -109,6 +109,9 @@ if [ "$MECH" = probes ]; then
 		grep -q '"mechanism": "probes"' d.json || fail "$p, default mechanism: $(grep mechanism d.json)"
 		grep -q 'in-process exit probes at each timed routine' d.err ||
 			fail "$p, -v: the probes not said: $(head -n 5 d.err)"
+		# the probes' cost removed is measured through Go's own probes
+		grep -q "calibration of Go's probes: f1 0\.0" d.err ||
+			fail "$p, -v: Go's probes not calibrated: $(grep calibration d.err)"
 		grep 'a trap at each call\|its entry and exits trap' d.err | grep -q ' main\.' &&
 			fail "$p: a main. routine traps: $(grep ' main\.' d.err | head -n 3)"
 		# every call of fib and deep is an entry and an exit in the rings
