@@ -1820,6 +1820,81 @@ START_TEST(exit_scan)
 }
 END_TEST
 
+/*
+ * Go's in-process exits: where a jmp over each `ret`'s epilogue may start
+ * (insn_go_exits), and the stub that runs the epilogue (insn_plan_go_exit).
+ */
+START_TEST(go_exit_covers)
+{
+	uint8_t fn[] = {
+	    0x49, 0x3b, 0x66, 0x10,	  /* 00 cmp 0x10(%r14),%rsp */
+	    0x76, 0x17,			  /* 04 jbe 0x1d */
+	    0x48, 0x83, 0xec, 0x18,	  /* 06 sub $0x18,%rsp */
+	    0x48, 0x85, 0xc0,		  /* 0a test %rax,%rax */
+	    0x74, 0x09,			  /* 0d je 0x18 */
+	    0x48, 0x8b, 0x6c, 0x24, 0x10, /* 0f mov 0x10(%rsp),%rbp */
+	    0x48, 0x83, 0xc4, 0x18,	  /* 14 add $0x18,%rsp */
+	    0xc3,			  /* 18 ret (a branch's target) */
+	    0x48, 0x89, 0xd0,		  /* 19 mov %rdx,%rax */
+	    0xc3,			  /* 1c ret: 4 bytes, then padding */
+	    0xcc, 0xcc, 0xcc, 0xcc,	  /* 1d padding */
+	};
+	uint64_t rets[2] = {ENTRY + 0x18, ENTRY + 0x1c}, starts[2];
+	uint8_t code[INSN_GO_EXIT_SIZE], jmp[16];
+	size_t len;
+	unsigned trap, full;
+	const char *why;
+
+	/* the first: a branch lands on its ret */
+	ck_assert_int_eq(insn_go_exits(fn, 0x1d, 4, ENTRY, rets, 2, starts, &why), 1);
+	ck_assert_str_eq(why, "a branch lands in the epilogue a jmp at a `ret` would cover");
+	/* the je lands before the epilogue: mov and add moved (the first may be a target) */
+	fn[0x0e] = 0x00;
+	ck_assert_int_eq(insn_go_exits(fn, 0x1d, 4, ENTRY, rets, 2, starts, &why), 0);
+	ck_assert_uint_eq(starts[0], ENTRY + 0x14);
+	/* the last: the ret and the padding after the routine */
+	ck_assert_uint_eq(starts[1], ENTRY + 0x1c);
+	/* no padding: the ret before mov %rdx,%rax cannot move */
+	ck_assert_int_eq(insn_go_exits(fn, 0x1d, 0, ENTRY, rets, 2, starts, &why), 1);
+	ck_assert_str_eq(why, "the code before a `ret` cannot move (a branch, a call, "
+			      "RIP-relative)");
+	/* a call's return address (goroutines resume there) covered but first: no */
+	{
+		const uint8_t f2[] = {0xe8, 0, 0, 0, 0, 0x90, 0xc3};
+		uint64_t r2 = ENTRY + 6;
+
+		ck_assert_int_eq(insn_go_exits(f2, sizeof(f2), 0, ENTRY, &r2, 1, starts, &why), 1);
+		ck_assert_str_eq(why,
+				 "a branch lands in the epilogue a jmp at a `ret` would cover");
+		ck_assert_int_eq(insn_go_exits(f2, sizeof(f2), 4, ENTRY, &r2, 1, starts, &why), 0);
+		ck_assert_uint_eq(starts[0], ENTRY + 6);
+	}
+
+	/* the stub: the epilogue less its ret, then code that records and returns */
+	ck_assert_int_eq(insn_plan_go_exit(fn + 0x14, 5, 5, ENTRY + 0x14, ENTRY + 0x1000, 7, code,
+					   &len, jmp, &trap, &full),
+			 0);
+	ck_assert_mem_eq(code, fn + 0x14, 4);
+	ck_assert_uint_eq(code[trap], 0xcc);
+	ck_assert_uint_eq(len, trap + 1u);
+	ck_assert_uint_eq(jmp[0], 0xe9);
+	ck_assert_int_eq((int32_t)(jmp[1] | jmp[2] << 8 | jmp[3] << 16 | (uint32_t)jmp[4] << 24),
+			 0x1000 - 0x14 - 5);
+	/* a ret and padding: the jmp covers both */
+	ck_assert_int_eq(insn_plan_go_exit((const uint8_t[]){0xc3}, 1, 5, ENTRY, ENTRY + 0x1000, 7,
+					   code, &len, jmp, &trap, &full),
+			 0);
+	ck_assert_uint_eq(trap + 1u, len);
+	/* not a ret at the end, or out of reach */
+	ck_assert_int_eq(insn_plan_go_exit(fn + 0x0f, 5, 5, ENTRY, ENTRY + 0x1000, 7, code, &len,
+					   jmp, &trap, &full),
+			 1);
+	ck_assert_int_eq(insn_plan_go_exit(fn + 0x14, 5, 5, ENTRY, ENTRY + (1ull << 32), 7, code,
+					   &len, jmp, &trap, &full),
+			 1);
+}
+END_TEST
+
 static Suite *insn_suite(void)
 {
 	Suite *s = suite_create("insn");
@@ -1875,6 +1950,7 @@ static Suite *insn_suite(void)
 	tc = tcase_create("return_site");
 	tcase_add_test(tc, return_sites);
 	tcase_add_test(tc, exit_scan);
+	tcase_add_test(tc, go_exit_covers);
 	tcase_add_test(tc, return_site_real);
 	suite_add_tcase(s, tc);
 	return s;

@@ -106,6 +106,12 @@ struct probe_event {
 };
 #define PROBE_W_ENTRY (1ull << 32)
 #define PROBE_W_RETURN (2ull << 32)
+/*
+ * Go (golang.c): an exit probe at one of a routine's `ret`s, `| patch` (its
+ * entry's). A Go event's slot is the depth of RSP in its goroutine's stack
+ * (g.stack.hi - RSP) and its ret the goroutine (g, R14), at entries too.
+ */
+#define PROBE_W_EXIT (3ull << 32)
 #define PROBE_W_KIND (3ull << 32)
 #define PROBE_W_NCOUNT_SHIFT 34 /* the count path's calls so far, modulo 2^30 */
 #define PROBE_W_NCOUNT_MASK (~0ull << PROBE_W_NCOUNT_SHIFT)

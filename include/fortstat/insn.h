@@ -235,9 +235,19 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
  * INSN_PROBE_ALLOC (an allocator, --alloc): hooked as a timed one, but its
  * entry event holds the call's first arguments, RDI in `ret` and RSI in
  * `tsc` (no TSC is read); the trampoline's return event holds RAX in `ret`.
+ * INSN_PROBE_GO
+ * (a Go routine, whose exits have probes of their own: insn_plan_go_exit):
+ * as ENTRY, but the event holds the goroutine (R14) and the depth in its
+ * stack (evabi.h's PROBE_W_EXIT).
  * Returns as insn_plan_stub.
  */
-enum insn_probe_mode { INSN_PROBE_TIMED, INSN_PROBE_COUNT, INSN_PROBE_ENTRY, INSN_PROBE_ALLOC };
+enum insn_probe_mode {
+	INSN_PROBE_TIMED,
+	INSN_PROBE_COUNT,
+	INSN_PROBE_ENTRY,
+	INSN_PROBE_ALLOC,
+	INSN_PROBE_GO
+};
 int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t stub_addr,
 		    uint64_t tramp, uint64_t retrap, uint32_t patch, enum insn_probe_mode mode,
 		    const struct insn_gap *gap, struct insn_stub *stub);
@@ -251,6 +261,39 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
  * ring's SIGURG. Returns its length.
  */
 #define INSN_PROBE_TRAMP_SIZE 512
+
+/*
+ * A Go routine's exit in process: a jmp over `cover` bytes at `addr`: its
+ * epilogue, `len` bytes of whole instructions ending with a `ret` (none of
+ * them a branch or a branch's target but the first: insn_go_exits), then
+ * int3 padding up to `cover` if the epilogue is shorter than a jmp. The
+ * epilogue moves into a stub at stub_addr (INSN_GO_EXIT_SIZE bytes at most
+ * into `code`), which runs it, records the exit (PROBE_W_EXIT | patch, the
+ * entry's patch) and returns; `jmp` gets what covers them (a jmp rel32,
+ * int3s after it). A thread without an area stops at the int3 at
+ * *trap_off (the tracer emulates the ret); a full ring's stop is at
+ * *full_off. Returns 0, or 1 when the stub is out of a jmp's reach.
+ */
+#define INSN_GO_EXIT_SIZE 448
+#define INSN_GO_EPILOGUE_MAX 16
+int insn_plan_go_exit(const uint8_t *epi, size_t len, size_t cover, uint64_t addr,
+		      uint64_t stub_addr, uint32_t patch, uint8_t *code, size_t *code_len,
+		      uint8_t *jmp, unsigned *trap_off, unsigned *full_off);
+
+/*
+ * The exits of a Go routine (fn, len bytes at link address addr, then
+ * `pad` bytes of int3 padding before the next routine) that can take an
+ * in-process exit probe: for each of its `ret`s (rets[0..n), as
+ * insn_scan_exits found them), where the epilogue that a jmp may cover
+ * starts (starts[k]): whole instructions before the ret, at least 5 bytes
+ * with it (or with the padding after the routine's last), at most
+ * INSN_GO_EPILOGUE_MAX, none a branch, a call or RIP-relative, and none
+ * but the first a branch's target or a call's return address. Returns 0,
+ * 1 with *reason when one cannot (the routine's exits then trap), -1 if
+ * capstone cannot start.
+ */
+int insn_go_exits(const uint8_t *fn, size_t len, size_t pad, uint64_t addr, const uint64_t *rets,
+		  size_t n, uint64_t *starts, const char **reason);
 size_t insn_probe_trampoline(uint64_t retrap, uint8_t *code, unsigned *full_off);
 
 /* Release capstone (optional at exit). */

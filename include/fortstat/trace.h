@@ -56,6 +56,8 @@ struct trace_opts {
 	bool all;			/* --all: every routine, the C library's start-up too */
 	bool probes;			/* --probes: in-process probes, ptrace for rare events */
 	bool probe_stops;		/* with probes: every call still stops (their calibration) */
+	bool go_program;		/* the program is Go, in process: calibrate Go's probes (calib.c) */
+	bool go_calib;			/* the calibration's Go pair: probed as Go's code (golang.c) */
 	uint64_t throttle_calls;	/* --throttle: a probed routine called this often ... */
 	double throttle_ns;		/* ... whose mean net self time is under this is counted only */
 	/*
@@ -241,10 +243,18 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 
 /*
  * Is `st` a Go program (it has runtime.morestack)? Its routines are timed
- * by traps at their entries and their own returns (src/tracer/golang.c),
- * never by in-process probes: ask for o->probes false, calibration too.
+ * at their entries and their own returns (src/tracer/golang.c), in process
+ * when launched and built by Go 1.17 or later (trace_go_regabi); else by
+ * traps: ask for o->probes false, calibration too.
  */
 bool trace_is_go(const struct symtab *st);
+
+/*
+ * Does Go program `st` keep its goroutine in R14 (the register ABI of Go
+ * 1.17 and later: its assembly routines are named *.abi0)? Go's in-process
+ * probes read it there.
+ */
+bool trace_go_regabi(const struct symtab *st);
 
 /*
  * May fortstat attach to process `pid` (-p)? Refuses, in one line each: no

@@ -821,14 +821,17 @@ int main(int argc, char **argv)
 		rc = open_outputs(&s);
 	if (rc)
 		return finish(&s, rc);
-	if (s.trace.probes && trace_is_go(&s.st)) {
+	if (s.trace.probes && trace_is_go(&s.st) && (s.o.pid || !trace_go_regabi(&s.st))) {
 		/*
-		 * The probes' trampoline would be a return address on a Go
-		 * stack. Said as a warning when the probes were asked for,
-		 * under -v otherwise.
+		 * A Go program launched takes the probes (exit probes at its
+		 * routines' rets, golang.c); attached to, or built before Go
+		 * 1.17 (no goroutine in R14, which the probes read), the traps.
+		 * Said as a warning when the probes were asked for, under -v
+		 * otherwise.
 		 */
-		const char *why = "not for a Go program (its runtime reads return addresses): "
-				  "traps instead";
+		const char *why = s.o.pid ? "not for a Go program attached to: traps instead"
+					  : "not for a Go program before Go 1.17 (no goroutine in "
+					    "R14): traps instead";
 
 		if (s.o.mech_asked)
 			fs_warn("--probes: %s", why);
@@ -836,6 +839,7 @@ int main(int argc, char **argv)
 			fs_info(1, "--probes: %s", why);
 		s.trace.probes = false;
 	}
+	s.trace.go_program = s.trace.probes && trace_is_go(&s.st);
 	calibrate(&s);
 	rc = run_program(&s);
 	progress_erase();

@@ -7,7 +7,8 @@
  * FORTSTAT_CALIBRATE_CHILD set: a constructor runs the driver loop once
  * untraced (its own cost, W) and once through the patched routines, then
  * exits before main. With n calls: the empty routine's self time is n*f1
- * (plus nothing: it does no work), and the driver's is W + n*f2.
+ * (plus nothing: it does no work), and the driver's is W + n*f2. For a Go
+ * program's probes, a pair shaped as Go's code is measured too (calib_go).
  */
 #include "fortstat/calib.h"
 #include "fortstat/books.h"
@@ -82,6 +83,42 @@ CALIB_PAIR(fortstat_calib_counted, fortstat_calib_count_driver)
 /* The same code, never patched: what the driver costs without fortstat. */
 CALIB_PAIR(fortstat_calib_empty_raw, fortstat_calib_driver_raw)
 
+/*
+ * A Go program's probes (no hook; an exit probe over each routine's
+ * epilogue, golang.c) are measured on pairs shaped as Go's code, R14
+ * holding a goroutine whose stack bounds hold every SP (only g.stack.hi is
+ * read: the depth). The callee: a 5-byte entry, then an epilogue and ret
+ * that a jmp covers, int3 padding after; the driver keeps RBX (callee-saved
+ * in C) and ends as the callee does; go_call sets R14 around the driver.
+ */
+uint64_t fortstat_calib_fake_g[4] = {0, 0x7ffffffff000ull, 0, 0};
+#define CALIB_GO_PAIR(callee, driver)                                                              \
+	void callee(void);                                                                         \
+	void driver(int n);                                                                        \
+	__asm__(".pushsection .text\n.globl " #callee "\n.type " #callee ",@function\n" #callee \
+		":\n"                                                                               \
+		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                              \
+		"add $0, %rsp\nret\n.size " #callee ", .-" #callee "\n"                             \
+		".byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n"                            \
+		".globl " #driver "\n.type " #driver ",@function\n" #driver ":\n"                  \
+		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                              \
+		"push %rbx\nmov %edi, %ebx\n"                                                       \
+		"1: test %ebx, %ebx\njz 2f\ncall " #callee "\ndec %ebx\njmp 1b\n"                  \
+		"2: pop %rbx\nadd $0, %rsp\nret\n.size " #driver ", .-" #driver "\n"              \
+		".byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n.popsection\n")
+
+/* go_call(n, driver): driver(n) with R14 the goroutine, as Go calls (R14 kept for C) */
+void fortstat_calib_go_call(int n, void (*driver)(int));
+__asm__(".pushsection .text\n.globl fortstat_calib_go_call\n"
+	".type fortstat_calib_go_call,@function\n"
+	"fortstat_calib_go_call:\npush %r14\nlea fortstat_calib_fake_g(%rip), %r14\n"
+	"call *%rsi\npop %r14\nret\n.size fortstat_calib_go_call, .-fortstat_calib_go_call\n"
+	".popsection\n");
+
+CALIB_GO_PAIR(fortstat_calib_go_empty, fortstat_calib_go_driver);
+CALIB_GO_PAIR(fortstat_calib_go_warm_empty, fortstat_calib_go_warm);
+CALIB_GO_PAIR(fortstat_calib_go_empty_raw, fortstat_calib_go_driver_raw);
+
 static uint64_t now_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -96,14 +133,17 @@ static uint64_t now_ns(clockid_t id)
  * CPU clock is a system call: 3.5 us of 11 were once the reads', and f2
  * came out 0.7 ns short a call.
  */
-static uint64_t raw_loop_ns(clockid_t id, int n)
+static uint64_t raw_loop_ns(clockid_t id, int n, bool go)
 {
 	uint64_t best = UINT64_MAX;
 
 	for (int k = 0; k < 3; k++) {
 		uint64_t a = now_ns(id), b = now_ns(id), c, d;
 
-		fortstat_calib_driver_raw(n);
+		if (go)
+			fortstat_calib_go_call(n, fortstat_calib_go_driver_raw);
+		else
+			fortstat_calib_driver_raw(n);
 		c = now_ns(id);
 		d = c - b > b - a ? (c - b) - (b - a) : 0;
 		if (d < best)
@@ -117,13 +157,17 @@ __attribute__((constructor)) static void calib_child(void)
 {
 	const char *env = getenv(CALIB_ENV);
 	uint64_t w[2];
-	int n, fd, warm;
+	int n, fd, warm, go = 0;
 
-	if (!env || sscanf(env, "%d,%d,%d", &n, &fd, &warm) != 3)
+	if (!env || sscanf(env, "%d,%d,%d,%d", &n, &fd, &warm, &go) < 3)
 		return;
-	fortstat_calib_driver_raw(n); /* warm up caches and the page tables */
-	w[0] = raw_loop_ns(CLOCK_THREAD_CPUTIME_ID, n);
-	w[1] = raw_loop_ns(CLOCK_MONOTONIC, n);
+	/* warm up caches and the page tables */
+	if (go)
+		fortstat_calib_go_call(n, fortstat_calib_go_driver_raw);
+	else
+		fortstat_calib_driver_raw(n);
+	w[0] = raw_loop_ns(CLOCK_THREAD_CPUTIME_ID, n, go);
+	w[1] = raw_loop_ns(CLOCK_MONOTONIC, n, go);
 	/*
 	 * A loop of a few microseconds runs on the CPU throughout: its CPU
 	 * time is its elapsed time. The CPU clock's read still adds some
@@ -133,6 +177,11 @@ __attribute__((constructor)) static void calib_child(void)
 		w[0] = w[1];
 	if (write(fd, w, sizeof(w)) != (ssize_t)sizeof(w))
 		_exit(1);
+	if (go) { /* Go's probes: f1, f2 alone */
+		fortstat_calib_go_call(warm, fortstat_calib_go_warm);
+		fortstat_calib_go_call(n, fortstat_calib_go_driver);
+		_exit(0);
+	}
 	fortstat_calib_warm(warm);
 	fortstat_calib_driver(n);
 	fortstat_calib_count_driver(n); /* untimed but with the probes */
@@ -239,7 +288,7 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 
 	if (pipe(p) < 0)
 		return -errno;
-	snprintf(env, sizeof(env), "%d,%d,%d", calls, p[1], warm);
+	snprintf(env, sizeof(env), "%d,%d,%d,%d", calls, p[1], warm, o->go_calib ? 1 : 0);
 	setenv(CALIB_ENV, env, 1);
 	books = books_new(st->n, true, false);
 	err = trace_run("/proc/self/exe", argv, st, books, NULL, NULL, o, NULL, &res);
@@ -265,6 +314,65 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 	}
 	books_free(books);
 	return err;
+}
+
+/*
+ * A Go program's probes: f1 and f2 (and their spreads) measured again on
+ * the Go-shaped pair (CALIB_GO_PAIR), through Go's entry and exit probes
+ * (o->go_calib: golang.c probes it as Go's code); the rest stays C's. Left
+ * as C's when it fails (said with -v).
+ */
+static void calib_go(const struct trace_opts *o, struct calib *out)
+{
+	double f[4][CALIB_MAX_BATCHES], one[CALIB_FIGURES];
+	struct trace_opts oc = *o;
+	struct symtab st;
+	long ie, id, iwe, iw;
+	size_t b = 0;
+	int verbose = fs_verbose, err = symtab_load("/proc/self/exe", &st);
+
+	if (err)
+		return;
+	ie = find_routine(&st, "fortstat_calib_go_empty");
+	id = find_routine(&st, "fortstat_calib_go_driver");
+	iwe = find_routine(&st, "fortstat_calib_go_warm_empty");
+	iw = find_routine(&st, "fortstat_calib_go_warm");
+	if (ie < 0 || id < 0 || iwe < 0 || iw < 0) {
+		symtab_free(&st);
+		return;
+	}
+	for (size_t i = 0; i < st.n; i++)
+		st.r[i].flags &= ~(unsigned)RT_SELECTED;
+	st.r[ie].flags |= RT_SELECTED;
+	st.r[id].flags |= RT_SELECTED;
+	st.r[iwe].flags |= RT_SELECTED;
+	st.r[iw].flags |= RT_SELECTED;
+	oc.go_calib = true;
+	fs_verbose = 0;
+	while (b < CALIB_MIN_BATCHES + 2 && !(err = calib_batch(&oc, &st, ie, id, -1, one))) {
+		for (int k = 0; k < 4; k++)
+			f[k][b] = one[k];
+		b++;
+	}
+	fs_verbose = verbose;
+	symtab_free(&st);
+	if (b < CALIB_MIN_BATCHES) {
+		fs_info(1, "calibration of Go's probes failed (%s): C's stand",
+			strerror(err < 0 ? -err : EIO));
+		return;
+	}
+	fs_info(1,
+		"calibration of Go's probes: f1 %.4f f2 %.4f us (C's %.4f %.4f), median of %zu "
+		"batches",
+		median(f[0], b) / 1e3, median(f[1], b) / 1e3, out->f1_ns / 1e3, out->f2_ns / 1e3, b);
+	out->f1_ns = median(f[0], b);
+	out->f2_ns = median(f[1], b);
+	out->alt_f1_ns = median(f[2], b);
+	out->alt_f2_ns = median(f[3], b);
+	out->df1_ns = spread_of(f[0], b);
+	out->df2_ns = spread_of(f[1], b);
+	out->alt_df1_ns = spread_of(f[2], b);
+	out->alt_df2_ns = spread_of(f[3], b);
 }
 
 void calib_summarise(const double f[CALIB_FIGURES][CALIB_MAX_BATCHES], size_t b, struct calib *out)
@@ -376,6 +484,8 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 		return err ? err : -EIO;
 	calib_summarise((const double(*)[CALIB_MAX_BATCHES])f, b, out);
 	out->calls = (size_t)calib_calls(o, &(int){0});
+	if (o->go_program && o->probes && !o->probe_stops)
+		calib_go(&oc, out);
 	out->seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
 }

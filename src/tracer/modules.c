@@ -436,11 +436,12 @@ int setup_image(struct tracer *tr)
 	if (tr->ps->follow_dl)
 		setup_rdebug(tr);
 	/*
-	 * A launched process that takes the traps after all (Go, its GS base
-	 * in use, no steady TSC) dies with fortstat, as with --traps: its
-	 * int3s would kill it at its next timed call.
+	 * A launched process that takes the traps after all (its GS base in
+	 * use, no steady TSC), or a Go program (its runtime's hooks are
+	 * int3s: it stops at each goroutine switch), dies with fortstat, as
+	 * with --traps: its int3s would kill it at its next timed call.
 	 */
-	if (tr->o->probes && !tr->ps->probes && !tr->o->pid)
+	if (tr->o->probes && (!tr->ps->probes || tr->ps->go) && !tr->o->pid)
 		ptrace(PTRACE_SETOPTIONS, tr->ps->leader, 0, TRACE_PTRACE_OPTS | PTRACE_O_EXITKILL);
 	return 0;
 }

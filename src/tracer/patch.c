@@ -294,9 +294,9 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
 	if (off)
 		return "FORTSTAT_NO_STUBS is set";
-	/* Go: the stub's hook path would rewrite a return address (golang.c). */
-	if (tr->ps->go)
-		return "a Go program";
+	/* Go: no hook; its exits need jmps of their own, else it traps (golang.c). */
+	if (tr->ps->go && (why = go_stub_refused(tr, r)))
+		return why;
 	/*
 	 * One that never returns is never hooked: with probes, an entry-only
 	 * stub (insn_plan_probe); the classic stubs' hook path has no such variant.
@@ -330,6 +330,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	if (!why) {
 		enum insn_probe_mode mode = tr->o->count_only	       ? INSN_PROBE_COUNT
 					    : memcall_fn(tr, r)	       ? INSN_PROBE_ALLOC
+					    : tr->ps->go	       ? INSN_PROBE_GO
 					    : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
 								       : INSN_PROBE_TIMED;
 
@@ -342,6 +343,8 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 					  (uint32_t)(p - tr->ps->patches) + 1, &gap, &stub);
 		if (rc)
 			why = rc < 0 ? "capstone failed" : stub.reason ? stub.reason : "no stub";
+		else if (tr->ps->go)
+			why = go_stub_clash(tr, r, stub.addr, stub.len, stub.whole, stub.pad_addr);
 	}
 	free(near);
 	if (why) {
@@ -465,7 +468,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	bool own = mode == PATCH_OWN;
 	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
 	uint64_t lo = UINT64_MAX, hi = 0, base, clo = UINT64_MAX, chi = 0;
-	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches, n_trap = 0;
+	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches, n_trap = 0, go_x = 0, go_room;
 	/* The program's first scratch page: its header, then the probes' trampoline. */
 	size_t hdr = own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
 	uint8_t *buf;
@@ -502,7 +505,9 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		clo = lo;
 		chi = hi;
 	}
-	size = (hdr + n * INSN_STUB_SIZE + 4095) & ~(size_t)4095;
+	/* Go's in-process exit stubs after the entry stubs (golang.c) */
+	go_room = own ? go_exit_room(tr) : 0;
+	size = (hdr + n * INSN_STUB_SIZE + go_room + 4095) & ~(size_t)4095;
 	if (own && tr->ps->page_addr)
 		size += RSITE_MAX * INSN_RSITE_SIZE;
 	err = map_scratch(tr, tid, lo, hi, size, &base, deferred);
@@ -566,6 +571,12 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 					p->call_ret ? ", a call emulated" : "");
 			tr->ps->n_patches++;
 			k++;
+			if (own && tr->ps->go)
+				go_x += go_add_probe_exits(
+				    tr, i, tr->ps->n_patches - 1, bias,
+				    base + hdr + n * INSN_STUB_SIZE + go_x * INSN_GO_EXIT_SIZE,
+				    buf + hdr + n * INSN_STUB_SIZE + go_x * INSN_GO_EXIT_SIZE,
+				    go_room - go_x * INSN_GO_EXIT_SIZE);
 			continue;
 		}
 		err = mem_read(tr->ps->memfd, entry, code, len);
@@ -592,7 +603,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
 			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
 		/* with probes, each timed routine that stops at every call, and why */
-		if (tr->ps->probes && !tr->ps->go && p->routine != ACCT_NONE) {
+		if (tr->ps->probes && p->routine != ACCT_NONE) {
 			fs_info(1, "%s: a trap at each call (%s)", name, why);
 			n_trap++;
 		}

@@ -109,9 +109,11 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 			k = i;
 			break;
 		}
+	/* Go's probes rewrite no return address: free from the start */
 	if (k)
 		area_reset(tr, k,
-			   tr->o->count_only || (tr->ps->shstk_checked && !tr->ps->no_rewrite)
+			   tr->o->count_only || tr->ps->go ||
+				   (tr->ps->shstk_checked && !tr->ps->no_rewrite)
 			       ? 0
 			       : PROBE_F_TRAP);
 	if (arch_set_tls2(th->tid, area_addr(tr, k)) < 0)
@@ -388,7 +390,7 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 	uint64_t c = ctr[j];
 	const struct patch *p = &tr->ps->patches[j];
 
-	if (!c)
+	if (!c || (int64_t)c < 0) /* below 0: a call probe_uncount took back, to come */
 		return;
 	ctr[j] = 0;
 	if (p->routine == ACCT_NONE)
@@ -547,7 +549,14 @@ void probe_throttle_candidate(struct tracer *tr, size_t j)
 	ps->cand[ps->n_cand++] = (uint32_t)j;
 }
 
-/* One event, checked: an entry of a live probe stub, or a return. */
+void probe_uncount(struct tracer *tr, struct tthread *th, size_t j)
+{
+	if (th->area <= 0 || th->area >= PROBE_AREAS || j >= PROBE_CTR_N || !tr->ps->probes)
+		return;
+	((uint64_t *)(void *)(area_mem(tr, th->area) + PROBE_CTR))[j]--;
+}
+
+/* One event, checked: an entry of a live probe stub, or a return (Go's: go_take). */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 		 struct stamper *sp, const struct stamp *now)
 {
@@ -576,6 +585,11 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	 * in between, which is charged what they cost.
 	 */
 	th->p_ncount = nc;
+	if (tr->ps->go) {
+		go_take(tr, th, e, counted);
+		th->now = *now;
+		return;
+	}
 	if (counted)
 		books_stop_cost(tr->ps->books, th->tid,
 				(double[FS_N_CLOCKS]){

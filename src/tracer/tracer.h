@@ -642,7 +642,8 @@ void ticker_interrupted(struct tracer *tr);
  * stacks. Detect it at the exec stop (before patch_routines): then ps->go
  * is set, the runtime's own routines are not timed, each timed routine's
  * `ret`s are found for exit probes (a routine whose exits cannot all be
- * found is refused, -v says why), and the runtime is hooked where it
+ * found is refused, -v says why; with probes, where a jmp over each one's
+ * epilogue may go: a routine where one cannot traps), and the runtime is hooked where it
  * grows a stack (runtime.morestack: a function re-entered after it is
  * counted once), ends a goroutine (runtime.goexit1) and switches them
  * (runtime.schedule, runtime.execute). Returns 0 (not Go, or ready).
@@ -660,6 +661,42 @@ void go_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const stru
 
 /* An exit probe (STOP_EXIT_PROBE): the routine returns; the `ret` is emulated. */
 void go_exit(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p);
+
+/*
+ * With probes: why Go routine r takes no in-process entry (its exits trap,
+ * it has none, the traps throughout), or NULL (try_stub plans INSN_PROBE_GO).
+ */
+const char *go_stub_refused(const struct tracer *tr, const struct routine *r);
+
+/*
+ * Why Go routine r's entry stub (a jmp over len bytes at `at`, the routine
+ * moved whole into it if `whole`, a short entry's jmp in the padding at
+ * pad_addr if not 0) cannot be, or NULL: a routine moved whole would
+ * return into the stub, a jmp may not cover an exit's, the padding before
+ * a routine may hold the last exit's jmp of the one before.
+ */
+const char *go_stub_clash(const struct tracer *tr, const struct routine *r, uint64_t at,
+			  unsigned len, unsigned whole, uint64_t pad_addr);
+
+/* Scratch bytes the program's in-process exit stubs take (patch_routines). */
+size_t go_exit_room(const struct tracer *tr);
+
+/*
+ * Routine i's entry took in-process stub j: a jmp over each of its exits'
+ * epilogues to an exit stub, written at base (buf: fortstat's copy), one
+ * after another, `room` bytes at most (-c: none; an exit without room or
+ * out of reach: an int3 on its ret). Returns how many stubs it wrote.
+ */
+size_t go_add_probe_exits(struct tracer *tr, size_t i, size_t j, uint64_t bias, uint64_t base,
+			  uint8_t *buf, size_t room);
+
+/*
+ * An event of a Go routine's in-process probe read from thread th's ring
+ * (th->now: its stamp), `counted` calls of the count path before it: an
+ * entry or an exit of a goroutine's frame (probe.c's take).
+ */
+struct probe_event;
+void go_take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t counted);
 
 /* A copy of a process's Go state for its forked child (NULL for NULL). */
 struct golang *go_dup(const struct golang *go);
@@ -724,6 +761,9 @@ void probe_read_switches(struct tracer *tr);
 
 /* Patch j of the current process had an entry: throttle() looks at it at the next drain. */
 void probe_throttle_candidate(struct tracer *tr, size_t j);
+
+/* One call of patch j's count path in stopped thread th's area is no call (Go's morestack). */
+void probe_uncount(struct tracer *tr, struct tthread *th, size_t j);
 
 /* Patch j of the current process was throttled: its counter is read from now on. */
 void probe_throttled(struct tracer *tr, size_t j);

@@ -5,7 +5,9 @@
 # through deferred calls (a nil pointer's SIGSEGV too), runtime.Goexit: the
 # same output and exit status under fortstat, by default, with -c and with
 # -n on the recursive function, with one and with several Ps; counts
-# exactly the program's own; the frames a panic or runtime.Goexit unwound
+# exactly the program's own (with the probes, through a small ring and
+# throttled too; in process: the probes' events, few traps); the frames a
+# panic or runtime.Goexit unwound
 # closed, not INCOMPLETE; a routine that computes for a known time timed as
 # the program times it; attached to (-p) and let go, it runs on unharmed.
 . "$SRCDIR/tests/lib.sh"
@@ -96,13 +98,51 @@ for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
 attach done" ] || fail "$p -p: output $(cat att.out) $(head -n 3 att.err)"
 	[ -n "$(calls main.fib)" ] || fail "$p -p: main.fib not timed while attached"
 done
-# The probes fall back to traps for Go: silently when they are only the
-# default, with a warning when asked for.
-env -u FORTSTAT_MECHANISM "$FORTSTAT" -c --format=json -o d.json "$BIN/gowork-O2" >/dev/null 2>d.err
-json_valid d.json
-grep -q '"mechanism": "traps"' d.json || fail "Go, default mechanism: $(grep mechanism d.json)"
-grep -q -- '--probes' d.err && fail "Go, default mechanism: a warning: $(cat d.err)"
-"$FORTSTAT" --probes -c -o /dev/null "$BIN/gowork-O2" >/dev/null 2>p.err
-grep -q '^fortstat: warning: --probes: not for a Go program' p.err ||
-	fail "Go, --probes: no warning: $(cat p.err)"
+# The mechanism: a launched Go program takes the in-process probes (the
+# default), at each timed routine's entry and at its own rets; --traps
+# (this test's traps run) the int3s throughout.
+if [ "$MECH" = probes ]; then
+	for p in "$BIN/gowork-O2" "$BIN/gowork-O0"; do
+		env -u FORTSTAT_MECHANISM "$FORTSTAT" -v --format=json -o d.json "$p" >d.out 2>d.err
+		[ $? = 3 ] || fail "$p, default mechanism: exit status not 3: $(head -n 3 d.err)"
+		json_valid d.json
+		grep -q '"mechanism": "probes"' d.json || fail "$p, default mechanism: $(grep mechanism d.json)"
+		grep -q 'in-process exit probes at each timed routine' d.err ||
+			fail "$p, -v: the probes not said: $(head -n 5 d.err)"
+		# the probes' cost removed is measured through Go's own probes
+		grep -q "calibration of Go's probes: f1 0\.0" d.err ||
+			fail "$p, -v: Go's probes not calibrated: $(grep calibration d.err)"
+		grep 'a trap at each call\|its entry and exits trap' d.err | grep -q ' main\.' &&
+			fail "$p: a main. routine traps: $(grep ' main\.' d.err | head -n 3)"
+		# every call of fib and deep is an entry and an exit in the rings
+		line=$(grep '^counts ' d.out)
+		want=$(echo "$line" | tr ' ' '\n' | awk -F= '$1 == "fib" || $1 == "deep" { n += 2 * $2 } END { print n + 0 }')
+		events=$(sed -n 's/.*"probe_events": \([0-9]*\).*/\1/p' d.json)
+		traps=$(sed -n 's/.*"trap_calls": \([0-9]*\).*/\1/p' d.json)
+		[ "${events:-0}" -ge "$want" ] && [ "$want" -gt 20000 ] ||
+			fail "$p: ${events:-no} probe events, fib and deep alone made $want"
+		[ "${traps:-999}" -lt 50 ] || fail "$p: ${traps:-?} calls took the traps"
+		# a ring of 64 events: full at every few calls (the thread's SIGURG stop), counts exact
+		GOMAXPROCS=4 FORTSTAT_PROBE_RING=64 traced -- "$p"
+		counts_ok "$p, a small ring" "$all"
+		# fib, deep and safe on the traps (entries and rets), the rest in process: one run mixes both
+		GOMAXPROCS=4 FORTSTAT_TRAP_ROUTINES=main.fib,main.deep,main.safe traced -v -- "$p"
+		counts_ok "$p, three routines on the traps" "$all"
+		grep -q 'main.deep: a trap at each call' t.err || fail "$p: main.deep not on the traps"
+		for r in main.fib main.deep main.thrower main.safe main.worker main.leaf; do
+			[ "$(incomplete "$r")" = 0 ] || fail "$p: $r INCOMPLETE (mixed)"
+		done
+		# throttled (fib and deep: their calls counted in process), counts exact still
+		GOMAXPROCS=4 traced --throttle=100,1000 -v -- "$p"
+		grep -q 'main.fib: throttled after' t.err || fail "$p: main.fib not throttled"
+		counts_ok "$p --throttle" "$all"
+	done
+	"$FORTSTAT" --probes -c -o /dev/null "$BIN/gowork-O2" >/dev/null 2>p.err
+	grep -q -- '--probes' p.err && fail "Go, --probes: a warning: $(cat p.err)"
+else
+	"$FORTSTAT" -v --format=json -o d.json "$BIN/gowork-O2" >/dev/null 2>d.err
+	grep -q '"mechanism": "traps"' d.json || fail "Go, --traps: $(grep mechanism d.json)"
+	grep -q 'exit probes (traps) at each timed routine' d.err ||
+		fail "Go, --traps, -v: the traps not said: $(head -n 5 d.err)"
+fi
 finish

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """probe-bytes.py - assemble probe-code.s (GNU as) and write its bytes and
-its labels' offsets into probe.c, between the markers there. A maintainer's
+its labels' offsets into probe.c, between the markers there (Go's entry
+and exit too: goentry_code, goexit_code). A maintainer's
 tool: the build uses the arrays in probe.c; tests/check_probe.c runs them."""
 import os
 import re
@@ -18,7 +19,7 @@ def assemble():
         obj = os.path.join(tmp, "p.o")
         subprocess.check_call(["as", "-o", obj, src])
         code, labels = {}, {}
-        for sec in ("entry", "tramp", "count", "alloc"):
+        for sec in ("entry", "tramp", "count", "alloc", "goentry", "goexit"):
             out = os.path.join(tmp, sec)
             subprocess.check_call(["objcopy", "-O", "binary", "-j", "." + sec, obj, out])
             with open(out, "rb") as f:
@@ -38,6 +39,9 @@ def array(name, b):
 def main():
     code, l = assemble()
     e, t, c, a = code["entry"], code["tramp"], code["count"], code["alloc"]
+    ge, gx = code["goentry"], code["goexit"]
+    assert l["g_wait"] == l["g_plain"] + 5 and ge[l["g_plain"]] == 0xE9
+    assert gx[l["x_trap"]] == 0xCC and l["x_trap"] + 1 == len(gx)
     assert l["e_wait"] == l["e_plain"] + 5 and e[l["e_plain"]] == 0xE9
     assert c[l["c_ctr"] - 2] == 0x75, "the count path's jnz must be short"
     assert e[l["e_nohook"]] == 0x74, "the hook's je must be short (a jmp replaces it)"
@@ -50,9 +54,13 @@ def main():
         ("COUNT_CTR", l["c_ctr"] + 5), ("COUNT_PLAIN", l["c_plain"]),
         ("ALLOC_RETRAP", l["a_retrap"] + 2), ("ALLOC_TRAMP", l["a_tramp"] + 2),
         ("ALLOC_WORD", l["a_word"] + 2), ("ALLOC_PLAIN", l["a_plain"] + 1), ("ALLOC_FULL", l["a_full"]),
+        ("GOENTRY_WORD", l["g_word"] + 2), ("GOENTRY_PLAIN", l["g_plain"] + 1),
+        ("GOENTRY_FULL", l["g_full"]), ("GOEXIT_WORD", l["x_word"] + 2),
+        ("GOEXIT_FULL", l["x_full"]), ("GOEXIT_TRAP", l["x_trap"]),
     ]
     body = array("entry_code", e) + array("tramp_code", t) + array("count_code", c)
     body += array("alloc_code", a)
+    body += array("goentry_code", ge) + array("goexit_code", gx)
     body += "".join("#define %s 0x%x\n" % d for d in defs)
     with open(dst) as f:
         text = f.read()
@@ -60,7 +68,8 @@ def main():
     i, j = text.index(begin) + len(begin), text.index(end)
     with open(dst, "w") as f:
         f.write(text[:i] + body + text[j:])
-    print("entry %d, trampoline %d, count %d, alloc %d bytes" % (len(e), len(t), len(c), len(a)))
+    print("entry %d, trampoline %d, count %d, alloc %d, Go entry %d, Go exit %d bytes"
+          % (len(e), len(t), len(c), len(a), len(ge), len(gx)))
 
 
 if __name__ == "__main__":

@@ -176,3 +176,84 @@ a_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
 a_deep:	decq %gs:0x18
 a_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11
+
+# Go's entry (INSN_PROBE_GO): a goroutine's stack is walked and copied by
+# Go's runtime, so nothing is hooked; the entry's event holds the goroutine
+# (g: R14 in Go's register ABI) and the depth of the slot in its stack
+# (g.stack.hi - RSP, which a copied stack keeps) instead of the slot and the
+# return address. As e_* otherwise (g_full: a full ring's stop; g_plain:
+# the classic stub's plain path; the slow path falls into the classic stub).
+	.section .goentry, "ax"
+	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
+	mov %r11,-0x8(%rsp)
+	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	jz g_gone				# fortstat is gone: a plain call
+	testb $1,%gs:0x20; jnz g_slow		# no area of its own
+g_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
+	mov $1,%ecx; xadd %rcx,%gs:0x8		# take a ring index
+g_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae g_wait
+	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
+	mov 8(%r14),%rax; sub %rsp,%rax; mov %rax,0x10048(%rcx)	# depth
+	mov %r14,0x10050(%rcx)			# g
+	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11	# counted calls so far
+	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,0x10040(%rcx)
+	mov %r11,0x10058(%rcx)			# the word commits it
+g_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+g_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
+g_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+	jz g_gone
+	mov %rax,-0x28(%rsp); mov %rcx,-0x30(%rsp); mov %r11,-0x38(%rsp)
+	mov %rdi,-0x40(%rsp); mov %rsi,-0x48(%rsp); mov %r10,-0x50(%rsp)
+	movq $0x400000,-0x58(%rsp)		# {SIGURG}
+	mov $1,%edi; lea -0x58(%rsp),%rsi; lea -0x60(%rsp),%rdx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
+	mov $186,%eax; syscall			# gettid
+	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
+g_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
+	mov -0x28(%rsp),%rax; mov -0x30(%rsp),%rcx; mov -0x38(%rsp),%r11
+	mov -0x40(%rsp),%rdi; mov -0x48(%rsp),%rsi; mov -0x50(%rsp),%r10
+	jmp g_again
+g_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	mov -0x8(%rsp),%r11			# then the classic stub follows
+
+# Go's exit (insn_plan_go_exit): a jmp over a routine's epilogue and `ret`
+# leads here; the epilogue is copied before this code (RSP at the return
+# address after it), which records the exit {tsc, depth, g, PROBE_W_EXIT |
+# patch} and returns as the routine would have. x_trap: the slow path's
+# int3 (a thread without an area: the tracer emulates the ret).
+	.section .goexit, "ax"
+	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp)
+	lfence; rdtsc; shl $32,%rdx; or %rdx,%rax
+	mov %rcx,-0x20(%rsp); mov %r11,-0x8(%rsp); mov %rax,-0x28(%rsp)
+	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	jz x_gone				# fortstat is gone: not recorded
+	testb $1,%gs:0x20; jnz x_slow		# no area of its own
+x_word:	movabs $0x2222222222222222,%r11	# PROBE_W_EXIT | patch
+	mov $1,%ecx; xadd %rcx,%gs:0x8
+x_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae x_wait
+	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
+	mov 8(%r14),%rax; sub %rsp,%rax; mov %rax,0x10048(%rcx)	# depth
+	mov %r14,0x10050(%rcx)			# g
+	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11
+	mov -0x28(%rsp),%rax; mov %rax,0x10040(%rcx)
+	mov %r11,0x10058(%rcx)			# the word commits it
+x_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	mov -0x8(%rsp),%r11; ret
+x_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+	jz x_gone
+	mov %rax,-0x30(%rsp); mov %rcx,-0x38(%rsp); mov %r11,-0x40(%rsp)
+	mov %rdi,-0x48(%rsp); mov %rsi,-0x50(%rsp); mov %r10,-0x58(%rsp)
+	movq $0x400000,-0x60(%rsp)		# {SIGURG}
+	mov $1,%edi; lea -0x60(%rsp),%rsi; lea -0x68(%rsp),%rdx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
+	mov $186,%eax; syscall			# gettid
+	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
+x_full:	mov $2,%edi; lea -0x68(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
+	mov -0x30(%rsp),%rax; mov -0x38(%rsp),%rcx; mov -0x40(%rsp),%r11
+	mov -0x48(%rsp),%rdi; mov -0x50(%rsp),%rsi; mov -0x58(%rsp),%r10
+	jmp x_again
+x_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	mov -0x8(%rsp),%r11
+x_trap:	int3

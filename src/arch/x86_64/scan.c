@@ -2,7 +2,8 @@
 /*
  * scan.c - reading code that fortstat did not write (insn.h): a jcc's
  * condition against the flags, whether a call ends just before a return
- * address, a routine's exits (its ret instructions, for Go's exit probes).
+ * address, a routine's exits (its ret instructions, for Go's exit probes, and
+ * the epilogues an in-process exit probe's jmp may cover).
  */
 #include "fortstat/insn.h"
 
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capstone_int.h"
@@ -154,6 +156,98 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
 			 ((uint64_t)x->operands[0].imm < addr || (uint64_t)x->operands[0].imm >= end))
 			why = "leaves by a jump (a tail call)";
 	}
+	cs_free(it, 1);
+	*reason = why;
+	return why ? 1 : 0;
+}
+
+/* May instruction `it` run elsewhere than where it is, unchanged (an epilogue's)? */
+static bool movable(const cs_insn *it)
+{
+	const cs_x86 *x = &it->detail->x86;
+
+	if (x86_has_group(it, X86_GRP_JUMP) || x86_has_group(it, X86_GRP_CALL) ||
+	    x86_has_group(it, X86_GRP_RET) || x86_has_group(it, X86_GRP_IRET) ||
+	    x86_has_group(it, X86_GRP_INT) || it->id == X86_INS_INT3)
+		return false;
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+			return false;
+	return true;
+}
+
+int insn_go_exits(const uint8_t *fn, size_t len, size_t pad, uint64_t addr, const uint64_t *rets,
+		  size_t n, uint64_t *starts, const char **reason)
+{
+	csh h;
+	cs_insn *it;
+	const uint8_t *code = fn;
+	size_t left = len;
+	uint64_t a = addr;
+	/* per byte: an instruction starts there (1), it may move (2), a branch lands there (4) */
+	uint8_t *at;
+	const char *why = NULL;
+
+	*reason = NULL;
+	if (!len || x86_cs_get(&h) < 0 || !(it = cs_malloc(h)))
+		return -1;
+	at = calloc(len + 1, 1);
+	if (!at) {
+		cs_free(it, 1);
+		return -1;
+	}
+	while (left && !why) {
+		const cs_x86 *x;
+		size_t off;
+
+		if (!cs_disasm_iter(h, &code, &left, &a, it)) {
+			why = "not fully decodable";
+			break;
+		}
+		off = (size_t)(it->address - addr);
+		x = &it->detail->x86;
+		at[off] |= (uint8_t)(1 | (movable(it) ? 2 : 0));
+		if (x86_has_group(it, X86_GRP_JUMP)) {
+			uint64_t t;
+
+			if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM) {
+				why = "an indirect jump (a jump table): its targets are unknown";
+				break;
+			}
+			t = (uint64_t)x->operands[0].imm;
+			if (t >= addr && t < addr + len)
+				at[t - addr] |= 4;
+		}
+		/* a return address: the runtime resumes goroutines there */
+		if (x86_has_group(it, X86_GRP_CALL) && off + it->size <= len)
+			at[off + it->size] |= 4;
+	}
+	for (size_t k = 0; k < n && !why; k++) {
+		size_t r = (size_t)(rets[k] - addr), s = r;
+
+		if (rets[k] < addr || r >= len || !(at[r] & 1)) {
+			why = "a `ret` the walk did not find";
+			break;
+		}
+		/* back over whole instructions until a jmp fits (or the padding after) */
+		while (r + 1 - s < 5 && !(r + 1 == len && r + 1 - s + pad >= 5) && !why) {
+			size_t p = s;
+
+			if (at[s] & 4)
+				why = "a branch lands in the epilogue a jmp at a `ret` would cover";
+			while (!why && p > 0 && !(at[--p] & 1))
+				;
+			if (!why && (p == s || !(at[p] & 1) || !(at[p] & 2)))
+				why = "the code before a `ret` cannot move (a branch, a call, "
+				      "RIP-relative)";
+			else if (!why)
+				s = p;
+			if (!why && r + 1 - s > INSN_GO_EPILOGUE_MAX)
+				why = "an epilogue longer than a stub takes";
+		}
+		starts[k] = addr + s;
+	}
+	free(at);
 	cs_free(it, 1);
 	*reason = why;
 	return why ? 1 : 0;
