@@ -466,6 +466,7 @@ static void throttle(struct tracer *tr)
 		struct routine *rt;
 
 		p->cand = false;
+		probe_hot_set(tr->ps, tr->ps->cand[i]);
 		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
 		calls = books_calls(b, p->routine);
@@ -476,6 +477,7 @@ static void throttle(struct tracer *tr)
 		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
+		probe_hot_set(tr->ps, tr->ps->cand[i]);
 		probe_throttled(tr, tr->ps->cand[i]);
 		rt = &tr->ps->st->r[p->routine];
 		rt->throttled_at = calls;
@@ -530,6 +532,46 @@ void trap_throttle(struct tracer *tr, size_t j)
 		(double)self / (double)calls / 1e3);
 }
 
+/* Patch j's drain entry, from its record. */
+static struct patch_hot hot_of(const struct patch *p)
+{
+	struct patch_hot h = {.routine = p->routine};
+
+	if (p->stub && !p->dead && p->routine != ACCT_NONE)
+		h.flags |= HOT_LIVE;
+	if (p->noreturn)
+		h.flags |= HOT_NORETURN;
+	if (p->throttle && !p->throttled && !p->cand)
+		h.flags |= HOT_WATCH;
+	return h;
+}
+
+void probe_hot_set(struct pstate *ps, size_t j)
+{
+	if (j < ps->n_hot && j < ps->n_patches)
+		ps->hot[j] = hot_of(&ps->patches[j]);
+}
+
+/*
+ * The drain entries of the patches made since the last drain (an exec's
+ * image starts again from none). Each patch's once: not a walk of every
+ * patch at each drain.
+ */
+void probe_hot_sync(struct pstate *ps)
+{
+	if (ps->n_hot > ps->n_patches)
+		ps->n_hot = ps->n_patches;
+	if (ps->n_hot == ps->n_patches)
+		return;
+	if (ps->cap_hot < ps->n_patches) {
+		ps->cap_hot = ps->cap_patches > ps->n_patches ? ps->cap_patches : ps->n_patches;
+		ps->hot = xrealloc(ps->hot, ps->cap_hot * sizeof(*ps->hot));
+	}
+	for (size_t j = ps->n_hot; j < ps->n_patches; j++)
+		ps->hot[j] = hot_of(&ps->patches[j]);
+	ps->n_hot = ps->n_patches;
+}
+
 /*
  * Patch j (a live probe) had an entry in this drain, or at a stop (a thread
  * without an area, the first call): the next drain's throttle() looks at it.
@@ -546,6 +588,7 @@ void probe_throttle_candidate(struct tracer *tr, size_t j)
 		ps->cand = xrealloc(ps->cand, ps->cap_cand * sizeof(*ps->cand));
 	}
 	p->cand = true;
+	probe_hot_set(ps, j);
 	ps->cand[ps->n_cand++] = (uint32_t)j;
 }
 
@@ -574,13 +617,15 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	books_stop_cost(tr->ps->books, th->tid,
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
-		struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
+		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
+		const struct patch_hot *h = j < tr->ps->n_hot ? &tr->ps->hot[j] : NULL;
 
-		if (p && p->stub && !p->dead && p->routine != ACCT_NONE) {
-			entry_recorded(tr, th, p->routine, e->slot, e->ret,
+		if (h && (h->flags & HOT_LIVE)) {
+			entry_recorded(tr, th, h->routine, e->slot, e->ret,
 				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap,
-				       p->noreturn);
-			probe_throttle_candidate(tr, j);
+				       (h->flags & HOT_NORETURN) != 0);
+			if (h->flags & HOT_WATCH)
+				probe_throttle_candidate(tr, j);
 		}
 	} else if (kind == PROBE_W_RETURN) {
 		return_recorded(tr, th, e->slot);
@@ -631,6 +676,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
 	stamper_init(&sp, tr, th, t1);
+	probe_hot_sync(tr->ps);
 	for (; tail != head; tail++, n++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 		struct probe_event copy = *e;
