@@ -229,8 +229,11 @@ bool probe_full_signal(struct tracer *tr, struct tthread *th)
  * (kw), CPU ns a ns run (kc), and the off-CPU intervals of the window in
  * order, walked once as the events come (their TSCs do not go back, but
  * for a signal handler's: those take the slow way, in floating point).
+ * A window of more intervals than STAMP_IV takes the slow way throughout,
+ * each event walking all of them (cswitch_off): on a loaded machine 8 were
+ * often too few (a tenth of the drain's time in callgrind's runs).
  */
-#define STAMP_IV 8
+#define STAMP_IV 32
 #define STAMP_DELTA_MAX 5000.0 /* ns a switch: a microsecond or two measured */
 
 struct stamper {
