@@ -229,9 +229,11 @@ bool probe_full_signal(struct tracer *tr, struct tthread *th)
  * (kw), CPU ns a ns run (kc), and the off-CPU intervals of the window in
  * order, walked once as the events come (their TSCs do not go back, but
  * for a signal handler's: those take the slow way, in floating point).
- * A window of more intervals than STAMP_IV takes the slow way throughout,
- * each event walking all of them (cswitch_off): on a loaded machine 8 were
- * often too few (a tenth of the drain's time in callgrind's runs).
+ * A window of more intervals than the STAMP_IV kept in the stamper puts
+ * them in one buffer of the tracer's (`iv_more`): the slow way, where each
+ * event walks every interval of the window (cswitch_off), took 2,500
+ * instructions an event where the integer way takes 60 (bc under
+ * callgrind: a full ring's window of some 250 switches).
  */
 #define STAMP_IV 32
 #define STAMP_DELTA_MAX 5000.0 /* ns a switch: a microsecond or two measured */
@@ -245,16 +247,23 @@ struct stamper {
 	double delta;		   /* ns a switch's interval is shortened (see above) */
 	bool fast;
 	uint64_t kw, kc;
-	struct cs_off iv[STAMP_IV]; /* off-CPU in [w0, w1], in order */
+	struct cs_off *iv;	       /* off-CPU in [w0, w1], in order: iv_in, or iv_more */
+	struct cs_off iv_in[STAMP_IV]; /* (the usual window) */
 	size_t n_iv, cur;
 	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
 };
+
+/* Windows of more than STAMP_IV intervals: one buffer, kept (the tracer is one thread). */
+static struct cs_off *iv_more;
+static size_t iv_more_cap;
 
 /* The off-CPU intervals of [w0, w1] into sp->iv, in order; false: too many. */
 static bool stamper_intervals(struct stamper *sp)
 {
 	const struct cswitch *c = sp->cs;
-	size_t n = 0;
+	size_t n = 0, cap = STAMP_IV;
+
+	sp->iv = sp->iv_in;
 
 	for (size_t i = 0; c && i <= c->n_off; i++) {
 		struct cs_off o;
@@ -274,8 +283,19 @@ static bool stamper_intervals(struct stamper *sp)
 		o.to = o.to < sp->w1 ? o.to : sp->w1;
 		if (o.to <= o.from)
 			continue;
-		if (n == STAMP_IV)
-			return false;
+		if (n == cap) {
+			if (cap > SIZE_MAX / 2 / sizeof(*iv_more))
+				return false;
+			if (iv_more_cap < 2 * cap) {
+				iv_more_cap = 2 * cap;
+				/* the stamper's intervals may be in it: realloc keeps them */
+				iv_more = xrealloc(iv_more, iv_more_cap * sizeof(*iv_more));
+			}
+			if (sp->iv == sp->iv_in)
+				memcpy(iv_more, sp->iv_in, n * sizeof(*iv_more));
+			sp->iv = iv_more;
+			cap = iv_more_cap;
+		}
 		for (k = n++; k > 0 && sp->iv[k - 1].from > o.from; k--)
 			sp->iv[k] = sp->iv[k - 1];
 		sp->iv[k] = o;
@@ -317,6 +337,7 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
 	sp->kw = sp->kc = 0;
 	sp->n_iv = sp->cur = 0;
+	sp->iv = sp->iv_in;
 	sp->off_before = 0;
 	sp->last_w = sp->w0;
 	sp->fast = sp->inv_dt > 0 && sp->w1 > sp->w0 && sp->c1 >= sp->c0 && stamper_intervals(sp);
