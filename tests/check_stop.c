@@ -103,7 +103,59 @@ static void setup(void)
 static void teardown(void)
 {
 	u64map_free(&ps.traps);
+	free(ps.hot);
 }
+
+/*
+ * What a drain reads of each patch (struct patch_hot): made from the
+ * records once each, a later change through probe_hot_set, none past the
+ * patches an exec left.
+ */
+START_TEST(test_hot)
+{
+	const unsigned all = HOT_LIVE | HOT_NORETURN | HOT_WATCH;
+
+	patches[0].routine = 7;
+	patches[0].throttle = 0x30100;
+	patches[0].noreturn = true;
+	patches[4].routine = 8;
+	probe_hot_sync(&ps);
+	ck_assert_uint_eq(ps.n_hot, 6);
+	ck_assert_uint_eq(ps.hot[0].routine, 7);
+	ck_assert_uint_eq(ps.hot[0].flags, all);
+	ck_assert_uint_eq(ps.hot[1].flags, 0); /* an int3 patch */
+	ck_assert_uint_eq(ps.hot[3].flags, 0); /* an unwinder hook */
+	ck_assert_uint_eq(ps.hot[4].flags, 0); /* a dead stub */
+	ck_assert_uint_eq(ps.hot[5].flags, 0); /* a Go exit probe */
+	/* made once: a record changed since is not read again at the next drain */
+	patches[0].cand = true;
+	probe_hot_sync(&ps);
+	ck_assert_uint_eq(ps.hot[0].flags, all);
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.hot[0].flags, HOT_LIVE | HOT_NORETURN);
+	patches[0].cand = false;
+	patches[0].throttled = true;
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.hot[0].flags, HOT_LIVE | HOT_NORETURN);
+	patches[0].dead = true; /* its library closed */
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.hot[0].flags, HOT_NORETURN);
+	/* an exec: no patches, then the new image's at the same indices */
+	ps.n_patches = 0;
+	probe_hot_sync(&ps);
+	ck_assert_uint_eq(ps.n_hot, 0);
+	probe_hot_set(&ps, 0); /* none to change */
+	memset(&patches[0], 0, sizeof(patches[0]));
+	patches[0].stub = true;
+	patches[0].routine = 3;
+	patches[0].throttle = 0x30200;
+	ps.n_patches = 1;
+	probe_hot_sync(&ps);
+	ck_assert_uint_eq(ps.n_hot, 1);
+	ck_assert_uint_eq(ps.hot[0].routine, 3);
+	ck_assert_uint_eq(ps.hot[0].flags, HOT_LIVE | HOT_WATCH);
+}
+END_TEST
 
 static struct stop page(uint32_t ev, bool *decided)
 {
@@ -311,6 +363,7 @@ static Suite *stop_suite(void)
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_page);
 	tcase_add_test(tc, test_pc);
+	tcase_add_test(tc, test_hot);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(run, 60);
 	tcase_add_test(run, test_waits_go_on_after_signals);

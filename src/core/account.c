@@ -69,6 +69,18 @@ struct cct {
 	struct u64map idx; /* pair_key(parent, routine) -> node */
 };
 
+/*
+ * A thread's contexts looked up lately, direct-mapped by (parent, routine):
+ * a parent that calls many routines in turn (an interpreter's loop) misses
+ * its node's hint at most calls, and a hash lookup costs four times this.
+ * A context, once made, never changes: a slot is right or holds another key.
+ */
+#define CTX_SLOTS 1024
+struct ctx_slot {
+	uint64_t key; /* pair_key(parent, routine); 0: empty */
+	uint32_t node;
+};
+
 struct thread {
 	int tid;
 	bool seen;			/* `last` holds times */
@@ -82,6 +94,7 @@ struct thread {
 	struct ltimes *lr[ACCT_LANES]; /* and their times on lanes 1.. */
 	struct arcset arcs;
 	struct cct cct;
+	struct ctx_slot *ctx; /* CTX_SLOTS (parent, routine) -> node seen last (lazily) */
 };
 
 struct acct {
@@ -108,6 +121,12 @@ struct acct {
 	void *rec_arg;
 	int rec_lane;
 };
+
+/*
+ * Inlined where called with constant lanes (the books' four), its loop
+ * unrolled: an event's path was a fifth loop control.
+ */
+#define HOT_INLINE static inline __attribute__((always_inline))
 
 /* The map key of a pair of 32-bit indices (never 0, as the map wants). */
 static uint64_t pair_key(uint32_t hi, uint32_t lo)
@@ -197,19 +216,25 @@ static uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool
 
 /* ---- threads ---- */
 
-static struct thread *thread_find(const struct acct *a, int tid)
+static __attribute__((noinline)) struct thread *thread_lookup(const struct acct *a, int tid)
 {
 	uint64_t p;
 
-	if (a->hot && a->hot->tid == tid)
-		return a->hot;
 	return u64map_get(&a->thr, (uint64_t)(uint32_t)tid + 1, &p) ? (struct thread *)(uintptr_t)p
 								    : NULL;
 }
 
-static struct thread *thread_get(struct acct *a, int tid)
+/* The thread of tid, or NULL; the one last looked up without a hash lookup. */
+static inline struct thread *thread_find(const struct acct *a, int tid)
 {
-	struct thread *th = thread_find(a, tid);
+	if (a->hot && a->hot->tid == tid)
+		return a->hot;
+	return thread_lookup(a, tid);
+}
+
+static __attribute__((noinline)) struct thread *thread_new(struct acct *a, int tid)
+{
+	struct thread *th = thread_lookup(a, tid);
 
 	if (th) {
 		a->hot = th;
@@ -232,6 +257,13 @@ static struct thread *thread_get(struct acct *a, int tid)
 	a->list[a->thr_n++] = th;
 	a->hot = th;
 	return th;
+}
+
+static inline struct thread *thread_get(struct acct *a, int tid)
+{
+	if (a->hot && a->hot->tid == tid)
+		return a->hot;
+	return thread_new(a, tid);
 }
 
 /* ---- arcs ---- */
@@ -275,21 +307,33 @@ static void arcset_free(struct arcset *s)
  * effective times of the event (t, or the previous event's time on a lane
  * whose clock went backwards).
  */
-static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct_time_t *eff)
+HOT_INLINE void credit_lanes(struct acct *a, struct thread *th, const acct_time_t *t,
+			     acct_time_t *eff, const int lanes, const bool both)
 {
-	const struct frame *f = th->depth ? &th->fr[th->depth - 1] : NULL;
-	uint32_t mnode = f ? th->cct.link[f->node] : 0;
-	bool both = !solo(a, true);
+	const struct frame *f = &th->fr[th->depth - 1];
+	const uint32_t r = f->routine, node = f->node;
+	const size_t tarc = f->tarc, arc = f->arc;
+	const uint32_t mnode = both ? th->cct.link[node] : 0;
+	acct_time_t d;
 
-	if (!th->seen) {
-		th->seen = true;
-		for (int k = 0; k < a->lanes; k++)
-			eff[k] = th->last[k] = t[k];
-		return;
+	/* lane 0's times in the public structs, the others' beside (struct ltimes) */
+	if (t[0] <= th->last[0]) {
+		eff[0] = th->last[0];
+	} else {
+		eff[0] = t[0];
+		d = t[0] - th->last[0];
+		th->last[0] = t[0];
+		th->r[r].self += d;
+		th->arcs.v[tarc].self += d;
+		th->cct.v[node].self += d;
+		if (both) {
+			a->r[r].self += d;
+			a->arcs.v[arc].self += d;
+			a->cct.v[mnode].self += d;
+		}
 	}
-	for (int k = 0; k < a->lanes; k++) {
-		acct_time_t d;
-
+#pragma GCC unroll 4
+	for (int k = 1; k < lanes; k++) {
 		if (t[k] <= th->last[k]) {
 			eff[k] = th->last[k];
 			continue;
@@ -297,28 +341,40 @@ static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct
 		eff[k] = t[k];
 		d = t[k] - th->last[k];
 		th->last[k] = t[k];
-		if (!f)
-			continue;
-		if (k == 0) {
-			th->r[f->routine].self += d;
-			th->arcs.v[f->tarc].self += d;
-			th->cct.v[f->node].self += d;
-			if (both) {
-				a->r[f->routine].self += d;
-				a->arcs.v[f->arc].self += d;
-				a->cct.v[mnode].self += d;
-			}
-		} else {
-			th->lr[k][f->routine].self += d;
-			th->arcs.lt[k][f->tarc].self += d;
-			th->cct.lself[k][f->node] += d;
-			if (both) {
-				a->lr[k][f->routine].self += d;
-				a->arcs.lt[k][f->arc].self += d;
-				a->cct.lself[k][mnode] += d;
-			}
+		th->lr[k][r].self += d;
+		th->arcs.lt[k][tarc].self += d;
+		th->cct.lself[k][node] += d;
+		if (both) {
+			a->lr[k][r].self += d;
+			a->arcs.lt[k][arc].self += d;
+			a->cct.lself[k][mnode] += d;
 		}
 	}
+}
+
+static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct_time_t *eff)
+{
+	bool both = !solo(a, true);
+	const int lanes = a->lanes;
+
+	if (!th->seen) {
+		th->seen = true;
+		for (int k = 0; k < lanes; k++)
+			eff[k] = th->last[k] = t[k];
+		return;
+	}
+	if (!th->depth) {
+		for (int k = 0; k < lanes; k++)
+			eff[k] = t[k] > th->last[k] ? (th->last[k] = t[k]) : th->last[k];
+		return;
+	}
+	/* the books' four lanes (gross and net, both clocks) unrolled, one thread or more */
+	if (lanes == 4 && !both)
+		credit_lanes(a, th, t, eff, 4, false);
+	else if (lanes == 4)
+		credit_lanes(a, th, t, eff, 4, true);
+	else
+		credit_lanes(a, th, t, eff, lanes, both);
 }
 
 static uint32_t top_routine(const struct thread *th)
@@ -339,17 +395,30 @@ static uint32_t top_node(const struct thread *th)
 static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
 {
 	uint32_t node = th->cct.hint[parent].child;
+	struct ctx_slot *cs;
+	uint64_t key;
 	bool created;
 
 	if (th->active && th->active[routine])
 		return th->rnode[routine];
 	if (node && th->cct.v[node].routine == routine)
 		return node;
+	key = pair_key(parent, routine);
+	if (!th->ctx)
+		th->ctx = xcalloc(CTX_SLOTS, sizeof(*th->ctx));
+	cs = &th->ctx[(parent * 0x9e3779b1u ^ routine) & (CTX_SLOTS - 1)];
+	if (cs->key == key) {
+		th->cct.hint[parent].child = cs->node;
+		return cs->node;
+	}
 	node = cct_child(&th->cct, parent, routine, &created);
 	if (created)
 		th->cct.link[node] = cct_child(&a->cct, th->cct.link[parent], routine, &created);
-	if (node != parent)
+	if (node != parent) {
 		th->cct.hint[parent].child = node;
+		cs->key = key;
+		cs->node = node;
+	}
 	return node;
 }
 
@@ -417,48 +486,58 @@ static void open_activation(struct acct *a, struct thread *th, struct frame *f,
 }
 
 /* End the activation in frame f at time t: inclusive time if outermost. */
+HOT_INLINE void close_lanes(struct acct *a, struct thread *th, const struct frame *f,
+			    const acct_time_t *t, const int lanes, const bool both)
+{
+	const uint32_t r = f->routine;
+	uint64_t e = th->entries - f->entries0, m = th->made - f->made0;
+	const size_t tarc = f->tarc, arc = f->arc;
+	acct_time_t d = t[0] > f->t_enter[0] ? t[0] - f->t_enter[0] : 0;
+
+	th->r[r].total_entries += e;
+	th->r[r].total_calls_made += m;
+	th->r[r].total += d;
+	th->arcs.v[tarc].time += d;
+	if (both) {
+		a->r[r].total_entries += e;
+		a->r[r].total_calls_made += m;
+		a->r[r].total += d;
+		a->arcs.v[arc].time += d;
+	}
+#pragma GCC unroll 4
+	for (int k = 1; k < lanes; k++) {
+		d = t[k] > f->t_enter[k] ? t[k] - f->t_enter[k] : 0;
+		th->lr[k][r].total += d;
+		th->arcs.lt[k][tarc].total += d;
+		if (both) {
+			a->lr[k][r].total += d;
+			a->arcs.lt[k][arc].total += d;
+		}
+	}
+}
+
 static void close_activation(struct acct *a, struct thread *th, const struct frame *f,
 			     const acct_time_t *t, bool incomplete)
 {
 	bool both = !solo(a, true);
+	const uint32_t r = f->routine;
 
 	if (a->rec)
-		a->rec(a->rec_arg, th->tid, f->routine, f->t_enter[a->rec_lane], t[a->rec_lane],
-		       incomplete);
-	th->active[f->routine]--;
+		a->rec(a->rec_arg, th->tid, r, f->t_enter[a->rec_lane], t[a->rec_lane], incomplete);
+	th->active[r]--;
 	if (f->outermost) {
-		uint64_t e = th->entries - f->entries0, m = th->made - f->made0;
-
-		th->r[f->routine].total_entries += e;
-		th->r[f->routine].total_calls_made += m;
-		if (both) {
-			a->r[f->routine].total_entries += e;
-			a->r[f->routine].total_calls_made += m;
-		}
-		for (int k = 0; k < a->lanes; k++) {
-			acct_time_t d = t[k] > f->t_enter[k] ? t[k] - f->t_enter[k] : 0;
-
-			if (k == 0) {
-				th->r[f->routine].total += d;
-				th->arcs.v[f->tarc].time += d;
-				if (both) {
-					a->r[f->routine].total += d;
-					a->arcs.v[f->arc].time += d;
-				}
-			} else {
-				th->lr[k][f->routine].total += d;
-				th->arcs.lt[k][f->tarc].total += d;
-				if (both) {
-					a->lr[k][f->routine].total += d;
-					a->arcs.lt[k][f->arc].total += d;
-				}
-			}
-		}
+		/* inclusive times: the books' four lanes unrolled, as credit's */
+		if (a->lanes == 4 && !both)
+			close_lanes(a, th, f, t, 4, false);
+		else if (a->lanes == 4)
+			close_lanes(a, th, f, t, 4, true);
+		else
+			close_lanes(a, th, f, t, a->lanes, both);
 	}
 	if (incomplete) {
-		th->r[f->routine].incomplete = true;
+		th->r[r].incomplete = true;
 		if (both)
-			a->r[f->routine].incomplete = true;
+			a->r[r].incomplete = true;
 	}
 }
 
@@ -609,6 +688,7 @@ void acct_free(struct acct *a)
 		free(th->fr);
 		free(th->active);
 		free(th->rnode);
+		free(th->ctx);
 		free(th->r);
 		for (int k = 1; k < a->lanes; k++)
 			free(th->lr[k]);
@@ -680,6 +760,7 @@ struct acct *acct_dup(const struct acct *a)
 		th->fr = dup_array(t->fr, t->cap, sizeof(*t->fr));
 		th->active = dup_array(t->active, a->n, sizeof(*t->active));
 		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
+		th->ctx = NULL; /* a cache: made again when needed */
 		th->r = dup_array(t->r, nr, sizeof(*t->r));
 		for (int k = 1; k < a->lanes; k++)
 			th->lr[k] = dup_array(t->lr[k], nr, sizeof(*t->lr[k]));

@@ -113,12 +113,10 @@ void books_grow(struct books *b, size_t n_routines)
 		alloc_grow(b->mem, n_routines);
 }
 
-static struct bthread *thread_of(struct books *b, int tid)
+static __attribute__((noinline)) struct bthread *thread_add(struct books *b, int tid)
 {
 	uint64_t i;
 
-	if (b->hot < b->n_th && b->hot_tid == tid)
-		return &b->th[b->hot];
 	if (u64map_get(&b->thr, (uint64_t)(uint32_t)tid + 1, &i)) {
 		b->hot = (size_t)i;
 		b->hot_tid = tid;
@@ -133,6 +131,14 @@ static struct bthread *thread_of(struct books *b, int tid)
 	b->hot = b->n_th;
 	b->hot_tid = tid;
 	return &b->th[b->n_th++];
+}
+
+/* Thread tid's, the one last looked up without a hash lookup (every event of a drain). */
+static inline struct bthread *thread_of(struct books *b, int tid)
+{
+	if (b->hot < b->n_th && b->hot_tid == tid)
+		return &b->th[b->hot];
+	return thread_add(b, tid);
 }
 
 /* Thread tid's net times at stamp s: its clocks less its stops' cost, never backwards. */

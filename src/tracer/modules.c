@@ -247,8 +247,10 @@ static void module_unload(struct tracer *tr, struct tmodule *m)
 {
 	if (m->unwinder)
 		tr->ps->unw_lo = tr->ps->unw_hi = 0;
-	for (size_t j = m->p0; j < m->p0 + m->np; j++)
+	for (size_t j = m->p0; j < m->p0 + m->np; j++) {
 		tr->ps->patches[j].dead = true;
+		probe_hot_set(tr->ps, j);
+	}
 	m->np = 0;
 	m->loaded = false;
 	/* Return sites cached in its code may become another library's. */

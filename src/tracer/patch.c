@@ -389,6 +389,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	if (p->throttle && (r->flags & RT_COUNTED)) { /* throttled from its first call */
 		stub.code[stub.throttle_off] = 1;
 		p->throttled = true;
+		probe_hot_set(tr->ps, (size_t)(p - tr->ps->patches));
 		probe_throttled(tr, (size_t)(p - tr->ps->patches));
 	}
 	p->call_ret = stub.call_ret;

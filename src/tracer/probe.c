@@ -229,8 +229,13 @@ bool probe_full_signal(struct tracer *tr, struct tthread *th, const siginfo_t *s
  * (kw), CPU ns a ns run (kc), and the off-CPU intervals of the window in
  * order, walked once as the events come (their TSCs do not go back, but
  * for a signal handler's: those take the slow way, in floating point).
+ * A window of more intervals than the STAMP_IV kept in the stamper puts
+ * them in one buffer of the tracer's (`iv_more`): the slow way, where each
+ * event walks every interval of the window (cswitch_off), took 2,500
+ * instructions an event where the integer way takes 60 (bc under
+ * callgrind: a full ring's window of some 250 switches).
  */
-#define STAMP_IV 8
+#define STAMP_IV 32
 #define STAMP_DELTA_MAX 5000.0 /* ns a switch: a microsecond or two measured */
 
 struct stamper {
@@ -242,16 +247,23 @@ struct stamper {
 	double delta;		   /* ns a switch's interval is shortened (see above) */
 	bool fast;
 	uint64_t kw, kc;
-	struct cs_off iv[STAMP_IV]; /* off-CPU in [w0, w1], in order */
+	struct cs_off *iv;	       /* off-CPU in [w0, w1], in order: iv_in, or iv_more */
+	struct cs_off iv_in[STAMP_IV]; /* (the usual window) */
 	size_t n_iv, cur;
 	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
 };
+
+/* Windows of more than STAMP_IV intervals: one buffer, kept (the tracer is one thread). */
+static struct cs_off *iv_more;
+static size_t iv_more_cap;
 
 /* The off-CPU intervals of [w0, w1] into sp->iv, in order; false: too many. */
 static bool stamper_intervals(struct stamper *sp)
 {
 	const struct cswitch *c = sp->cs;
-	size_t n = 0;
+	size_t n = 0, cap = STAMP_IV;
+
+	sp->iv = sp->iv_in;
 
 	for (size_t i = 0; c && i <= c->n_off; i++) {
 		struct cs_off o;
@@ -271,8 +283,19 @@ static bool stamper_intervals(struct stamper *sp)
 		o.to = o.to < sp->w1 ? o.to : sp->w1;
 		if (o.to <= o.from)
 			continue;
-		if (n == STAMP_IV)
-			return false;
+		if (n == cap) {
+			if (cap > SIZE_MAX / 2 / sizeof(*iv_more))
+				return false;
+			if (iv_more_cap < 2 * cap) {
+				iv_more_cap = 2 * cap;
+				/* the stamper's intervals may be in it: realloc keeps them */
+				iv_more = xrealloc(iv_more, iv_more_cap * sizeof(*iv_more));
+			}
+			if (sp->iv == sp->iv_in)
+				memcpy(iv_more, sp->iv_in, n * sizeof(*iv_more));
+			sp->iv = iv_more;
+			cap = iv_more_cap;
+		}
 		for (k = n++; k > 0 && sp->iv[k - 1].from > o.from; k--)
 			sp->iv[k] = sp->iv[k - 1];
 		sp->iv[k] = o;
@@ -314,6 +337,7 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
 	sp->kw = sp->kc = 0;
 	sp->n_iv = sp->cur = 0;
+	sp->iv = sp->iv_in;
 	sp->off_before = 0;
 	sp->last_w = sp->w0;
 	sp->fast = sp->inv_dt > 0 && sp->w1 > sp->w0 && sp->c1 >= sp->c0 && stamper_intervals(sp);
@@ -466,6 +490,7 @@ static void throttle(struct tracer *tr)
 		struct routine *rt;
 
 		p->cand = false;
+		probe_hot_set(tr->ps, tr->ps->cand[i]);
 		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
 		calls = books_calls(b, p->routine);
@@ -476,6 +501,7 @@ static void throttle(struct tracer *tr)
 		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
+		probe_hot_set(tr->ps, tr->ps->cand[i]);
 		probe_throttled(tr, tr->ps->cand[i]);
 		rt = &tr->ps->st->r[p->routine];
 		rt->throttled_at = calls;
@@ -530,6 +556,46 @@ void trap_throttle(struct tracer *tr, size_t j)
 		(double)self / (double)calls / 1e3);
 }
 
+/* Patch j's drain entry, from its record. */
+static struct patch_hot hot_of(const struct patch *p)
+{
+	struct patch_hot h = {.routine = p->routine};
+
+	if (p->stub && !p->dead && p->routine != ACCT_NONE)
+		h.flags |= HOT_LIVE;
+	if (p->noreturn)
+		h.flags |= HOT_NORETURN;
+	if (p->throttle && !p->throttled && !p->cand)
+		h.flags |= HOT_WATCH;
+	return h;
+}
+
+void probe_hot_set(struct pstate *ps, size_t j)
+{
+	if (j < ps->n_hot && j < ps->n_patches)
+		ps->hot[j] = hot_of(&ps->patches[j]);
+}
+
+/*
+ * The drain entries of the patches made since the last drain (an exec's
+ * image starts again from none). Each patch's once: not a walk of every
+ * patch at each drain.
+ */
+void probe_hot_sync(struct pstate *ps)
+{
+	if (ps->n_hot > ps->n_patches)
+		ps->n_hot = ps->n_patches;
+	if (ps->n_hot == ps->n_patches)
+		return;
+	if (ps->cap_hot < ps->n_patches) {
+		ps->cap_hot = ps->cap_patches > ps->n_patches ? ps->cap_patches : ps->n_patches;
+		ps->hot = xrealloc(ps->hot, ps->cap_hot * sizeof(*ps->hot));
+	}
+	for (size_t j = ps->n_hot; j < ps->n_patches; j++)
+		ps->hot[j] = hot_of(&ps->patches[j]);
+	ps->n_hot = ps->n_patches;
+}
+
 /*
  * Patch j (a live probe) had an entry in this drain, or at a stop (a thread
  * without an area, the first call): the next drain's throttle() looks at it.
@@ -546,6 +612,7 @@ void probe_throttle_candidate(struct tracer *tr, size_t j)
 		ps->cand = xrealloc(ps->cand, ps->cap_cand * sizeof(*ps->cand));
 	}
 	p->cand = true;
+	probe_hot_set(ps, j);
 	ps->cand[ps->n_cand++] = (uint32_t)j;
 }
 
@@ -598,13 +665,15 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	books_stop_cost(tr->ps->books, th->tid,
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
-		struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
+		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
+		const struct patch_hot *h = j < tr->ps->n_hot ? &tr->ps->hot[j] : NULL;
 
-		if (p && p->stub && !p->dead && p->routine != ACCT_NONE) {
-			entry_recorded(tr, th, p->routine, e->slot, e->ret,
+		if (h && (h->flags & HOT_LIVE)) {
+			entry_recorded(tr, th, h->routine, e->slot, e->ret,
 				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap,
-				       p->noreturn);
-			probe_throttle_candidate(tr, j);
+				       (h->flags & HOT_NORETURN) != 0);
+			if (h->flags & HOT_WATCH)
+				probe_throttle_candidate(tr, j);
 		}
 	} else if (kind == PROBE_W_RETURN) {
 		uint64_t ret;
@@ -659,6 +728,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
 	stamper_init(&sp, tr, th, t1);
+	probe_hot_sync(tr->ps);
 	for (; tail != head; tail++, n++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 		struct probe_event copy = *e;

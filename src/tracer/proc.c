@@ -136,6 +136,8 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 		ns.patches[tr->ps->cand[i]].cand = false;
 	ns.cand = NULL;
 	ns.n_cand = ns.cap_cand = 0;
+	ns.hot = NULL; /* made again from its records at its first drain */
+	ns.n_hot = ns.cap_hot = 0;
 	ns.go = go_dup(tr->ps->go);
 	ns.smp = NULL; /* the parent's samples stay the parent's */
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);

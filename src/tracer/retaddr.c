@@ -123,8 +123,8 @@ void frames_undo(struct tracer *tr, int fd, pid_t tid)
  * another stack (swapcontext): close them, but keep their return addresses,
  * so that a return through a slot of another stack still finds its way.
  */
-static bool unwind_below_top(struct tracer *tr, struct tthread *th, uint64_t sp,
-			     uint64_t *top_slot)
+static __attribute__((noinline)) bool unwind_below_slow(struct tracer *tr, struct tthread *th,
+							uint64_t sp, uint64_t *top_slot)
 {
 	uint32_t routine;
 	uint64_t slot, ret;
@@ -138,6 +138,19 @@ static bool unwind_below_top(struct tracer *tr, struct tthread *th, uint64_t sp,
 		u64map_put(&tr->ps->orphans, slot, ret);
 	}
 	return false;
+}
+
+/* The usual event (each drained one): no frame below sp, the top one read once. */
+static inline bool unwind_below_top(struct tracer *tr, struct tthread *th, uint64_t sp,
+				    uint64_t *top_slot)
+{
+	uint64_t slot;
+
+	if (books_top(tr->ps->books, th->tid, NULL, &slot, NULL) == 0 && slot >= sp) {
+		*top_slot = slot;
+		return true;
+	}
+	return unwind_below_slow(tr, th, sp, top_slot);
 }
 
 static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)

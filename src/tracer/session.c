@@ -127,6 +127,7 @@ void tracer_free(struct tracer *tr)
 		struct pstate *ps = tr->procs[k];
 
 		free(ps->patches);
+		free(ps->hot);
 		free(ps->tu);
 		free(ps->thr_ix);
 		free(ps->cand);

@@ -92,6 +92,21 @@ struct mem_call {
 	uint64_t ret;	  /* ... which held this (hooked) */
 	uint64_t args[3]; /* RDI, RSI, RDX at its entry */
 };
+/*
+ * What a drain needs of patch j at each event, beside the records
+ * (pstate.hot): 8 bytes a patch, where a record is 288 (a process of
+ * 1,400 patches: 11 KiB, in the L1 cache, against a cache miss an event).
+ * Made from the records at the next drain (probe_hot_sync: the patches
+ * made since); a record's stub, dead, routine, noreturn, throttle,
+ * throttled or cand changed after that goes through probe_hot_set.
+ */
+struct patch_hot {
+	uint32_t routine; /* p->routine */
+	uint8_t flags;	  /* HOT_* */
+};
+#define HOT_LIVE 1u	/* a live probe stub of a timed routine: its entries are taken */
+#define HOT_NORETURN 2u /* p->noreturn: its stub hooks nothing */
+#define HOT_WATCH 4u	/* throttle() is to look at it: a flag, not throttled, no candidate */
 struct tthread {
 	pid_t tid;
 	struct fs_clock clk; /* the thread's CPU clock (wall when it cannot be had) */
@@ -161,6 +176,8 @@ struct pstate {
 	struct u64map rsite_map; /* return address -> its trap */
 	struct patch *patches;
 	size_t n_patches, cap_patches;
+	struct patch_hot *hot; /* patches[0 .. n_hot)'s, for the drain (struct patch_hot) */
+	size_t n_hot, cap_hot;
 	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
 	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
 	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
@@ -764,6 +781,10 @@ void probe_throttle_candidate(struct tracer *tr, size_t j);
 
 /* One call of patch j's count path in stopped thread th's area is no call (Go's morestack). */
 void probe_uncount(struct tracer *tr, struct tthread *th, size_t j);
+/* Patch j of process ps changed (struct patch_hot): its drain entry made again. */
+void probe_hot_set(struct pstate *ps, size_t j);
+/* The drain entries of the patches of ps made since the last call (each patch's once). */
+void probe_hot_sync(struct pstate *ps);
 
 /* Patch j of the current process was throttled: its counter is read from now on. */
 void probe_throttled(struct tracer *tr, size_t j);
