@@ -622,6 +622,27 @@ static struct gstate *g_find(struct golang *go, uint64_t g, int *key)
 	return &go->gs[idx];
 }
 
+void go_throttled(struct tracer *tr, size_t j)
+{
+	struct golang *go = tr->ps->go;
+	const struct patch *p = j < tr->ps->n_patches ? &tr->ps->patches[j] : NULL;
+	const struct routine *r;
+	uint64_t lo;
+
+	if (!go || !p || p->routine == ACCT_NONE || p->routine >= tr->ps->st->n)
+		return;
+	r = &tr->ps->st->r[p->routine];
+	lo = r->addr + tr->ps->bias;
+	for (size_t i = 0; i < go->n_gs; i++) {
+		struct gstate *gs = &go->gs[i];
+
+		if (gs->grow_pc >= lo && gs->grow_pc < lo + r->size) {
+			probe_uncount(tr, NULL, j);
+			gs->grow_pc = 0;
+		}
+	}
+}
+
 void go_take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t counted)
 {
 	struct golang *go = tr->ps->go;

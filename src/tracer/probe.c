@@ -414,9 +414,17 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 	uint64_t c = ctr[j];
 	const struct patch *p = &tr->ps->patches[j];
 
-	if (!c || (int64_t)c < 0) /* below 0: a call probe_uncount took back, to come */
+	if (!c || (int64_t)c < 0) /* below 0: an area written wrong */
 		return;
 	ctr[j] = 0;
+	if (j < tr->ps->n_uncount && tr->ps->uncount[j]) { /* calls that were none */
+		uint64_t none = c < tr->ps->uncount[j] ? c : tr->ps->uncount[j];
+
+		c -= none;
+		tr->ps->uncount[j] -= (uint32_t)none;
+		if (!c)
+			return;
+	}
 	if (p->routine == ACCT_NONE)
 		return;
 	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
@@ -503,6 +511,8 @@ static void throttle(struct tracer *tr)
 		p->throttled = true;
 		probe_hot_set(tr->ps, tr->ps->cand[i]);
 		probe_throttled(tr, tr->ps->cand[i]);
+		if (tr->ps->go) /* a goroutine between morestack and its re-entry */
+			go_throttled(tr, tr->ps->cand[i]);
 		rt = &tr->ps->st->r[p->routine];
 		rt->throttled_at = calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
@@ -567,6 +577,8 @@ static struct patch_hot hot_of(const struct patch *p)
 		h.flags |= HOT_NORETURN;
 	if (p->throttle && !p->throttled && !p->cand)
 		h.flags |= HOT_WATCH;
+	if (p->alloc && p->stub && !p->dead)
+		h.flags |= HOT_ALLOC;
 	return h;
 }
 
@@ -618,9 +630,24 @@ void probe_throttle_candidate(struct tracer *tr, size_t j)
 
 void probe_uncount(struct tracer *tr, struct tthread *th, size_t j)
 {
-	if (th->area <= 0 || th->area >= PROBE_AREAS || j >= PROBE_CTR_N || !tr->ps->probes)
+	struct pstate *ps = tr->ps;
+
+	/*
+	 * Taken off patch j's next counts, in whichever thread's area they come:
+	 * a goroutine resumed on another thread re-enters there, and a counter
+	 * taken below 0 in this one waited for a call that never came here.
+	 */
+	(void)th;
+	if (j >= PROBE_CTR_N || !ps->probes)
 		return;
-	((uint64_t *)(void *)(area_mem(tr, th->area) + PROBE_CTR))[j]--;
+	if (j >= ps->n_uncount) {
+		size_t n = ps->n_patches > j + 1 ? ps->n_patches : j + 1;
+
+		ps->uncount = xrealloc(ps->uncount, n * sizeof(*ps->uncount));
+		memset(ps->uncount + ps->n_uncount, 0, (n - ps->n_uncount) * sizeof(*ps->uncount));
+		ps->n_uncount = n;
+	}
+	ps->uncount[j]++;
 }
 
 /* One event, checked: an entry of a live probe stub, or a return (Go's: go_take). */
@@ -631,9 +658,8 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
 	uint64_t counted = (nc - th->p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
 	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
-	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->n_patches &&
-					 tr->ps->patches[j].alloc && tr->ps->patches[j].stub &&
-					 !tr->ps->patches[j].dead
+	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->n_hot &&
+					 (tr->ps->hot[j].flags & HOT_ALLOC)
 				     ? &tr->ps->patches[j]
 				     : NULL;
 

@@ -138,6 +138,8 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.n_cand = ns.cap_cand = 0;
 	ns.hot = NULL; /* made again from its records at its first drain */
 	ns.n_hot = ns.cap_hot = 0;
+	ns.uncount = NULL; /* the parent's calls to take back are the parent's */
+	ns.n_uncount = 0;
 	ns.go = go_dup(tr->ps->go);
 	ns.smp = NULL; /* the parent's samples stay the parent's */
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
@@ -433,6 +435,7 @@ static void program_exec(struct tracer *tr, struct tthread *th)
 	exec_close_threads(tr, th);
 	u64map_free(&tr->ps->traps);
 	tr->ps->n_patches = 0;
+	tr->ps->n_uncount = 0; /* its patches' numbers are the old image's */
 	snprintf(tr->note, sizeof(tr->note),
 		 "the program exec'ed a new image: timed up to the exec, not followed");
 	fs_info(1, "%s", tr->note);

@@ -128,6 +128,7 @@ void tracer_free(struct tracer *tr)
 
 		free(ps->patches);
 		free(ps->hot);
+		free(ps->uncount);
 		free(ps->tu);
 		free(ps->thr_ix);
 		free(ps->cand);

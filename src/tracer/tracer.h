@@ -107,6 +107,7 @@ struct patch_hot {
 #define HOT_LIVE 1u	/* a live probe stub of a timed routine: its entries are taken */
 #define HOT_NORETURN 2u /* p->noreturn: its stub hooks nothing */
 #define HOT_WATCH 4u	/* throttle() is to look at it: a flag, not throttled, no candidate */
+#define HOT_ALLOC 8u	/* --alloc: a live allocator's stub, its entries memcall.c's */
 struct tthread {
 	pid_t tid;
 	struct fs_clock clk; /* the thread's CPU clock (wall when it cannot be had) */
@@ -177,6 +178,14 @@ struct pstate {
 	struct patch *patches;
 	size_t n_patches, cap_patches;
 	struct patch_hot *hot; /* patches[0 .. n_hot)'s, for the drain (struct patch_hot) */
+	/*
+	 * Go: calls of patch j counted that were no call (a morestack's
+	 * re-entry through the count path), to be taken off its next counts,
+	 * whichever thread's (the goroutine may resume on another): uncount[j]
+	 * for j < n_uncount (probe_uncount).
+	 */
+	uint32_t *uncount;
+	size_t n_uncount;
 	size_t n_hot, cap_hot;
 	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
 	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
@@ -714,6 +723,12 @@ size_t go_add_probe_exits(struct tracer *tr, size_t i, size_t j, uint64_t bias, 
  */
 struct probe_event;
 void go_take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t counted);
+/*
+ * Patch j was throttled: a goroutine that called runtime.morestack from its
+ * routine and has not re-entered it yet will re-enter through the count
+ * path, a count that is no call (probe_uncount), not the same call's event.
+ */
+void go_throttled(struct tracer *tr, size_t j);
 
 /* A copy of a process's Go state for its forked child (NULL for NULL). */
 struct golang *go_dup(const struct golang *go);
@@ -779,7 +794,7 @@ void probe_read_switches(struct tracer *tr);
 /* Patch j of the current process had an entry: throttle() looks at it at the next drain. */
 void probe_throttle_candidate(struct tracer *tr, size_t j);
 
-/* One call of patch j's count path in stopped thread th's area is no call (Go's morestack). */
+/* One call of patch j's count path, counted or to be, is no call (Go's morestack). */
 void probe_uncount(struct tracer *tr, struct tthread *th, size_t j);
 /* Patch j of process ps changed (struct patch_hot): its drain entry made again. */
 void probe_hot_set(struct pstate *ps, size_t j);
