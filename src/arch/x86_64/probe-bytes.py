@@ -3,7 +3,9 @@
 """probe-bytes.py - assemble probe-code.s (GNU as) and write its bytes and
 its labels' offsets into probe.c, between the markers there (Go's entry
 and exit too: goentry_code, goexit_code). A maintainer's
-tool: the build uses the arrays in probe.c; tests/check_probe.c runs them."""
+tool: the build uses the arrays in probe.c; tests/check_probe.c runs them.
+With --check it writes nothing and exits 1 when probe.c's arrays and
+offsets are not what the assembly makes (tests/e2e/probebytes.sh)."""
 import os
 import re
 import subprocess
@@ -66,6 +68,12 @@ def main():
         text = f.read()
     begin, end = "/* probe-bytes.py: begin */\n", "/* probe-bytes.py: end */\n"
     i, j = text.index(begin) + len(begin), text.index(end)
+    if "--check" in sys.argv[1:]:
+        if text[i:j] == body:
+            return 0
+        print("probe-bytes.py: %s does not hold what %s assembles to: run %s"
+              % (dst, src, os.path.basename(__file__)), file=sys.stderr)
+        return 1
     with open(dst, "w") as f:
         f.write(text[:i] + body + text[j:])
     print("entry %d, trampoline %d, count %d, alloc %d, Go entry %d, Go exit %d bytes"
