@@ -19,6 +19,33 @@
 # routine expects them at its entry). The TSC is read as late as it can be,
 # just before the word commits the event: what follows (three loads, the
 # jmp) is the routine's.
+
+# A full ring (p: the section's label prefix, giving p_wait, the stop's
+# p_full and the jmp back to p_again; s: the first of the eight slots below
+# RSP it uses, 0x28, or 0x30 where that one holds a value; out: where a
+# ring no one reads leads). The thread sends itself SIGURG: the tracer
+# drains the ring at that signal's stop and suppresses it. Not an int3: a
+# tracer that dies while the thread is stopped there leaves it a SIGURG to
+# deliver, which it ignores (its default), where a SIGTRAP would kill it.
+# SIGURG is unblocked meanwhile (a thread may block every signal). The
+# registers the system calls use are kept below RSP and put back.
+	.macro ring_full p, s, out
+\p\()_wait: mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+	jz \out				# fortstat is gone: not recorded
+	mov %rax,-(\s)(%rsp); mov %rcx,-(\s+0x8)(%rsp); mov %r11,-(\s+0x10)(%rsp)
+	mov %rdi,-(\s+0x18)(%rsp); mov %rsi,-(\s+0x20)(%rsp); mov %r10,-(\s+0x28)(%rsp)
+	movq $0x400000,-(\s+0x30)(%rsp)	# {SIGURG}: bit 23 - 1
+	mov $1,%edi; lea -(\s+0x30)(%rsp),%rsi; lea -(\s+0x38)(%rsp),%rdx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
+	mov $186,%eax; syscall			# gettid
+	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
+\p\()_full: mov $2,%edi; lea -(\s+0x38)(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
+	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
+	mov -(\s)(%rsp),%rax; mov -(\s+0x8)(%rsp),%rcx; mov -(\s+0x10)(%rsp),%r11
+	mov -(\s+0x18)(%rsp),%rdi; mov -(\s+0x20)(%rsp),%rsi; mov -(\s+0x28)(%rsp),%r10
+	jmp \p\()_again			# the tracer drained the ring
+	.endm
+
 	.section .entry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
@@ -48,25 +75,7 @@ e_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae e_wait
 	mov %r11,0x10058(%rcx)			# the word commits it
 e_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 e_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
-e_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
-	jz e_gone				# no one reads the ring: not recorded
-	# The thread sends itself SIGURG: the tracer drains the ring at that
-	# signal's stop and suppresses it. Not an int3: a tracer that dies
-	# while the thread is stopped there leaves it a SIGURG to deliver,
-	# which it ignores (its default), where a SIGTRAP would kill it.
-	# SIGURG is unblocked meanwhile (a thread may block every signal).
-	mov %rax,-0x28(%rsp); mov %rcx,-0x30(%rsp); mov %r11,-0x38(%rsp)
-	mov %rdi,-0x40(%rsp); mov %rsi,-0x48(%rsp); mov %r10,-0x50(%rsp)
-	movq $0x400000,-0x58(%rsp)		# {SIGURG}: bit 23 - 1
-	mov $1,%edi; lea -0x58(%rsp),%rsi; lea -0x60(%rsp),%rdx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
-	mov $186,%eax; syscall			# gettid
-	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
-e_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
-	mov -0x28(%rsp),%rax; mov -0x30(%rsp),%rcx; mov -0x38(%rsp),%r11
-	mov -0x40(%rsp),%rdi; mov -0x48(%rsp),%rsi; mov -0x50(%rsp),%r10
-	jmp e_again				# the tracer drained the ring
+	ring_full e, 0x28, e_gone
 e_deep:	decq %gs:0x18
 e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11			# then the classic stub follows
@@ -100,20 +109,7 @@ t_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae t_wait
 	mov %r11,0x10058(%rcx)			# the word commits it
 t_out:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
 	mov -0x20(%rsp),%r11; ret
-t_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
-	jz t_out				# fortstat is gone: not recorded
-	mov %rax,-0x30(%rsp); mov %rcx,-0x38(%rsp); mov %r11,-0x40(%rsp)
-	mov %rdi,-0x48(%rsp); mov %rsi,-0x50(%rsp); mov %r10,-0x58(%rsp)
-	movq $0x400000,-0x60(%rsp)		# {SIGURG}
-	mov $1,%edi; lea -0x60(%rsp),%rsi; lea -0x68(%rsp),%rdx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
-	mov $186,%eax; syscall			# gettid
-	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
-t_full:	mov $2,%edi; lea -0x68(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
-	mov -0x30(%rsp),%rax; mov -0x38(%rsp),%rcx; mov -0x40(%rsp),%r11
-	mov -0x48(%rsp),%rdi; mov -0x50(%rsp),%rsi; mov -0x58(%rsp),%r10
-	jmp t_again
+	ring_full t, 0x30, t_out
 t_miss:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
 	mov -0x20(%rsp),%r11; add $8,%rsp; jmp *0(%rip)
 t_retrap: .quad 0x3333333333333333
@@ -159,20 +155,7 @@ a_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae a_wait
 	mov %r11,0x10058(%rcx)			# the word commits it
 a_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 a_plain: .byte 0xe9; .long 0x44444444
-a_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
-	jz a_gone
-	mov %rax,-0x28(%rsp); mov %rcx,-0x30(%rsp); mov %r11,-0x38(%rsp)
-	mov %rdi,-0x40(%rsp); mov %rsi,-0x48(%rsp); mov %r10,-0x50(%rsp)
-	movq $0x400000,-0x58(%rsp)
-	mov $1,%edi; lea -0x58(%rsp),%rsi; lea -0x60(%rsp),%rdx; mov $8,%r10d
-	mov $14,%eax; syscall
-	mov $186,%eax; syscall
-	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall
-a_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
-	mov $14,%eax; syscall
-	mov -0x28(%rsp),%rax; mov -0x30(%rsp),%rcx; mov -0x38(%rsp),%r11
-	mov -0x40(%rsp),%rdi; mov -0x48(%rsp),%rsi; mov -0x50(%rsp),%r10
-	jmp a_again
+	ring_full a, 0x28, a_gone
 a_deep:	decq %gs:0x18
 a_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11
@@ -200,20 +183,7 @@ g_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae g_wait
 	mov %r11,0x10058(%rcx)			# the word commits it
 g_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 g_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
-g_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
-	jz g_gone
-	mov %rax,-0x28(%rsp); mov %rcx,-0x30(%rsp); mov %r11,-0x38(%rsp)
-	mov %rdi,-0x40(%rsp); mov %rsi,-0x48(%rsp); mov %r10,-0x50(%rsp)
-	movq $0x400000,-0x58(%rsp)		# {SIGURG}
-	mov $1,%edi; lea -0x58(%rsp),%rsi; lea -0x60(%rsp),%rdx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
-	mov $186,%eax; syscall			# gettid
-	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
-g_full:	mov $2,%edi; lea -0x60(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
-	mov -0x28(%rsp),%rax; mov -0x30(%rsp),%rcx; mov -0x38(%rsp),%r11
-	mov -0x40(%rsp),%rdi; mov -0x48(%rsp),%rsi; mov -0x50(%rsp),%r10
-	jmp g_again
+	ring_full g, 0x28, g_gone
 g_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11			# then the classic stub follows
 
@@ -240,20 +210,7 @@ x_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae x_wait
 	mov %r11,0x10058(%rcx)			# the word commits it
 x_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11; ret
-x_wait:	mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
-	jz x_gone
-	mov %rax,-0x30(%rsp); mov %rcx,-0x38(%rsp); mov %r11,-0x40(%rsp)
-	mov %rdi,-0x48(%rsp); mov %rsi,-0x50(%rsp); mov %r10,-0x58(%rsp)
-	movq $0x400000,-0x60(%rsp)		# {SIGURG}
-	mov $1,%edi; lea -0x60(%rsp),%rsi; lea -0x68(%rsp),%rdx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_UNBLOCK, .., &old)
-	mov $186,%eax; syscall			# gettid
-	mov %eax,%edi; mov $23,%esi; mov $200,%eax; syscall	# tkill(tid, SIGURG)
-x_full:	mov $2,%edi; lea -0x68(%rsp),%rsi; xor %edx,%edx; mov $8,%r10d
-	mov $14,%eax; syscall			# rt_sigprocmask(SIG_SETMASK, &old, 0)
-	mov -0x30(%rsp),%rax; mov -0x38(%rsp),%rcx; mov -0x40(%rsp),%r11
-	mov -0x48(%rsp),%rdi; mov -0x50(%rsp),%rsi; mov -0x58(%rsp),%r10
-	jmp x_again
+	ring_full x, 0x30, x_gone
 x_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11
 x_trap:	int3
