@@ -14,12 +14,6 @@
 # the trampoline, 0x2222... the entry's word, 0x44444444 the jmp to the
 # classic stub's plain path.
 
-# The entry's fast path. RAX, RDX, RCX, R11 are kept below RSP (dead at an
-# entry; a signal frame lands 128 bytes lower); the flags are not kept (no
-# routine expects them at its entry). The TSC is read as late as it can be,
-# just before the word commits the event: what follows (three loads, the
-# jmp) is the routine's.
-
 # A full ring (p: the section's label prefix, giving p_wait, the stop's
 # p_full and the jmp back to p_again; s: the first of the eight slots below
 # RSP it uses, 0x28, or 0x30 where that one holds a value; out: where a
@@ -45,6 +39,12 @@
 	mov -(\s+0x18)(%rsp),%rdi; mov -(\s+0x20)(%rsp),%rsi; mov -(\s+0x28)(%rsp),%r10
 	jmp \p\()_again			# the tracer drained the ring
 	.endm
+
+# The entry's fast path. RAX, RDX, RCX, R11 are kept below RSP (dead at an
+# entry; a signal frame lands 128 bytes lower); the flags are not kept (no
+# routine expects them at its entry). The TSC is read as late as it can be,
+# just before the word commits the event: what follows (three loads, the
+# jmp) is the routine's.
 
 	.section .entry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
