@@ -13,12 +13,12 @@
 #define TIMED __attribute__((noinline, noipa))
 #endif
 
-#define ROUNDS		10	/* the workload is interleaved in this many rounds */
-#define TRUTH_REPS	31	/* batches per routine in truth mode; the median counts */
-#define TRUTH_BATCH_NS	1000000	/* nominal work in one truth batch */
-#define CAL_NS		20000000 /* nominal length of one calibration pass */
+#define ROUNDS 10	       /* the workload is interleaved in this many rounds */
+#define TRUTH_REPS 31	       /* batches per routine in truth mode; the median counts */
+#define TRUTH_BATCH_NS 1000000 /* nominal work in one truth batch */
+#define CAL_NS 20000000	       /* nominal length of one calibration pass */
 
-unsigned long sink;		/* every routine's result ends here */
+unsigned long sink; /* every routine's result ends here */
 
 /*
  * The work: a chain of dependent multiply-adds (a 64-bit LCG step, about 4 cycles).
@@ -39,23 +39,23 @@ enum { R_200NS, R_1US, R_5US, R_20US, R_100US, R_1MS, R_5MS, R_OUTER, NR };
 
 static const struct {
 	const char *name;
-	long ns;		/* nominal self time per call */
-	long calls;		/* calls in the standard workload (scale 100 %) */
+	long ns;    /* nominal self time per call */
+	long calls; /* calls in the standard workload (scale 100 %) */
 } rt[NR] = {
-	[R_200NS] = { "spin_200ns", 200, 150000 },
-	[R_1US] = { "spin_1us", 1000, 30000 },
-	[R_5US] = { "spin_5us", 5000, 6000 },	/* and 2 per call of outer */
-	[R_20US] = { "spin_20us", 20000, 2000 },
-	[R_100US] = { "spin_100us", 100000, 400 },
-	[R_1MS] = { "spin_1ms", 1000000, 40 },
-	[R_5MS] = { "spin_5ms", 5000000, 10 },
-	[R_OUTER] = { "outer", 50000, 800 },
+    [R_200NS] = {"spin_200ns", 200, 150000}, [R_1US] = {"spin_1us", 1000, 30000},
+    [R_5US] = {"spin_5us", 5000, 6000}, /* and 2 per call of outer */
+    [R_20US] = {"spin_20us", 20000, 2000},   [R_100US] = {"spin_100us", 100000, 400},
+    [R_1MS] = {"spin_1ms", 1000000, 40},     [R_5MS] = {"spin_5ms", 5000000, 10},
+    [R_OUTER] = {"outer", 50000, 800},
 };
 
 static unsigned long iters[NR];
 
-#define SPIN_ROUTINE(fn, idx) \
-	TIMED void fn(void) { sink = spin(iters[idx], sink); }
+#define SPIN_ROUTINE(fn, idx)                                                                      \
+	TIMED void fn(void)                                                                        \
+	{                                                                                          \
+		sink = spin(iters[idx], sink);                                                     \
+	}
 
 SPIN_ROUTINE(spin_200ns, R_200NS)
 SPIN_ROUTINE(spin_1us, R_1US)
@@ -75,7 +75,7 @@ TIMED void outer(void)
 }
 
 static void (*const fn[NR])(void) = {
-	spin_200ns, spin_1us, spin_5us, spin_20us, spin_100us, spin_1ms, spin_5ms, outer,
+    spin_200ns, spin_1us, spin_5us, spin_20us, spin_100us, spin_1ms, spin_5ms, outer,
 };
 
 static inline double now(clockid_t clk)
@@ -103,7 +103,7 @@ static double median(double *v, int n)
 static int calibrate(void)
 {
 	double rate[5];
-	unsigned long n = CAL_NS / 1000 * 1000;	/* guess: 1000 iterations a us */
+	unsigned long n = CAL_NS / 1000 * 1000; /* guess: 1000 iterations a us */
 
 	for (int i = 0; i < 5; i++) {
 		double t0 = now(CLOCK_THREAD_CPUTIME_ID);
@@ -127,7 +127,7 @@ static int truth(void)
 	static double cpu[NR][TRUTH_REPS], wall[NR][TRUTH_REPS];
 	double c[NR], w[NR], cm[NR] = {0}, wm[NR] = {0};
 
-	for (int r = 0; r < NR; r++)	/* warm up */
+	for (int r = 0; r < NR; r++) /* warm up */
 		fn[r]();
 	for (int k = 0; k < TRUTH_REPS; k++) {
 		for (int r = 0; r < NR; r++) {
@@ -187,7 +187,8 @@ static int run(long pct, double w0)
 	return 0;
 }
 
-/* ACCURACY_IDLE_THREAD=1: a second thread that only waits (the program is no longer single-threaded). */
+/* ACCURACY_IDLE_THREAD=1: a second thread that only waits (the program is no longer
+ * single-threaded). */
 static void *idle_thread(void *arg)
 {
 	(void)arg;
@@ -199,13 +200,14 @@ static void *idle_thread(void *arg)
 int main(int argc, char **argv)
 {
 	double w0 = now(CLOCK_MONOTONIC);
-	unsigned long iters_per_us;	/* spin iterations a microsecond, from calibrate */
+	unsigned long iters_per_us; /* spin iterations a microsecond, from calibrate */
 	long pct = argc > 3 ? strtol(argv[3], NULL, 10) : 100;
 
 	if (argc > 1 && !strcmp(argv[1], "calibrate"))
 		return calibrate();
 	if (argc < 3 || (strcmp(argv[1], "truth") && strcmp(argv[1], "run")) || pct <= 0) {
-		fprintf(stderr, "usage: accuracy calibrate | truth ITERS_PER_US | run ITERS_PER_US [PERCENT]\n");
+		fprintf(stderr, "usage: accuracy calibrate | truth ITERS_PER_US | run ITERS_PER_US "
+				"[PERCENT]\n");
 		return 2;
 	}
 	iters_per_us = strtoul(argv[2], NULL, 10);

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 		sum += step(sum + (unsigned long)i, k);
 	w = ns(CLOCK_MONOTONIC) - w0;
 	c = ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	printf("calls %ld checksum %016lx loop_wall_ns %lld loop_cpu_ns %lld cpu_ns %lld\n",
-	       2 * n, sum, w, c, ns(CLOCK_PROCESS_CPUTIME_ID));
+	printf("calls %ld checksum %016lx loop_wall_ns %lld loop_cpu_ns %lld cpu_ns %lld\n", 2 * n,
+	       sum, w, c, ns(CLOCK_PROCESS_CPUTIME_ID));
 	return 0;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* floor.c - cost of one bare ptrace stop (int3 -> waitpid -> PTRACE_CONT), the floor for fortstat. */
+/* floor.c - cost of one bare ptrace stop (int3 -> waitpid -> PTRACE_CONT), the floor for fortstat.
+ */
 
 #define _GNU_SOURCE
 #include <errno.h>

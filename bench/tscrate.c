@@ -16,7 +16,7 @@ int main(void)
 {
 	double t0 = now(), t1;
 	unsigned long long c0 = __rdtsc(), c1;
-	struct timespec nap = { 0, 200000000 };
+	struct timespec nap = {0, 200000000};
 
 	nanosleep(&nap, NULL);
 	c1 = __rdtsc();

@@ -11,7 +11,7 @@
 
 static struct stamp at(acct_time_t cpu, acct_time_t wall)
 {
-	struct stamp s = { { 0 } };
+	struct stamp s = {{0}};
 
 	s.t[CPU] = cpu;
 	s.t[WALL] = wall;
@@ -61,13 +61,13 @@ START_TEST(test_net)
 
 	s = at(1000, 10000);
 	books_enter(b, T, 0, 0x7000, 1, &s);
-	books_stop_cost(b, T, (double[FS_N_CLOCKS]){ 40, 400 });
+	books_stop_cost(b, T, (double[FS_N_CLOCKS]){40, 400});
 	s = at(1100, 11000);
 	books_enter(b, T, 1, 0x6ff0, 2, &s); /* 0 ran 100/1000 gross, 60/600 net */
-	books_stop_cost(b, T, (double[FS_N_CLOCKS]){ 40, 400 });
+	books_stop_cost(b, T, (double[FS_N_CLOCKS]){40, 400});
 	s = at(1200, 12000);
 	books_leave(b, T, &s, NULL); /* 1 ran 100/1000 gross, 60/600 net */
-	books_stop_cost(b, T, (double[FS_N_CLOCKS]){ 40, 400 });
+	books_stop_cost(b, T, (double[FS_N_CLOCKS]){40, 400});
 	s = at(1300, 13000);
 	books_leave(b, T, &s, NULL);
 	ck_assert_uint_eq(self_of(b, CPU, false, 0), 200);
@@ -88,13 +88,13 @@ START_TEST(test_net_monotonic)
 
 	s = at(1000, 1000);
 	books_enter(b, T, 0, 0x7000, 1, &s);
-	books_stop_cost(b, T, (double[FS_N_CLOCKS]){ 5000, 5000 });
+	books_stop_cost(b, T, (double[FS_N_CLOCKS]){5000, 5000});
 	s = at(1100, 1100);
 	books_leave(b, T, &s, NULL);
 	ck_assert_uint_eq(self_of(b, CPU, true, 0), 0);
 	ck_assert_uint_eq(self_of(b, WALL, true, 0), 0);
 	/* a negative cost is no cost */
-	books_stop_cost(b, T, (double[FS_N_CLOCKS]){ -5000, -5000 });
+	books_stop_cost(b, T, (double[FS_N_CLOCKS]){-5000, -5000});
 	s = at(9000, 9000);
 	books_enter(b, T, 0, 0x7000, 1, &s);
 	s = at(9100, 9100);
@@ -113,7 +113,7 @@ START_TEST(test_net_threads)
 	s = at(0, 0);
 	books_enter(b, 1, 0, 0x7000, 1, &s);
 	books_enter(b, 2, 0, 0x8000, 1, &s);
-	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){ 30, 30 });
+	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){30, 30});
 	s = at(100, 100);
 	books_leave(b, 1, &s, NULL);
 	books_leave(b, 2, &s, NULL);
@@ -135,11 +135,11 @@ START_TEST(test_overhead_all)
 	double o[FS_N_CLOCKS];
 	struct stamp s;
 
-	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){ 25, 30 }); /* at the root */
+	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){25, 30}); /* at the root */
 	s = at(100, 100);
 	books_enter(b, 1, 0, 0x7000, 1, &s);
-	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){ 10, 12 });
-	books_stop_cost(b, 2, (double[FS_N_CLOCKS]){ 7, 50 });
+	books_stop_cost(b, 1, (double[FS_N_CLOCKS]){10, 12});
+	books_stop_cost(b, 2, (double[FS_N_CLOCKS]){7, 50});
 	s = at(200, 200);
 	books_leave(b, 1, &s, NULL);
 	books_overhead(b, o);
@@ -147,7 +147,7 @@ START_TEST(test_overhead_all)
 	ck_assert(o[WALL] == 50);
 	/* of it, the routine's gross less net: only the stop inside it */
 	ck_assert_uint_eq(self_of(b, CPU, false, 0) - self_of(b, CPU, true, 0), 10);
-	books_stop_cost(g, 1, (double[FS_N_CLOCKS]){ 25, 30 });
+	books_stop_cost(g, 1, (double[FS_N_CLOCKS]){25, 30});
 	books_overhead(g, o);
 	ck_assert(o[CPU] == 0 && o[WALL] == 0);
 	books_free(b);
@@ -195,7 +195,8 @@ START_TEST(test_like_grow)
 }
 END_TEST
 
-/* Frames, tail chains and the end: the wall books close at the end, the others at the last stamp. */
+/* Frames, tail chains and the end: the wall books close at the end, the others at the last stamp.
+ */
 START_TEST(test_frames_finish)
 {
 	struct books *b = books_new(3, true, true);

@@ -21,9 +21,9 @@ static int parse(struct options *o, char **argv)
 START_TEST(test_defaults)
 {
 	struct options o;
-	char *argv[] = { "fortstat", "./prog", "-n", "x", NULL };
-	char *traps[] = { "fortstat", "--traps", "./prog", NULL };
-	char *both[] = { "fortstat", "--traps", "--probes", "./prog", NULL };
+	char *argv[] = {"fortstat", "./prog", "-n", "x", NULL};
+	char *traps[] = {"fortstat", "--traps", "./prog", NULL};
+	char *both[] = {"fortstat", "--traps", "--probes", "./prog", NULL};
 
 	/* the mechanism: in-process probes unless told (make check sets the traps) */
 	unsetenv("FORTSTAT_MECHANISM");
@@ -54,9 +54,10 @@ END_TEST
 START_TEST(test_every_option)
 {
 	struct options o;
-	char *argv[] = { "fortstat", "-n", "n.txt", "--exclude=x.txt", "--all", "-o", "r.txt",
-			 "--format=json", "--sort=calls", "-z", "-c", "--clock=wall", "-vv",
-			 "prog", NULL };
+	char *argv[] = {"fortstat",	"-n",	"n.txt", "--exclude=x.txt",
+			"--all",	"-o",	"r.txt", "--format=json",
+			"--sort=calls", "-z",	"-c",	 "--clock=wall",
+			"-vv",		"prog", NULL};
 
 	ck_assert_int_eq(parse(&o, argv), -1);
 	ck_assert_str_eq(o.names_file, "n.txt");
@@ -77,8 +78,9 @@ END_TEST
 START_TEST(test_long_forms)
 {
 	struct options o;
-	char *argv[] = { "fortstat", "--names", "a", "--output", "b", "--zeros",
-			 "--count-only", "--verbose", "--sort", "name", "--format", "csv", "p", NULL };
+	char *argv[] = {"fortstat", "--names",	    "a",	 "--output", "b",
+			"--zeros",  "--count-only", "--verbose", "--sort",   "name",
+			"--format", "csv",	    "p",	 NULL};
 
 	ck_assert_int_eq(parse(&o, argv), -1);
 	ck_assert_str_eq(o.names_file, "a");
@@ -93,11 +95,11 @@ END_TEST
 START_TEST(test_views)
 {
 	struct options o;
-	char *argv[] = { "fortstat", "--inclusive", "--graph", "--svg=f.svg", "--lines",
-			 "--threads", "--no-correct", "--format=folded", "p", NULL };
-	char *cg[] = { "fortstat", "--format", "callgrind", "--svg", "g.svg", "p", NULL };
-	char *bad[] = { "fortstat", "--svg=", "p", NULL };
-	char *none[] = { "fortstat", "p", NULL };
+	char *argv[] = {"fortstat",  "--inclusive",  "--graph",		"--svg=f.svg", "--lines",
+			"--threads", "--no-correct", "--format=folded", "p",	       NULL};
+	char *cg[] = {"fortstat", "--format", "callgrind", "--svg", "g.svg", "p", NULL};
+	char *bad[] = {"fortstat", "--svg=", "p", NULL};
+	char *none[] = {"fortstat", "p", NULL};
 	char *pp[] = {"fortstat", "--format=pprof", "-o", "p.pb.gz", "p", NULL};
 
 	ck_assert_int_eq(parse(&o, pp), -1);
@@ -151,10 +153,10 @@ END_TEST
 START_TEST(test_pin)
 {
 	struct options o;
-	char *a1[] = { "fortstat", "p", NULL };
-	char *a2[] = { "fortstat", "--pin=always", "p", NULL };
-	char *a3[] = { "fortstat", "--pin", "never", "p", NULL };
-	char *a4[] = { "fortstat", "--pin=auto", "p", NULL };
+	char *a1[] = {"fortstat", "p", NULL};
+	char *a2[] = {"fortstat", "--pin=always", "p", NULL};
+	char *a3[] = {"fortstat", "--pin", "never", "p", NULL};
+	char *a4[] = {"fortstat", "--pin=auto", "p", NULL};
 
 	ck_assert_int_eq(parse(&o, a1), -1);
 	ck_assert_int_eq(o.pin, PIN_AUTO);
@@ -202,14 +204,14 @@ END_TEST
 START_TEST(test_errors)
 {
 	struct options o;
-	char *a1[] = { "fortstat", NULL };
-	char *a2[] = { "fortstat", "--format=xml", "p", NULL };
-	char *a3[] = { "fortstat", "--sort=size", "p", NULL };
-	char *a4[] = { "fortstat", "--clock=sundial", "p", NULL };
-	char *a5[] = { "fortstat", "--bogus", "p", NULL };
-	char *a6[] = { "fortstat", "-o", NULL };
-	char *a7[] = { "fortstat", "-q", "p", NULL };
-	char *a8[] = { "fortstat", "--pin=sometimes", "p", NULL };
+	char *a1[] = {"fortstat", NULL};
+	char *a2[] = {"fortstat", "--format=xml", "p", NULL};
+	char *a3[] = {"fortstat", "--sort=size", "p", NULL};
+	char *a4[] = {"fortstat", "--clock=sundial", "p", NULL};
+	char *a5[] = {"fortstat", "--bogus", "p", NULL};
+	char *a6[] = {"fortstat", "-o", NULL};
+	char *a7[] = {"fortstat", "-q", "p", NULL};
+	char *a8[] = {"fortstat", "--pin=sometimes", "p", NULL};
 
 	ck_assert_int_eq(parse(&o, a1), EXIT_FS_ERROR);
 	ck_assert_int_eq(parse(&o, a2), EXIT_FS_ERROR);
@@ -227,16 +229,16 @@ START_TEST(test_attach)
 {
 	struct options o;
 	struct trace_opts t;
-	char *a1[] = { "fortstat", "-p", "1234", "--duration=1.5", "-c", NULL };
-	char *a2[] = { "fortstat", "--pid=42", NULL };
-	char *a3[] = { "fortstat", "-p", "42", "./prog", NULL };
-	char *a4[] = { "fortstat", "-p", "42", "-f", NULL };
-	char *a5[] = { "fortstat", "--duration=1", "./prog", NULL };
-	char *a6[] = { "fortstat", "-p", "0", NULL };
-	char *a7[] = { "fortstat", "-p", "12x", NULL };
-	char *a8[] = { "fortstat", "-p", "42", "--duration=0", NULL };
-	char *a9[] = { "fortstat", "-p", "42", "--duration=soon", NULL };
-	char *a10[] = { "fortstat", "--probes", "-p", "42", NULL };
+	char *a1[] = {"fortstat", "-p", "1234", "--duration=1.5", "-c", NULL};
+	char *a2[] = {"fortstat", "--pid=42", NULL};
+	char *a3[] = {"fortstat", "-p", "42", "./prog", NULL};
+	char *a4[] = {"fortstat", "-p", "42", "-f", NULL};
+	char *a5[] = {"fortstat", "--duration=1", "./prog", NULL};
+	char *a6[] = {"fortstat", "-p", "0", NULL};
+	char *a7[] = {"fortstat", "-p", "12x", NULL};
+	char *a8[] = {"fortstat", "-p", "42", "--duration=0", NULL};
+	char *a9[] = {"fortstat", "-p", "42", "--duration=soon", NULL};
+	char *a10[] = {"fortstat", "--probes", "-p", "42", NULL};
 
 	ck_assert_int_eq(parse(&o, a1), -1);
 	ck_assert_int_eq(o.pid, 1234);
@@ -264,8 +266,8 @@ END_TEST
 START_TEST(test_trace_opts)
 {
 	struct options o;
-	char *argv[] = { "fortstat", "-c", "-f", "--all", "-l", "libm", "-l", "libblas*",
-			 "--pin=never", "--clock=wall", "./prog", NULL };
+	char *argv[] = {"fortstat", "-c",	"-f",	       "--all",	       "-l",	 "libm",
+			"-l",	    "libblas*", "--pin=never", "--clock=wall", "./prog", NULL};
 	struct trace_opts t;
 
 	ck_assert_int_eq(parse(&o, argv), -1);

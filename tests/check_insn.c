@@ -42,10 +42,10 @@ static struct insn_plan plan_of(const uint8_t *code, size_t n, uint64_t entry, u
 	return p;
 }
 
-#define PLAN(entry, slot, ...)                                                  \
-	({                                                                      \
-		static const uint8_t c_[] = { __VA_ARGS__ };                    \
-		plan_of(c_, sizeof(c_), (entry), (slot));                       \
+#define PLAN(entry, slot, ...)                                                                     \
+	({                                                                                         \
+		static const uint8_t c_[] = {__VA_ARGS__};                                         \
+		plan_of(c_, sizeof(c_), (entry), (slot));                                          \
 	})
 
 /* Check an XOL plan: slot = the bytes, (displacement untouched), jmp back. */
@@ -116,8 +116,8 @@ END_TEST
 
 START_TEST(xol_ordinary)
 {
-	static const uint8_t sub[] = { 0x48, 0x83, 0xec, 0x18 }; /* sub $0x18,%rsp */
-	static const uint8_t movabs[] = { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t sub[] = {0x48, 0x83, 0xec, 0x18}; /* sub $0x18,%rsp */
+	static const uint8_t movabs[] = {0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8};
 	struct insn_plan p = plan_of(sub, sizeof(sub), ENTRY, SLOT);
 
 	ck_assert_int_eq(p.kind, INSN_XOL);
@@ -207,8 +207,8 @@ END_TEST
 START_TEST(emulate_jcc)
 {
 	for (int cc = 0; cc < 16; cc++) {
-		uint8_t s[2] = { (uint8_t)(0x70 + cc), 0xf0 };	     /* rel8 -16 */
-		uint8_t nr[6] = { 0x0f, (uint8_t)(0x80 + cc), 0, 0, 0, 0 };
+		uint8_t s[2] = {(uint8_t)(0x70 + cc), 0xf0}; /* rel8 -16 */
+		uint8_t nr[6] = {0x0f, (uint8_t)(0x80 + cc), 0, 0, 0, 0};
 		struct insn_plan p;
 
 		p = plan_of(s, sizeof(s), ENTRY, SLOT);
@@ -273,24 +273,27 @@ static void check_riprel(const uint8_t *code, size_t n, unsigned disp_off, uint6
 START_TEST(riprel)
 {
 	/* mov 0x2000(%rip),%rax */
-	static const uint8_t load[] = { 0x48, 0x8b, 0x05, 0x00, 0x20, 0x00, 0x00 };
+	static const uint8_t load[] = {0x48, 0x8b, 0x05, 0x00, 0x20, 0x00, 0x00};
 	/* mov %eax,0x10(%rip) */
-	static const uint8_t store[] = { 0x89, 0x05, 0x10, 0x00, 0x00, 0x00 };
+	static const uint8_t store[] = {0x89, 0x05, 0x10, 0x00, 0x00, 0x00};
 	/* lea -0x100(%rip),%rdi */
-	static const uint8_t lea[] = { 0x48, 0x8d, 0x3d, 0x00, 0xff, 0xff, 0xff };
+	static const uint8_t lea[] = {0x48, 0x8d, 0x3d, 0x00, 0xff, 0xff, 0xff};
 	/* cmpq $0x7f,0x1234(%rip): the imm8 follows the displacement */
-	static const uint8_t cmpq[] = { 0x48, 0x83, 0x3d, 0x34, 0x12, 0x00, 0x00, 0x7f };
+	static const uint8_t cmpq[] = {0x48, 0x83, 0x3d, 0x34, 0x12, 0x00, 0x00, 0x7f};
 	/* movl $0x11223344,0x40(%rip): imm32 after disp32 */
-	static const uint8_t movl[] = { 0xc7, 0x05, 0x40, 0x00, 0x00, 0x00,
-					0x44, 0x33, 0x22, 0x11 };
+	static const uint8_t movl[] = {0xc7, 0x05, 0x40, 0x00, 0x00, 0x00, 0x44, 0x33, 0x22, 0x11};
 	/* push 0x10(%rip) */
-	static const uint8_t push[] = { 0xff, 0x35, 0x10, 0x00, 0x00, 0x00 };
+	static const uint8_t push[] = {0xff, 0x35, 0x10, 0x00, 0x00, 0x00};
 	/* movsd 0x80(%rip),%xmm0 (prefix + 0f escape) */
-	static const uint8_t movsd[] = { 0xf2, 0x0f, 0x10, 0x05, 0x80, 0x00, 0x00, 0x00 };
+	static const uint8_t movsd[] = {0xf2, 0x0f, 0x10, 0x05, 0x80, 0x00, 0x00, 0x00};
 	static const uint64_t hi = 0x7ffff7a00000ULL;
 	static const uint64_t where[][2] = {
-		{ ENTRY, SLOT }, { ENTRY, 0x300000 }, { ENTRY, ENTRY + 0x7fff0000ULL },
-		{ hi, hi - 0x7fff0000ULL }, { hi, hi + 0x1000 }, { hi, hi - 0x1000 },
+	    {ENTRY, SLOT},
+	    {ENTRY, 0x300000},
+	    {ENTRY, ENTRY + 0x7fff0000ULL},
+	    {hi, hi - 0x7fff0000ULL},
+	    {hi, hi + 0x1000},
+	    {hi, hi - 0x1000},
 	};
 
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
@@ -361,9 +364,9 @@ END_TEST
 
 START_TEST(refuse_junk)
 {
-	static const uint8_t bad[] = { 0x06 };		      /* push %es: invalid in 64-bit */
-	static const uint8_t trunc[] = { 0x48, 0x8b, 0x05, 0x10 }; /* cut short */
-	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t bad[] = {0x06};			 /* push %es: invalid in 64-bit */
+	static const uint8_t trunc[] = {0x48, 0x8b, 0x05, 0x10}; /* cut short */
+	static const uint8_t endbr[] = {0xf3, 0x0f, 0x1e, 0xfa};
 	struct insn_plan p;
 
 	ck_assert_int_eq(insn_plan(bad, sizeof(bad), ENTRY, SLOT, &p), 0);
@@ -406,11 +409,11 @@ END_TEST
 START_TEST(refuse_indirect)
 {
 	static const uint8_t cases[][8] = {
-		{ 2, 0xff, 0xd0 },			      /* call *%rax */
-		{ 3, 0x41, 0xff, 0xd3 },		      /* call *%r11 */
-		{ 6, 0xff, 0x15, 0x10, 0x00, 0x00, 0x00 },    /* call *0x10(%rip) */
-		{ 3, 0xff, 0x50, 0x08 },		      /* call *0x8(%rax) */
-		{ 6, 0xff, 0x2d, 0x10, 0x00, 0x00, 0x00 },    /* ljmp *0x10(%rip) */
+	    {2, 0xff, 0xd0},			     /* call *%rax */
+	    {3, 0x41, 0xff, 0xd3},		     /* call *%r11 */
+	    {6, 0xff, 0x15, 0x10, 0x00, 0x00, 0x00}, /* call *0x10(%rip) */
+	    {3, 0xff, 0x50, 0x08},		     /* call *0x8(%rax) */
+	    {6, 0xff, 0x2d, 0x10, 0x00, 0x00, 0x00}, /* ljmp *0x10(%rip) */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -426,11 +429,11 @@ END_TEST
 START_TEST(indirect_jmp_xol)
 {
 	static const uint8_t cases[][9] = {
-		{ 2, 0xff, 0xe0 },				 /* jmp *%rax */
-		{ 3, 0x41, 0xff, 0xe3 },			 /* jmp *%r11 */
-		{ 6, 0xff, 0xa7, 0x10, 0x01, 0x00, 0x00 },	 /* jmp *0x110(%rdi) */
-		{ 3, 0x3e, 0xff, 0xe0 },			 /* notrack jmp *%rax */
-		{ 7, 0xff, 0x24, 0xc5, 0x00, 0x10, 0x40, 0x00 }, /* jmp *0x401000(,%rax,8) */
+	    {2, 0xff, 0xe0},				   /* jmp *%rax */
+	    {3, 0x41, 0xff, 0xe3},			   /* jmp *%r11 */
+	    {6, 0xff, 0xa7, 0x10, 0x01, 0x00, 0x00},	   /* jmp *0x110(%rdi) */
+	    {3, 0x3e, 0xff, 0xe0},			   /* notrack jmp *%rax */
+	    {7, 0xff, 0x24, 0xc5, 0x00, 0x10, 0x40, 0x00}, /* jmp *0x401000(,%rax,8) */
 	};
 	struct insn_plan p;
 
@@ -473,7 +476,7 @@ END_TEST
 START_TEST(refuse_loop)
 {
 	for (uint8_t op = 0xe0; op <= 0xe2; op++) {
-		uint8_t c[2] = { op, 0x10 };
+		uint8_t c[2] = {op, 0x10};
 		struct insn_plan p = plan_of(c, 2, ENTRY, SLOT);
 
 		ck_assert_int_eq(p.kind, INSN_REFUSE);
@@ -497,8 +500,8 @@ END_TEST
 START_TEST(text_fits)
 {
 	/* A long instruction with a long disassembly still fits text[]. */
-	struct insn_plan p = PLAN(ENTRY, SLOT, 0x62, 0xf1, 0x7c, 0x48, 0x10, 0x84, 0xc8,
-				  0x00, 0x10, 0x00, 0x00);
+	struct insn_plan p =
+	    PLAN(ENTRY, SLOT, 0x62, 0xf1, 0x7c, 0x48, 0x10, 0x84, 0xc8, 0x00, 0x10, 0x00, 0x00);
 
 	ck_assert_uint_lt(strlen(p.text), sizeof(p.text));
 	p = PLAN(ENTRY, SLOT, 0x55);
@@ -510,22 +513,38 @@ END_TEST
 static int ref_cond(int cc, int cf, int pf, int zf, int sf, int of)
 {
 	switch (cc) {
-	case 0x0: return of;			/* jo */
-	case 0x1: return !of;			/* jno */
-	case 0x2: return cf;			/* jb */
-	case 0x3: return !cf;			/* jae */
-	case 0x4: return zf;			/* je */
-	case 0x5: return !zf;			/* jne */
-	case 0x6: return cf | zf;		/* jbe */
-	case 0x7: return !cf && !zf;		/* ja */
-	case 0x8: return sf;			/* js */
-	case 0x9: return !sf;			/* jns */
-	case 0xa: return pf;			/* jp */
-	case 0xb: return !pf;			/* jnp */
-	case 0xc: return sf ^ of;		/* jl */
-	case 0xd: return sf == of;		/* jge */
-	case 0xe: return zf | (sf ^ of);	/* jle */
-	case 0xf: return !zf && sf == of;	/* jg */
+	case 0x0:
+		return of; /* jo */
+	case 0x1:
+		return !of; /* jno */
+	case 0x2:
+		return cf; /* jb */
+	case 0x3:
+		return !cf; /* jae */
+	case 0x4:
+		return zf; /* je */
+	case 0x5:
+		return !zf; /* jne */
+	case 0x6:
+		return cf | zf; /* jbe */
+	case 0x7:
+		return !cf && !zf; /* ja */
+	case 0x8:
+		return sf; /* js */
+	case 0x9:
+		return !sf; /* jns */
+	case 0xa:
+		return pf; /* jp */
+	case 0xb:
+		return !pf; /* jnp */
+	case 0xc:
+		return sf ^ of; /* jl */
+	case 0xd:
+		return sf == of; /* jge */
+	case 0xe:
+		return zf | (sf ^ of); /* jle */
+	case 0xf:
+		return !zf && sf == of; /* jg */
 	}
 	return -1;
 }
@@ -574,38 +593,38 @@ static int site_with(const uint8_t *c, size_t n, uint8_t pad)
 START_TEST(return_sites)
 {
 	static const uint8_t calls[][10] = {
-		{ 5, 0xe8, 0x10, 0x20, 0x00, 0x00 },		  /* call rel32 */
-		{ 5, 0xe8, 0xf0, 0xff, 0xff, 0xff },		  /* call back */
-		{ 6, 0xf2, 0xe8, 0x10, 0x00, 0x00, 0x00 },	  /* bnd call */
-		{ 2, 0xff, 0xd0 },				  /* call *%rax */
-		{ 2, 0xff, 0xd7 },				  /* call *%rdi */
-		{ 3, 0x41, 0xff, 0xd3 },			  /* call *%r11 */
-		{ 3, 0x3e, 0xff, 0xd0 },			  /* notrack call *%rax */
-		{ 6, 0xff, 0x15, 0x12, 0x34, 0x00, 0x00 },	  /* call *disp(%rip) */
-		{ 2, 0xff, 0x10 },				  /* call *(%rax) */
-		{ 3, 0xff, 0x50, 0x08 },			  /* call *0x8(%rax) */
-		{ 6, 0xff, 0x90, 0x00, 0x01, 0x00, 0x00 },	  /* call *0x100(%rax) */
-		{ 3, 0xff, 0x14, 0x24 },			  /* call *(%rsp) */
-		{ 4, 0xff, 0x54, 0x24, 0x08 },			  /* call *0x8(%rsp) */
-		{ 7, 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00 },  /* call *0x100(%rsp) */
-		{ 5, 0x41, 0xff, 0x54, 0x24, 0x08 },		  /* call *0x8(%r12) */
-		{ 7, 0xff, 0x14, 0xc5, 0x00, 0x10, 0x40, 0x00 },  /* call *0x401000(,%rax,8) */
-		{ 4, 0x41, 0xff, 0x14, 0xdc },			  /* call *(%r12,%rbx,8) */
-		{ 3, 0x41, 0xff, 0x55, 0x00 },			  /* call *0x0(%r13) (cut) */
-		{ 4, 0x41, 0xff, 0x55, 0x00 },			  /* call *0x0(%r13) */
-		{ 9, 0x64, 0x48, 0xff, 0x14, 0x25, 0x28, 0x00, 0x00, 0x00 }, /* call *%fs:0x28 */
+	    {5, 0xe8, 0x10, 0x20, 0x00, 0x00},			       /* call rel32 */
+	    {5, 0xe8, 0xf0, 0xff, 0xff, 0xff},			       /* call back */
+	    {6, 0xf2, 0xe8, 0x10, 0x00, 0x00, 0x00},		       /* bnd call */
+	    {2, 0xff, 0xd0},					       /* call *%rax */
+	    {2, 0xff, 0xd7},					       /* call *%rdi */
+	    {3, 0x41, 0xff, 0xd3},				       /* call *%r11 */
+	    {3, 0x3e, 0xff, 0xd0},				       /* notrack call *%rax */
+	    {6, 0xff, 0x15, 0x12, 0x34, 0x00, 0x00},		       /* call *disp(%rip) */
+	    {2, 0xff, 0x10},					       /* call *(%rax) */
+	    {3, 0xff, 0x50, 0x08},				       /* call *0x8(%rax) */
+	    {6, 0xff, 0x90, 0x00, 0x01, 0x00, 0x00},		       /* call *0x100(%rax) */
+	    {3, 0xff, 0x14, 0x24},				       /* call *(%rsp) */
+	    {4, 0xff, 0x54, 0x24, 0x08},			       /* call *0x8(%rsp) */
+	    {7, 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00},	       /* call *0x100(%rsp) */
+	    {5, 0x41, 0xff, 0x54, 0x24, 0x08},			       /* call *0x8(%r12) */
+	    {7, 0xff, 0x14, 0xc5, 0x00, 0x10, 0x40, 0x00},	       /* call *0x401000(,%rax,8) */
+	    {4, 0x41, 0xff, 0x14, 0xdc},			       /* call *(%r12,%rbx,8) */
+	    {3, 0x41, 0xff, 0x55, 0x00},			       /* call *0x0(%r13) (cut) */
+	    {4, 0x41, 0xff, 0x55, 0x00},			       /* call *0x0(%r13) */
+	    {9, 0x64, 0x48, 0xff, 0x14, 0x25, 0x28, 0x00, 0x00, 0x00}, /* call *%fs:0x28 */
 	};
 	/* Code that is not the end of a call. */
 	static const uint8_t others[][10] = {
-		{ 4, 0x48, 0x89, 0xe5, 0x90 },			  /* mov %rsp,%rbp; nop */
-		{ 4, 0x48, 0x83, 0xec, 0x10 },			  /* sub $0x10,%rsp */
-		{ 2, 0xff, 0xe0 },				  /* jmp *%rax */
-		{ 2, 0xff, 0x20 },				  /* jmp *(%rax) */
-		{ 6, 0xff, 0x25, 0x12, 0x34, 0x00, 0x00 },	  /* jmp *disp(%rip) */
-		{ 5, 0xe9, 0x10, 0x20, 0x00, 0x00 },		  /* jmp rel32 */
-		{ 2, 0xff, 0xc0 },				  /* inc %eax */
-		{ 3, 0xff, 0x50, 0x08 },			  /* call, not ending here */
-		{ 5, 0x5d, 0xc3, 0x0f, 0x1f, 0x00 },		  /* pop; ret; nopl */
+	    {4, 0x48, 0x89, 0xe5, 0x90},	     /* mov %rsp,%rbp; nop */
+	    {4, 0x48, 0x83, 0xec, 0x10},	     /* sub $0x10,%rsp */
+	    {2, 0xff, 0xe0},			     /* jmp *%rax */
+	    {2, 0xff, 0x20},			     /* jmp *(%rax) */
+	    {6, 0xff, 0x25, 0x12, 0x34, 0x00, 0x00}, /* jmp *disp(%rip) */
+	    {5, 0xe9, 0x10, 0x20, 0x00, 0x00},	     /* jmp rel32 */
+	    {2, 0xff, 0xc0},			     /* inc %eax */
+	    {3, 0xff, 0x50, 0x08},		     /* call, not ending here */
+	    {5, 0x5d, 0xc3, 0x0f, 0x1f, 0x00},	     /* pop; ret; nopl */
 	};
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
@@ -630,9 +649,9 @@ START_TEST(return_sites)
 	ck_assert_int_eq(site_with(calls[17] + 1, 3, 0x90), 0);
 
 	/* Short buffers: exactly the call, or less than it. */
-	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){ 0xff, 0xd0 }, 2), 1);
-	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){ 0x10, 0x00, 0x00, 0x00 }, 4), 0);
-	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){ 0xd0 }, 1), 0);
+	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){0xff, 0xd0}, 2), 1);
+	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){0x10, 0x00, 0x00, 0x00}, 4), 0);
+	ck_assert_int_eq(insn_is_return_site((const uint8_t[]){0xd0}, 1), 0);
 	ck_assert_int_eq(insn_is_return_site(NULL, 0), 0);
 }
 END_TEST
@@ -664,11 +683,11 @@ END_TEST
 START_TEST(run_xol)
 {
 	static const uint8_t frame_fn[] = {
-		0x55,			      /* push %rbp */
-		0x48, 0x89, 0xe5,	      /* mov %rsp,%rbp */
-		0xb8, 0x2a, 0x00, 0x00, 0x00, /* mov $42,%eax */
-		0x5d,			      /* pop %rbp */
-		0xc3,			      /* ret */
+	    0x55,			  /* push %rbp */
+	    0x48, 0x89, 0xe5,		  /* mov %rsp,%rbp */
+	    0xb8, 0x2a, 0x00, 0x00, 0x00, /* mov $42,%eax */
+	    0x5d,			  /* pop %rbp */
+	    0xc3,			  /* ret */
 	};
 	uint8_t *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -687,28 +706,28 @@ START_TEST(run_xol)
 	ck_assert_int_eq(p.kind, INSN_XOL);
 	memcpy(pg + 0x800, p.slot, p.slot_len);
 	pg[0] = 0xcc; /* the breakpoint is left in place */
-	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x800);
+	fn = (uint64_t(*)(void))(uintptr_t)(pg + 0x800);
 	ck_assert_uint_eq(fn() & 0xffffffff, 42);
 
 	/* 2: mov disp(%rip),%rax; ret -- reads the magic word at +0x400. */
-	memcpy(pg + 0x100, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
+	memcpy(pg + 0x100, (const uint8_t[]){0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3}, 8);
 	wr32(pg + 0x103, 0x400 - 0x107);
 	memcpy(pg + 0x400, &magic, sizeof(magic));
 	ck_assert_int_eq(insn_plan(pg + 0x100, 8, base + 0x100, base + 0x900, &p), 0);
 	ck_assert_int_eq(p.kind, INSN_XOL);
 	memcpy(pg + 0x900, p.slot, p.slot_len);
 	pg[0x100] = 0xcc;
-	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x900);
+	fn = (uint64_t(*)(void))(uintptr_t)(pg + 0x900);
 	ck_assert_uint_eq(fn(), magic);
 
 	/* 3: lea disp(%rip),%rax; ret -- the slot computes the original address. */
-	memcpy(pg + 0x200, (const uint8_t[]){ 0x48, 0x8d, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
+	memcpy(pg + 0x200, (const uint8_t[]){0x48, 0x8d, 0x05, 0, 0, 0, 0, 0xc3}, 8);
 	wr32(pg + 0x203, 0x300 - 0x207);
 	ck_assert_int_eq(insn_plan(pg + 0x200, 8, base + 0x200, base + 0xa00, &p), 0);
 	ck_assert_int_eq(p.kind, INSN_XOL);
 	memcpy(pg + 0xa00, p.slot, p.slot_len);
 	pg[0x200] = 0xcc;
-	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0xa00);
+	fn = (uint64_t(*)(void))(uintptr_t)(pg + 0xa00);
 	ck_assert_uint_eq(fn(), base + 0x300);
 
 	munmap(pg, 4096);
@@ -718,11 +737,11 @@ END_TEST
 /* ---- the fast entry patch (jmp to a stub) ---- */
 
 static const uint8_t frame42[] = {
-	0x55,			      /* push %rbp */
-	0x48, 0x89, 0xe5,	      /* mov %rsp,%rbp */
-	0xb8, 0x2a, 0x00, 0x00, 0x00, /* mov $42,%eax */
-	0x5d,			      /* pop %rbp */
-	0xc3,			      /* ret */
+    0x55,			  /* push %rbp */
+    0x48, 0x89, 0xe5,		  /* mov %rsp,%rbp */
+    0xb8, 0x2a, 0x00, 0x00, 0x00, /* mov $42,%eax */
+    0x5d,			  /* pop %rbp */
+    0xc3,			  /* ret */
 };
 
 START_TEST(stub_layout)
@@ -759,9 +778,10 @@ START_TEST(stub_layout)
 	ck_assert_mem_eq(st.code + 12, &retrap, 8);
 
 	/* endbr64 stays at the entry: the jmp goes after it */
-	memcpy(fn, (const uint8_t[]){ 0xf3, 0x0f, 0x1e, 0xfa }, 4);
+	memcpy(fn, (const uint8_t[]){0xf3, 0x0f, 0x1e, 0xfa}, 4);
 	memcpy(fn + 4, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, 0, 0, NULL, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(fn, sizeof(fn), entry, stub_addr, retrap, 0, 0, NULL, &st),
+			 0);
 	ck_assert_uint_eq(st.addr, entry + 4);
 	ck_assert_uint_eq(st.len, 9);
 }
@@ -772,27 +792,29 @@ START_TEST(stub_refusals)
 	const uint64_t entry = 0x401000, stub_addr = 0x400000, retrap = 0x3ff000;
 	struct insn_stub st;
 	/* call *%rax; xor %eax,%eax; ret: a call that would return into the stub */
-	static const uint8_t early_branch[] = { 0xff, 0xd0, 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90 };
+	static const uint8_t early_branch[] = {0xff, 0xd0, 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90};
 	/* xor %eax,%eax; ret: shorter than a jmp */
-	static const uint8_t tiny[] = { 0x31, 0xc0, 0xc3 };
+	static const uint8_t tiny[] = {0x31, 0xc0, 0xc3};
 	/* push %rbp; xor %eax,%eax; inc %eax; ... ; jne entry+1 (into the covered bytes) */
 	static const uint8_t loop_in[] = {
-		0x55, 0x31, 0xc0, 0xff, 0xc0, 0x83, 0xf8, 0x0a, 0x75, 0xf7, 0x5d, 0xc3,
+	    0x55, 0x31, 0xc0, 0xff, 0xc0, 0x83, 0xf8, 0x0a, 0x75, 0xf7, 0x5d, 0xc3,
 	};
 	/* a far RIP-relative operand cannot be moved 2 GiB away */
-	static const uint8_t far[] = { 0x48, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x70, 0xc3 };
+	static const uint8_t far[] = {0x48, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x70, 0xc3};
 
 	ck_assert_int_eq(insn_plan_stub(early_branch, sizeof(early_branch), entry, stub_addr,
-					retrap, 0, 0, NULL, &st), 1);
+					retrap, 0, 0, NULL, &st),
+			 1);
 	ck_assert_str_eq(st.reason, "a branch among the first 5 bytes");
-	ck_assert_int_eq(insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, 0, 0, NULL, &st), 1);
+	ck_assert_int_eq(
+	    insn_plan_stub(tiny, sizeof(tiny), entry, stub_addr, retrap, 0, 0, NULL, &st), 1);
 	ck_assert_ptr_nonnull(st.reason);
 	ck_assert_int_eq(
 	    insn_plan_stub(loop_in, sizeof(loop_in), entry, stub_addr, retrap, 0, 0, NULL, &st), 1);
 	ck_assert_str_eq(st.reason, "a branch lands inside the first 5 bytes");
-	ck_assert_int_eq(insn_plan_stub(far, sizeof(far), 0x7fff00000000ull, 0x1000, 0x1000, 0,
-					0, NULL, &st),
-			 1);
+	ck_assert_int_eq(
+	    insn_plan_stub(far, sizeof(far), 0x7fff00000000ull, 0x1000, 0x1000, 0, 0, NULL, &st),
+	    1);
 	/* the stub itself out of reach of the jmp */
 	ck_assert_int_eq(insn_plan_stub(frame42, sizeof(frame42), 0x7fff00000000ull, 0x1000,
 					0x7fff00000000ull, 0, 0, NULL, &st),
@@ -905,8 +927,7 @@ START_TEST(stub_run)
 	memset(pg, 0xcc, 4096);
 	/* The return trap stand-in: hand RAX to stub_back (which longjmps home). */
 	tramp = pg + 0xf00;
-	memcpy(tramp, (const uint8_t[]){ 0x48, 0x89, 0xc7, 0x48, 0x83, 0xe4, 0xf0, 0x48, 0xb9 },
-	       9);
+	memcpy(tramp, (const uint8_t[]){0x48, 0x89, 0xc7, 0x48, 0x83, 0xe4, 0xf0, 0x48, 0xb9}, 9);
 	{
 		uint64_t a = (uint64_t)(uintptr_t)stub_back;
 		memcpy(tramp + 9, &a, 8);
@@ -917,13 +938,13 @@ START_TEST(stub_run)
 	/* 1: the routine patched with its jmp; the stub's int3 made a nop (the
 	 * tracer would resume right after it): the return lands on the trap. */
 	memcpy(pg, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, 0, 0,
-					NULL, &st),
-			 0);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, base + 0xf00, 0, 0, NULL, &st),
+	    0);
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg + st.addr - base, st.jmp, st.len);
 	pg[0x800 + st.trap_off] = 0x90;
-	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	fn = (uint64_t(*)(void))(uintptr_t)pg;
 	if (!setjmp(stub_env)) {
 		hooked_once = 1;
 		fn();
@@ -933,11 +954,11 @@ START_TEST(stub_run)
 	ck_assert_uint_eq(stub_got & 0xffffffff, 42);
 
 	/* 2: the plain continuation returns normally. */
-	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x800 + st.plain_off);
+	fn = (uint64_t(*)(void))(uintptr_t)(pg + 0x800 + st.plain_off);
 	ck_assert_uint_eq(fn() & 0xffffffff, 42);
 
 	/* 3: a RIP-relative load among the moved bytes still reads its word. */
-	memcpy(pg + 0x100, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 }, 8);
+	memcpy(pg + 0x100, (const uint8_t[]){0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3}, 8);
 	wr32(pg + 0x103, 0x400 - 0x107);
 	memcpy(pg + 0x400, &magic, sizeof(magic));
 	ck_assert_int_eq(insn_plan_stub(pg + 0x100, 8, base + 0x100, base + 0x880, base + 0xf00, 0,
@@ -945,7 +966,7 @@ START_TEST(stub_run)
 			 0);
 	memcpy(pg + 0x880, st.code, st.code_len);
 	memcpy(pg + 0x100, st.jmp, st.len);
-	fn = (uint64_t (*)(void))(uintptr_t)(pg + 0x880 + st.plain_off);
+	fn = (uint64_t(*)(void))(uintptr_t)(pg + 0x880 + st.plain_off);
 	ck_assert_uint_eq(fn(), magic);
 	munmap(pg, 4096);
 }
@@ -981,7 +1002,7 @@ static void put_tramp(uint8_t *at, void (*fn)(uint64_t))
 {
 	uint64_t a = (uint64_t)(uintptr_t)fn;
 
-	memcpy(at, (const uint8_t[]){ 0x48, 0x89, 0xc7, 0x48, 0x83, 0xe4, 0xf0, 0x48, 0xb9 }, 9);
+	memcpy(at, (const uint8_t[]){0x48, 0x89, 0xc7, 0x48, 0x83, 0xe4, 0xf0, 0x48, 0xb9}, 9);
 	memcpy(at + 9, &a, 8);
 	at[17] = 0xff;
 	at[18] = 0xd1;
@@ -1015,7 +1036,8 @@ static void put_stub(uint8_t *pg, uint64_t base, const uint8_t *fn, size_t n, ui
 {
 	memcpy(pg, fn, n);
 	ck_assert_int_eq(
-	    insn_plan_stub(pg, n, base, base + 0x800, base + 0xf00, base + 0x1000, ev, NULL, st), 0);
+	    insn_plan_stub(pg, n, base, base + 0x800, base + 0xf00, base + 0x1000, ev, NULL, st),
+	    0);
 	memcpy(pg + 0x800, st->code, st->code_len);
 	memcpy(pg, st->jmp, st->len);
 }
@@ -1036,7 +1058,7 @@ START_TEST(stub_event_page)
 	put_tramp(pg + 0xe00, page_back2); /* a return site's trap stand-in */
 	put_stub(pg, base, frame42, sizeof(frame42), 7, &st);
 	pg[0x800 + st.trap_off] = 0x90; /* as if the tracer resumed after the int3 */
-	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	fn = (uint64_t(*)(void))(uintptr_t)pg;
 
 	/* 1: the key is not the return address: the common trap, and the page
 	 * says which entry, the return address and the slot. */
@@ -1164,7 +1186,7 @@ START_TEST(traps_keep_r11)
 	if (!pg)
 		return;
 	page = base + 0x1000;
-	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	fn = (uint64_t(*)(void))(uintptr_t)pg;
 	/* the call site: mov %r11,%rax; ret */
 	pg[0x300] = 0x4c;
 	pg[0x301] = 0x89;
@@ -1208,9 +1230,9 @@ END_TEST
 START_TEST(stub_plain_keeps_arguments)
 {
 	static const uint8_t add13[] = {
-		0x48, 0x89, 0xd0, /* mov %rdx,%rax */
-		0x48, 0x01, 0xf8, /* add %rdi,%rax */
-		0xc3,		  /* ret */
+	    0x48, 0x89, 0xd0, /* mov %rdx,%rax */
+	    0x48, 0x01, 0xf8, /* add %rdi,%rax */
+	    0xc3,	      /* ret */
 	};
 	struct insn_event_page *ep;
 	struct insn_stub st;
@@ -1226,7 +1248,7 @@ START_TEST(stub_plain_keeps_arguments)
 	ck_assert(d > 0 && d < 128);
 	pg[0x800 + st.trap_off] = 0xeb;
 	pg[0x800 + st.trap_off + 1] = (uint8_t)d;
-	fn = (uint64_t (*)(uint64_t, uint64_t, uint64_t))(uintptr_t)pg;
+	fn = (uint64_t(*)(uint64_t, uint64_t, uint64_t))(uintptr_t)pg;
 	ck_assert_uint_eq(fn(1, 2, 40), 41);
 	ck_assert_uint_eq(ep->ev, 3);
 	ck_assert_uint_ne(ep->t_trap, 0);
@@ -1241,12 +1263,12 @@ END_TEST
 START_TEST(stub_moves_jcc)
 {
 	static const uint8_t pick[] = {
-		0x48, 0x85, 0xff,		/* test %rdi,%rdi */
-		0x74, 0x06,			/* je +6 (to the second mov) */
-		0xb8, 0x01, 0x00, 0x00, 0x00,	/* mov $1,%eax */
-		0xc3,				/* ret */
-		0xb8, 0x02, 0x00, 0x00, 0x00,	/* mov $2,%eax */
-		0xc3,				/* ret */
+	    0x48, 0x85, 0xff,		  /* test %rdi,%rdi */
+	    0x74, 0x06,			  /* je +6 (to the second mov) */
+	    0xb8, 0x01, 0x00, 0x00, 0x00, /* mov $1,%eax */
+	    0xc3,			  /* ret */
+	    0xb8, 0x02, 0x00, 0x00, 0x00, /* mov $2,%eax */
+	    0xc3,			  /* ret */
 	};
 	struct insn_event_page *ep;
 	struct insn_stub st;
@@ -1256,13 +1278,14 @@ START_TEST(stub_moves_jcc)
 	if (!pg)
 		return;
 	memcpy(pg, pick, sizeof(pick));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(pick), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(pick), base, base + 0x800, 0, 0, 1, NULL, &st),
+			 0);
 	ck_assert_uint_eq(st.len, 5);
 	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, "\x0f\x84", 2));
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg, st.jmp, st.len);
 	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
-	fn = (uint64_t (*)(uint64_t))(uintptr_t)pg;
+	fn = (uint64_t(*)(uint64_t))(uintptr_t)pg;
 	ck_assert_uint_eq(fn(0) & 0xffffffff, 2);
 	ck_assert_uint_eq(fn(7) & 0xffffffff, 1);
 	munmap(pg, 8192);
@@ -1277,14 +1300,14 @@ END_TEST
 START_TEST(stub_emulates_call)
 {
 	static const uint8_t caller[] = {
-		0x53,			      /* push %rbx */
-		0xe8, 0x3a, 0x00, 0x00, 0x00, /* call +0x3a (to 0x40) */
-		0x5b,			      /* pop %rbx */
-		0xc3,			      /* ret */
+	    0x53,			  /* push %rbx */
+	    0xe8, 0x3a, 0x00, 0x00, 0x00, /* call +0x3a (to 0x40) */
+	    0x5b,			  /* pop %rbx */
+	    0xc3,			  /* ret */
 	};
 	static const uint8_t callee[] = {
-		0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
-		0xc3,			/* ret */
+	    0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
+	    0xc3,		    /* ret */
 	};
 	struct insn_event_page *ep;
 	struct insn_stub st;
@@ -1295,18 +1318,19 @@ START_TEST(stub_emulates_call)
 		return;
 	memcpy(pg, caller, sizeof(caller));
 	memcpy(pg + 0x40, callee, sizeof(callee));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(caller), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(caller), base, base + 0x800, 0, 0, 1, NULL, &st),
+			 0);
 	ck_assert_uint_eq(st.len, 6);
 	ck_assert_uint_eq(st.call_ret, base + 6);
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg, st.jmp, st.len);
 	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
-	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	fn = (uint64_t(*)(void))(uintptr_t)pg;
 	ck_assert_uint_eq(fn(), base + 6);
 	/* a routine without a call in its first bytes emulates none */
 	memcpy(pg + 0x100, frame42, sizeof(frame42));
-	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(frame42), base + 0x100, base + 0x800, 0, 0,
-					1, NULL, &st),
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(frame42), base + 0x100, base + 0x800, 0,
+					0, 1, NULL, &st),
 			 0);
 	ck_assert_uint_eq(st.call_ret, 0);
 	munmap(pg, 8192);
@@ -1318,15 +1342,15 @@ END_TEST
  * 5-byte jmp. fn(n, a) = a + 2n. Its padding after the ret (6 bytes).
  */
 static const uint8_t loop4[] = {
-	0x53,			      /* 0x00 push %rbx */
-	0x48, 0x89, 0xfb,	      /* 0x01 mov %rdi,%rbx */
-	0x48, 0x83, 0xc6, 0x02,	      /* 0x04 add $2,%rsi  <- the loop */
-	0x48, 0xff, 0xcb,	      /* 0x08 dec %rbx */
-	0x75, 0xf7,		      /* 0x0b jne 0x04 */
-	0x48, 0x89, 0xf0,	      /* 0x0d mov %rsi,%rax */
-	0x5b,			      /* 0x10 pop %rbx */
-	0xc3,			      /* 0x11 ret */
-	0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, /* 0x12 nopw 0(%rax,%rax): padding */
+    0x53,				/* 0x00 push %rbx */
+    0x48, 0x89, 0xfb,			/* 0x01 mov %rdi,%rbx */
+    0x48, 0x83, 0xc6, 0x02,		/* 0x04 add $2,%rsi  <- the loop */
+    0x48, 0xff, 0xcb,			/* 0x08 dec %rbx */
+    0x75, 0xf7,				/* 0x0b jne 0x04 */
+    0x48, 0x89, 0xf0,			/* 0x0d mov %rsi,%rax */
+    0x5b,				/* 0x10 pop %rbx */
+    0xc3,				/* 0x11 ret */
+    0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, /* 0x12 nopw 0(%rax,%rax): padding */
 };
 
 /* Patch pg[at..] with a short entry's jmp rel8 and its padding's jmp rel32, the stub at 0x800. */
@@ -1341,7 +1365,7 @@ static void put_short(uint8_t *pg, uint64_t base, size_t at, const struct insn_s
 
 START_TEST(stub_short_entry)
 {
-	static const uint8_t prev[] = { 0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3 }; /* mov $7,%eax; ret */
+	static const uint8_t prev[] = {0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3}; /* mov $7,%eax; ret */
 	struct insn_event_page *ep;
 	struct insn_stub st;
 	struct insn_gap gap;
@@ -1352,13 +1376,14 @@ START_TEST(stub_short_entry)
 		return;
 	/* 1: the padding after its own ret */
 	memcpy(pg, loop4, sizeof(loop4));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(loop4), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(loop4), base, base + 0x800, 0, 0, 1, NULL, &st),
+			 0);
 	ck_assert_uint_eq(st.len, 4);
 	ck_assert_uint_eq(st.pad_addr, base + 0x12);
 	ck_assert_uint_eq(st.jmp[0], 0xeb);
 	ck_assert_uint_eq(st.pad[0], 0xe9);
 	put_short(pg, base, 0, &st);
-	fn = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)pg;
+	fn = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)pg;
 	ck_assert_uint_eq(fn(3, 10), 16);
 	ck_assert_uint_eq(fn(1, 0), 2);
 
@@ -1366,36 +1391,36 @@ START_TEST(stub_short_entry)
 	memset(pg, 0xcc, 0x800);
 	memcpy(pg + 0x100, prev, sizeof(prev));
 	memcpy(pg + 0x110, loop4, 0x12);
-	gap = (struct insn_gap){ .addr = base + 0x100, .bytes = pg + 0x100, .code_len = sizeof(prev),
-				 .len = 0x10 };
+	gap = (struct insn_gap){
+	    .addr = base + 0x100, .bytes = pg + 0x100, .code_len = sizeof(prev), .len = 0x10};
 	/* (without it, small and a leaf, it would run whole in its stub) */
 	ck_assert_int_eq(
 	    insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, NULL, &st), 0);
 	ck_assert_uint_eq(st.whole, 0x12);
 	ck_assert_uint_eq(st.pad_addr, 0);
-	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
-					&st), 0);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap, &st), 0);
 	ck_assert_uint_eq(st.whole, 0);
 	ck_assert_uint_eq(st.pad_addr, base + 0x10b);
 	put_short(pg, base, 0x110, &st);
-	fn = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x110);
-	pf = (uint64_t (*)(void))(uintptr_t)(pg + 0x100);
+	fn = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x110);
+	pf = (uint64_t(*)(void))(uintptr_t)(pg + 0x100);
 	ck_assert_uint_eq(fn(2, 1), 5);
 	ck_assert_uint_eq(pf() & 0xffffffff, 7);
 
 	/* 3: padding that a branch reaches, or after a call, is no padding */
 	memcpy(code, loop4, sizeof(loop4));
-	memcpy(code + 0x0d, (const uint8_t[]){ 0xeb, 0x03, 0x90 }, 3); /* jmp 0x12; nop */
+	memcpy(code + 0x0d, (const uint8_t[]){0xeb, 0x03, 0x90}, 3); /* jmp 0x12; nop */
 	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
 	ck_assert_uint_eq(st.pad_addr, 0); /* not a short entry: moved whole */
 	ck_assert_uint_eq(st.whole, sizeof(code));
-	memcpy(pg + 0x100, (const uint8_t[]){ 0xe8, 0, 0, 0, 0, 0xcc }, 6); /* call; int3 */
+	memcpy(pg + 0x100, (const uint8_t[]){0xe8, 0, 0, 0, 0, 0xcc}, 6); /* call; int3 */
 	gap.code_len = 5;
-	ck_assert_int_eq(insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap,
-					&st), 1);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x110, 0x12, base + 0x110, base + 0x800, 0, 0, 1, &gap, &st), 1);
 	/* a loop to +1: one byte is no room for a jmp rel8 */
-	ck_assert_int_eq(insn_plan_stub(loop4 + 3, sizeof(loop4) - 3, ENTRY, SLOT, 0, 0, 1, NULL, &st),
-			 1);
+	ck_assert_int_eq(
+	    insn_plan_stub(loop4 + 3, sizeof(loop4) - 3, ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
 	munmap(pg, 8192);
 }
 END_TEST
@@ -1408,18 +1433,18 @@ END_TEST
 START_TEST(stub_moves_branch_and_ret)
 {
 	static const uint8_t early[] = {
-		0x85, 0xff,			/* 0x0 test %edi,%edi */
-		0x75, 0x03,			/* 0x2 jne 0x7 */
-		0x31, 0xc0,			/* 0x4 xor %eax,%eax */
-		0xc3,				/* 0x6 ret */
-		0xb8, 0x05, 0x00, 0x00, 0x00,	/* 0x7 mov $5,%eax */
-		0xc3,				/* 0xc ret */
+	    0x85, 0xff,			  /* 0x0 test %edi,%edi */
+	    0x75, 0x03,			  /* 0x2 jne 0x7 */
+	    0x31, 0xc0,			  /* 0x4 xor %eax,%eax */
+	    0xc3,			  /* 0x6 ret */
+	    0xb8, 0x05, 0x00, 0x00, 0x00, /* 0x7 mov $5,%eax */
+	    0xc3,			  /* 0xc ret */
 	};
 	static const uint8_t status[] = {
-		0x0f, 0xb6, 0x47, 0x0a, /* movzbl 0xa(%rdi),%eax */
-		0xc3,			/* ret */
+	    0x0f, 0xb6, 0x47, 0x0a, /* movzbl 0xa(%rdi),%eax */
+	    0xc3,		    /* ret */
 	};
-	static const uint8_t bytes[16] = { [10] = 0x2a };
+	static const uint8_t bytes[16] = {[10] = 0x2a};
 	struct insn_event_page *ep;
 	struct insn_stub st;
 	uint64_t base, (*fn)(uint64_t), (*get)(const uint8_t *);
@@ -1428,25 +1453,26 @@ START_TEST(stub_moves_branch_and_ret)
 	if (!pg)
 		return;
 	memcpy(pg, early, sizeof(early));
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(early), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(early), base, base + 0x800, 0, 0, 1, NULL, &st),
+			 0);
 	ck_assert_uint_eq(st.len, 6);
 	ck_assert_ptr_nonnull(memmem(st.code, st.code_len, "\x0f\x85", 2)); /* jne rel32 */
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg, st.jmp, st.len);
 	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
-	fn = (uint64_t (*)(uint64_t))(uintptr_t)pg;
+	fn = (uint64_t(*)(uint64_t))(uintptr_t)pg;
 	ck_assert_uint_eq(fn(0) & 0xffffffff, 0);
 	ck_assert_uint_eq(fn(1) & 0xffffffff, 5);
 
 	memcpy(pg + 0x100, status, sizeof(status));
-	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(status), base + 0x100, base + 0x900, 0, 0,
-					2, NULL, &st),
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(status), base + 0x100, base + 0x900, 0,
+					0, 2, NULL, &st),
 			 0);
 	ck_assert_uint_eq(st.len, 5);
 	memcpy(pg + 0x900, st.code, st.code_len);
 	memcpy(pg + 0x100, st.jmp, st.len);
 	pg[0x900 + st.trap_off] = 0x90;
-	get = (uint64_t (*)(const uint8_t *))(uintptr_t)(pg + 0x100);
+	get = (uint64_t(*)(const uint8_t *))(uintptr_t)(pg + 0x100);
 	ck_assert_uint_eq(get(bytes) & 0xffffffff, 0x2a);
 	munmap(pg, 8192);
 }
@@ -1762,14 +1788,14 @@ START_TEST(stub_count)
 		return;
 	memcpy(pg, frame42, sizeof(frame42));
 	/* Counting (no return trap): the plain path follows the stop at once. */
-	ck_assert_int_eq(insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, 0, base + 0x1000, 5, NULL,
-					&st),
-			 0);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg, sizeof(frame42), base, base + 0x800, 0, base + 0x1000, 5, NULL, &st),
+	    0);
 	ck_assert_uint_eq(st.plain_off, st.trap_off + 1);
 	memcpy(pg + 0x800, st.code, st.code_len);
 	memcpy(pg, st.jmp, st.len);
 	pg[0x800 + st.trap_off] = 0x90;
-	fn = (uint64_t (*)(void))(uintptr_t)pg;
+	fn = (uint64_t(*)(void))(uintptr_t)pg;
 	/* the routine returns normally, and the page says which entry */
 	ck_assert_uint_eq(call_once_site(fn) & 0xffffffff, 42);
 	ck_assert_uint_eq(ep->ev, 5);
@@ -1781,15 +1807,15 @@ END_TEST
 START_TEST(exit_scan)
 {
 	uint8_t fn[] = {
-		0x49, 0x3b, 0x66, 0x10,	      /* 0x00 cmp 0x10(%r14),%rsp */
-		0x76, 0x07,		      /* 0x04 jbe 0x0d */
-		0x31, 0xc0,		      /* 0x06 xor %eax,%eax */
-		0xc3,			      /* 0x08 ret */
-		0x48, 0x85, 0xc0,	      /* 0x09 test %rax,%rax */
-		0xc3,			      /* 0x0c ret */
-		0xe8, 0x00, 0x10, 0x00, 0x00, /* 0x0d call (out of it: fine) */
-		0xeb, 0xec,		      /* 0x12 jmp 0x00 (its own entry) */
-		0xcc, 0xcc,		      /* 0x14 padding */
+	    0x49, 0x3b, 0x66, 0x10,	  /* 0x00 cmp 0x10(%r14),%rsp */
+	    0x76, 0x07,			  /* 0x04 jbe 0x0d */
+	    0x31, 0xc0,			  /* 0x06 xor %eax,%eax */
+	    0xc3,			  /* 0x08 ret */
+	    0x48, 0x85, 0xc0,		  /* 0x09 test %rax,%rax */
+	    0xc3,			  /* 0x0c ret */
+	    0xe8, 0x00, 0x10, 0x00, 0x00, /* 0x0d call (out of it: fine) */
+	    0xeb, 0xec,			  /* 0x12 jmp 0x00 (its own entry) */
+	    0xcc, 0xcc,			  /* 0x14 padding */
 	};
 	uint64_t rets[4];
 	size_t n;

@@ -7,7 +7,7 @@
 
 START_TEST(test_basic)
 {
-	struct u64map m = { 0 }, d;
+	struct u64map m = {0}, d;
 	uint64_t v = 0;
 
 	ck_assert_int_eq(u64map_get(&m, 5, &v), 0);
@@ -33,7 +33,7 @@ START_TEST(test_random)
 {
 	enum { N = 4096 };
 	static uint64_t ref[N]; /* key i+1 (or i*4096+1) -> value, 0: absent */
-	struct u64map m = { 0 };
+	struct u64map m = {0};
 	unsigned seed = 12345;
 
 	for (int step = 0; step < 200000; step++) {

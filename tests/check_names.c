@@ -344,7 +344,9 @@ START_TEST(test_is_text)
 	ck_assert(!names_is_text("foo\0", 4));
 	ck_assert(!names_is_text("foo\x1b[2Jbar\n", 11));
 	ck_assert(!names_is_text("a\x7f", 2));
-	ck_assert(!names_is_text("\x7f" "ELF\x02\x01", 6));
+	ck_assert(!names_is_text("\x7f"
+				 "ELF\x02\x01",
+				 6));
 	ck_assert_str_eq(names_strerror(-ENOENT), strerror(ENOENT));
 }
 END_TEST

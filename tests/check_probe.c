@@ -48,14 +48,14 @@ static const uint8_t add13_gone[] = {
 
 /* loop(a, b) = b + 2a: a loop back to +4, no room for a 5-byte jmp; padding after its ret */
 static const uint8_t loop4[] = {
-    0x53,			  /* push %rbx */
-    0x48, 0x89, 0xfb,		  /* mov %rdi,%rbx */
-    0x48, 0x83, 0xc6, 0x02,	  /* add $2,%rsi  <- the loop */
-    0x48, 0xff, 0xcb,		  /* dec %rbx */
-    0x75, 0xf7,			  /* jne +4 */
-    0x48, 0x89, 0xf0,		  /* mov %rsi,%rax */
-    0x5b,			  /* pop %rbx */
-    0xc3,			  /* ret */
+    0x53,				/* push %rbx */
+    0x48, 0x89, 0xfb,			/* mov %rdi,%rbx */
+    0x48, 0x83, 0xc6, 0x02,		/* add $2,%rsi  <- the loop */
+    0x48, 0xff, 0xcb,			/* dec %rbx */
+    0x75, 0xf7,				/* jne +4 */
+    0x48, 0x89, 0xf0,			/* mov %rsi,%rax */
+    0x5b,				/* pop %rbx */
+    0xc3,				/* ret */
     0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, /* nopw 0(%rax,%rax): padding */
 };
 
@@ -516,10 +516,10 @@ START_TEST(mem_batch)
 	memset(mem, 0x90, sizeof(mem));
 	mem_batch_add(&b, base + 3 * 4096, &one, 1); /* far: alone */
 	mem_batch_add(&b, base + 102, two, 2);
-	mem_batch_add(&b, base + 40, jmp, 5); /* within join of the next: one span */
+	mem_batch_add(&b, base + 40, jmp, 5);  /* within join of the next: one span */
 	mem_batch_add(&b, base + 100, jmp, 5); /* over the two at 102, added later: wins */
 	mem_batch_add(&b, base + 200, two, 2); /* and after it, not under it */
-	mem[60] = 0x55; /* between pieces: kept */
+	mem[60] = 0x55;			       /* between pieces: kept */
 	ck_assert_int_eq(mem_batch_write(fd, &b, 256, &at), 0);
 	ck_assert_uint_eq(b.n, 0);
 	ck_assert_mem_eq(mem + 40, jmp, 5);

@@ -109,7 +109,7 @@ struct run {
 	int rank, size;
 	uint64_t lost_stops, lost_records; /* context-switch records lost */
 	int lost_tids[PROFILE_LOST_TIDS];
-	double ovh_all_s; /* the overhead taken off the clocks in all */
+	double ovh_all_s;			  /* the overhead taken off the clocks in all */
 	const struct profile_thread_usage *usage; /* NULL: not measured */
 	size_t n_usage;
 	int n_cpus;
@@ -119,8 +119,8 @@ struct run {
 static int write_run(FILE *f, const struct symtab *s, const struct acct *a, const struct run *run,
 		     const struct report_opts *opts, bool svg)
 {
-	enum clock_kind c = run->clock && !strcmp(run->clock, "wall") ? CLOCK_KIND_WALL
-								      : CLOCK_KIND_CPU;
+	enum clock_kind c =
+	    run->clock && !strcmp(run->clock, "wall") ? CLOCK_KIND_WALL : CLOCK_KIND_CPU;
 	enum clock_kind o = c == CLOCK_KIND_WALL ? CLOCK_KIND_CPU : CLOCK_KIND_WALL;
 	const struct acct *gross[FS_N_CLOCKS], *net[FS_N_CLOCKS];
 	double f1[FS_N_CLOCKS], f2[FS_N_CLOCKS], df1[FS_N_CLOCKS] = {0, 0},
@@ -724,8 +724,8 @@ END_TEST
 START_TEST(test_csv_quoting)
 {
 	size_t len;
-	char *out = render(&(struct run){.program = "p", .clock = "cpu"}, FMT_CSV, SORT_NAME,
-			   false, &len);
+	char *out =
+	    render(&(struct run){.program = "p", .clock = "cpu"}, FMT_CSV, SORT_NAME, false, &len);
 
 	ck_assert_ptr_nonnull(strstr(out, "\n\"ns::f(int, char const*)\",6,"));
 	ck_assert_ptr_nonnull(strstr(out, "\n\"say\"\"hi\"\"\",1,"));

@@ -43,9 +43,9 @@ static struct stop from(int status)
 
 START_TEST(test_status)
 {
-	ck_assert_int_eq(from(3 << 8).kind, STOP_GONE);		   /* exited with 3 */
-	ck_assert_int_eq(from(SIGKILL).kind, STOP_GONE);	   /* killed */
-	ck_assert_int_eq(from(0xffff).kind, STOP_NONE);		   /* continued */
+	ck_assert_int_eq(from(3 << 8).kind, STOP_GONE);	 /* exited with 3 */
+	ck_assert_int_eq(from(SIGKILL).kind, STOP_GONE); /* killed */
+	ck_assert_int_eq(from(0xffff).kind, STOP_NONE);	 /* continued */
 	ck_assert_int_eq(from(stopped(SIGTRAP, 0)).kind, STOP_BREAK);
 	ck_assert_int_eq(from(stopped(SIGSEGV, 0)).kind, STOP_SIGNAL);
 	ck_assert_int_eq(from(stopped(SIGSEGV, 0)).sig, SIGSEGV);
@@ -78,8 +78,7 @@ static struct pstate ps;
 
 static void setup(void)
 {
-	static const uint64_t trap[6] = { 0x30010, 0x401000, 0x7f0000, 0x7f1000, 0x30110,
-					  0x401040 };
+	static const uint64_t trap[6] = {0x30010, 0x401000, 0x7f0000, 0x7f1000, 0x30110, 0x401040};
 
 	memset(patches, 0, sizeof(patches));
 	memset(&ps, 0, sizeof(ps));

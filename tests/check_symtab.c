@@ -110,8 +110,8 @@ static bool elf_has_symbol(const char *path, const char *name)
 }
 
 static const char *const good_fixtures[] = {
-	"c_pie", "c_nopie", "c_static", "c_static_nodebug", "c_stripped",
-	"c_cold", "fortran", "cxx", NULL,
+    "c_pie",   "c_nopie", "c_static", "c_static_nodebug", "c_stripped", "c_cold",
+    "fortran", "cxx",	  NULL,
 };
 
 START_TEST(test_every_fixture_loads)
@@ -306,7 +306,8 @@ START_TEST(test_cxx_names)
 	assert_src(r, "cxx.cpp", 32);
 	ck_assert_msg(strstr(r->display, "shapes::twice<int>") != NULL, "%s", r->display);
 #ifdef HAVE_DEMANGLER
-	ck_assert_str_eq(must(&st, "_ZN6shapes6CircleC1Ed")->display, "shapes::Circle::Circle(double)");
+	ck_assert_str_eq(must(&st, "_ZN6shapes6CircleC1Ed")->display,
+			 "shapes::Circle::Circle(double)");
 	ck_assert_str_eq(must(&st, "_ZN6shapes6CircleD1Ev")->display, "shapes::Circle::~Circle()");
 	ck_assert_str_eq(must(&st, "_ZNK6shapes6Circle4areaEv")->display,
 			 "shapes::Circle::area() const");
@@ -318,9 +319,9 @@ END_TEST
 /* Default selection of a static executable: the program's own routines only. */
 static void check_static_default(const char *path)
 {
-	static const char *const lib[] = { "printf", "malloc", "free", "puts", "exit",
-					   "__libc_start_main", "abort", NULL };
-	static const char *const own[] = { "fs_alpha", "fs_beta", "fs_jumper", "main", NULL };
+	static const char *const lib[] = {
+	    "printf", "malloc", "free", "puts", "exit", "__libc_start_main", "abort", NULL};
+	static const char *const own[] = {"fs_alpha", "fs_beta", "fs_jumper", "main", NULL};
 	struct symtab st;
 	size_t i, n;
 
@@ -474,7 +475,7 @@ static Elf64_Phdr *img_phdr(uint32_t type, uint32_t flags)
 /* Linux ignores EI_CLASS, EI_DATA and EI_VERSION of an x86-64 executable: so does fortstat. */
 START_TEST(test_identification_as_kernel)
 {
-	static const int fields[] = { EI_CLASS, EI_DATA, EI_VERSION };
+	static const int fields[] = {EI_CLASS, EI_DATA, EI_VERSION};
 	struct symtab st;
 	size_t n0;
 
@@ -503,7 +504,7 @@ END_TEST
 START_TEST(test_corrupt_program_headers)
 {
 	struct symtab st;
-	const char *names[] = { "c_pie", "c_nopie" };
+	const char *names[] = {"c_pie", "c_nopie"};
 
 	for (int k = 0; k < 2; k++) {
 		Elf64_Phdr *ph;
@@ -596,7 +597,7 @@ static Elf64_Sym *img_sym(const char *name)
 /* A function symbol outside the code segments is no routine (it was patched into data). */
 START_TEST(test_symbol_outside_code)
 {
-	const char *names[] = { "c_pie", "c_nopie" };
+	const char *names[] = {"c_pie", "c_nopie"};
 	struct symtab st;
 	uint64_t values[3];
 	size_t n0;
@@ -608,7 +609,7 @@ START_TEST(test_symbol_outside_code)
 		ck_assert_ptr_nonnull(by_name(&st, "fs_jumper"));
 		symtab_free(&st);
 		ck_assert_ptr_nonnull(img_sym("fs_jumper"));
-		values[0] = 0x10; /* the ELF header: mapped, not code */
+		values[0] = 0x10;	       /* the ELF header: mapped, not code */
 		values[1] = 0x7fff00000000ull; /* nothing near (the scratch page had no room) */
 		values[2] = img_sym("fs_jumper")->st_value + 0x100000; /* past the code */
 		for (int v = 0; v < 3; v++) {
@@ -912,7 +913,7 @@ END_TEST
 
 START_TEST(test_shlib_select_append)
 {
-	const char *mods[] = { "libfs.so.1", "/some/where/libfs.so", NULL };
+	const char *mods[] = {"libfs.so.1", "/some/where/libfs.so", NULL};
 	struct symtab st, lib;
 	struct names nm, ex;
 	size_t n_own, first;
@@ -938,7 +939,8 @@ START_TEST(test_shlib_select_append)
 	names_free(&ex);
 	/* Without names: everything but the runtime helpers. */
 	ck_assert_uint_eq(symtab_select_module(&lib, NULL, NULL, mods),
-			  lib.n - (by_name(&lib, "_init") != NULL) - (by_name(&lib, "_fini") != NULL) -
+			  lib.n - (by_name(&lib, "_init") != NULL) -
+			      (by_name(&lib, "_fini") != NULL) -
 			      (by_name(&lib, "frame_dummy") != NULL) -
 			      (by_name(&lib, "register_tm_clones") != NULL) -
 			      (by_name(&lib, "deregister_tm_clones") != NULL) -

@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RUN_TIMEOUT_MS 3000	 /* the mutant run directly */
+#define RUN_TIMEOUT_MS 3000 /* the mutant run directly */
 /*
  * The mutant under fortstat: a hang after FS_TIMEOUT_MS when fortstat and
  * its children have used FS_CPU_MS of CPU by then, else after FS_HARD_MS.
@@ -55,8 +55,8 @@
 #define FS_TIMEOUT_MS 15000
 #define FS_CPU_MS 10000
 #define FS_HARD_MS 120000
-#define ST_TIMEOUT (-1)		 /* run_wait: killed after the timeout */
-#define ST_NOEXEC (-2)		 /* run_wait: execve itself failed */
+#define ST_TIMEOUT (-1) /* run_wait: killed after the timeout */
+#define ST_NOEXEC (-2)	/* run_wait: execve itself failed */
 
 static uint64_t rng;
 /*
@@ -81,33 +81,31 @@ struct field {
 
 /* Fields of Elf64_Ehdr. */
 static const struct field ehdr_fields[] = {
-	{ "EI_MAG0", 0, 1 },	  { "EI_MAG3", 3, 1 },	    { "EI_CLASS", 4, 1 },
-	{ "EI_DATA", 5, 1 },	  { "EI_VERSION", 6, 1 },   { "EI_OSABI", 7, 1 },
-	{ "EI_ABIVERSION", 8, 1 }, { "EI_PAD", 9, 1 },	    { "e_type", 16, 2 },
-	{ "e_machine", 18, 2 },	  { "e_version", 20, 4 },   { "e_entry", 24, 8 },
-	{ "e_phoff", 32, 8 },	  { "e_shoff", 40, 8 },	    { "e_flags", 48, 4 },
-	{ "e_ehsize", 52, 2 },	  { "e_phentsize", 54, 2 }, { "e_phnum", 56, 2 },
-	{ "e_shentsize", 58, 2 }, { "e_shnum", 60, 2 },	    { "e_shstrndx", 62, 2 },
+    {"EI_MAG0", 0, 1},	    {"EI_MAG3", 3, 1},	  {"EI_CLASS", 4, 1},	   {"EI_DATA", 5, 1},
+    {"EI_VERSION", 6, 1},   {"EI_OSABI", 7, 1},	  {"EI_ABIVERSION", 8, 1}, {"EI_PAD", 9, 1},
+    {"e_type", 16, 2},	    {"e_machine", 18, 2}, {"e_version", 20, 4},	   {"e_entry", 24, 8},
+    {"e_phoff", 32, 8},	    {"e_shoff", 40, 8},	  {"e_flags", 48, 4},	   {"e_ehsize", 52, 2},
+    {"e_phentsize", 54, 2}, {"e_phnum", 56, 2},	  {"e_shentsize", 58, 2},  {"e_shnum", 60, 2},
+    {"e_shstrndx", 62, 2},
 };
 
 /* Fields of Elf64_Phdr. */
 static const struct field phdr_fields[] = {
-	{ "p_type", 0, 4 },    { "p_flags", 4, 4 },  { "p_offset", 8, 8 }, { "p_vaddr", 16, 8 },
-	{ "p_paddr", 24, 8 },  { "p_filesz", 32, 8 }, { "p_memsz", 40, 8 }, { "p_align", 48, 8 },
+    {"p_type", 0, 4},	{"p_flags", 4, 4},   {"p_offset", 8, 8}, {"p_vaddr", 16, 8},
+    {"p_paddr", 24, 8}, {"p_filesz", 32, 8}, {"p_memsz", 40, 8}, {"p_align", 48, 8},
 };
 
 /* Fields of Elf64_Sym. */
 static const struct field sym_fields[] = {
-	{ "st_name", 0, 4 }, { "st_info", 4, 1 },  { "st_other", 5, 1 },
-	{ "st_shndx", 6, 2 }, { "st_value", 8, 8 }, { "st_size", 16, 8 },
+    {"st_name", 0, 4},	{"st_info", 4, 1},  {"st_other", 5, 1},
+    {"st_shndx", 6, 2}, {"st_value", 8, 8}, {"st_size", 16, 8},
 };
 
 /* Fields of Elf64_Shdr. */
 static const struct field shdr_fields[] = {
-	{ "sh_name", 0, 4 },	{ "sh_type", 4, 4 },	{ "sh_flags", 8, 8 },
-	{ "sh_addr", 16, 8 },	{ "sh_offset", 24, 8 }, { "sh_size", 32, 8 },
-	{ "sh_link", 40, 4 },	{ "sh_info", 44, 4 },	{ "sh_addralign", 48, 8 },
-	{ "sh_entsize", 56, 8 },
+    {"sh_name", 0, 4},	     {"sh_type", 4, 4},	    {"sh_flags", 8, 8}, {"sh_addr", 16, 8},
+    {"sh_offset", 24, 8},    {"sh_size", 32, 8},    {"sh_link", 40, 4}, {"sh_info", 44, 4},
+    {"sh_addralign", 48, 8}, {"sh_entsize", 56, 8},
 };
 
 static uint64_t get_le(const unsigned char *p, unsigned size)
@@ -131,21 +129,35 @@ static uint64_t new_value(uint64_t old, unsigned size)
 	uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1, v;
 
 	switch (next() % 7) {
-	case 0: v = 0; break;
-	case 1: v = mask; break;
-	case 2: v = old + 1; break;
-	case 3: v = old - 1; break;
-	case 4: v = old * 2 + 1; break;
-	case 5: v = old ^ (1ull << (next() % (8 * size))); break;
-	default: v = next(); break;
+	case 0:
+		v = 0;
+		break;
+	case 1:
+		v = mask;
+		break;
+	case 2:
+		v = old + 1;
+		break;
+	case 3:
+		v = old - 1;
+		break;
+	case 4:
+		v = old * 2 + 1;
+		break;
+	case 5:
+		v = old ^ (1ull << (next() % (8 * size)));
+		break;
+	default:
+		v = next();
+		break;
 	}
 	v &= mask;
 	return v == old ? (old ^ 1) & mask : v;
 }
 
 /* Set one field of the table `f` (n entries) of the record at `base`; describe it. */
-static void mutate_field(unsigned char *b, size_t len, size_t base, const struct field *f,
-			 size_t n, const char *what, char *desc, size_t dlen)
+static void mutate_field(unsigned char *b, size_t len, size_t base, const struct field *f, size_t n,
+			 const char *what, char *desc, size_t dlen)
 {
 	const struct field *fl = &f[next() % n];
 	uint64_t old, v;
@@ -514,12 +526,13 @@ int main(int argc, char **argv)
 {
 	const char *fortstat, *fixture, *dir;
 	unsigned long first, count;
-	struct tally t = { 0 };
+	struct tally t = {0};
 	unsigned char *orig;
 	size_t orig_len;
 
 	if (argc < 6) {
-		fprintf(stderr, "usage: elffuzz FORTSTAT FIXTURE WORKDIR FIRST_SEED COUNT [OPTION]...\n");
+		fprintf(stderr,
+			"usage: elffuzz FORTSTAT FIXTURE WORKDIR FIRST_SEED COUNT [OPTION]...\n");
 		return 2;
 	}
 	fortstat = argv[1];
@@ -582,15 +595,19 @@ int main(int argc, char **argv)
 		why = judge(k, fs, err ? err : "", len >= 4 && !memcmp(b, "\177ELF", 4), &t);
 		if (why) {
 			t.failed++;
-			printf("FAIL seed %lu (%s): %s; direct run %s%d, fortstat %s%d; stderr:\n%s",
-			       seed, desc, why, k == ST_NOEXEC ? "exec failed " : "", k >= 0 ? shell_status(k) : k,
-			       fs == ST_TIMEOUT ? "timeout " : "", fs >= 0 ? shell_status(fs) : fs,
-			       err ? err : "");
+			printf(
+			    "FAIL seed %lu (%s): %s; direct run %s%d, fortstat %s%d; stderr:\n%s",
+			    seed, desc, why, k == ST_NOEXEC ? "exec failed " : "",
+			    k >= 0 ? shell_status(k) : k, fs == ST_TIMEOUT ? "timeout " : "",
+			    fs >= 0 ? shell_status(fs) : fs, err ? err : "");
 		} else {
 			if (getenv("ELFFUZZ_VERBOSE"))
 				printf("seed %lu (%s): direct %d, fortstat %d: %.200s", seed, desc,
-				       k >= 0 ? shell_status(k) : k, fs >= 0 ? shell_status(fs) : fs,
-				       err && strchr(err, '\n') == err + strlen(err) - 1 ? err : "(report)\n");
+				       k >= 0 ? shell_status(k) : k,
+				       fs >= 0 ? shell_status(fs) : fs,
+				       err && strchr(err, '\n') == err + strlen(err) - 1
+					   ? err
+					   : "(report)\n");
 			unlink(mut);
 		}
 		unlink(errp);

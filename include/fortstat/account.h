@@ -60,10 +60,10 @@ struct acct_node {
 /* One thread's results (acct_thread). Pointers valid until the next event. */
 struct acct_thread_info {
 	int tid;
-	const struct acct_routine *r;	/* per routine, as acct_routines() */
-	const struct acct_arc *arcs;	/* as acct_arcs() */
+	const struct acct_routine *r; /* per routine, as acct_routines() */
+	const struct acct_arc *arcs;  /* as acct_arcs() */
 	size_t n_arcs;
-	const struct acct_node *nodes;	/* its calling-context tree */
+	const struct acct_node *nodes; /* its calling-context tree */
 	size_t n_nodes;
 };
 

@@ -47,9 +47,9 @@ struct calib {
 	 */
 	double count_ns;
 	double alt_count_ns;
-	size_t batches;	  /* batches measured */
-	size_t calls;	  /* calls per batch */
-	double seconds;	  /* wall time the calibration took */
+	size_t batches; /* batches measured */
+	size_t calls;	/* calls per batch */
+	double seconds; /* wall time the calibration took */
 };
 
 /*

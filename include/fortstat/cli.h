@@ -15,35 +15,36 @@
 #define CLI_MAX_LIBS TRACE_MAX_LIBS /* -l patterns */
 
 struct options {
-	const char *names_file;	  /* -n */
-	const char *exclude_file; /* -x */
-	bool all;		  /* --all */
+	const char *names_file;		/* -n */
+	const char *exclude_file;	/* -x */
+	bool all;			/* --all */
 	const char *libs[CLI_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
-	bool follow;		  /* -f: time forked children and exec'ed images too */
-	const char *output;	  /* -o */
-	struct report_opts report; /* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
-	const char *svg;	  /* --svg: flame graph file, or NULL */
-	const char *timeline;	  /* --timeline: trace-event JSON file, or NULL */
-	double timeline_min_us;	  /* --timeline-min: shorter calls left out */
-	size_t timeline_max;	  /* --timeline-max: calls kept at most */
-	bool no_correct;	  /* --no-correct: gross times */
-	bool probes;		  /* --probes (--traps: false, the default) */
-	bool mech_asked;	  /* --probes, --traps or FORTSTAT_MECHANISM said which */
-	uint64_t throttle_calls;  /* --throttle=CALLS,USEC (0: --no-throttle) */
+	bool follow;	    /* -f: time forked children and exec'ed images too */
+	const char *output; /* -o */
+	struct report_opts
+	    report;		/* --format, --sort, -z, --inclusive, --graph, --lines, --threads */
+	const char *svg;	/* --svg: flame graph file, or NULL */
+	const char *timeline;	/* --timeline: trace-event JSON file, or NULL */
+	double timeline_min_us; /* --timeline-min: shorter calls left out */
+	size_t timeline_max;	/* --timeline-max: calls kept at most */
+	bool no_correct;	/* --no-correct: gross times */
+	bool probes;		/* --probes (--traps: false, the default) */
+	bool mech_asked;	/* --probes, --traps or FORTSTAT_MECHANISM said which */
+	uint64_t throttle_calls; /* --throttle=CALLS,USEC (0: --no-throttle) */
 	double throttle_usec;
-	unsigned sample_hz;	  /* --sample[=HZ]: sampled at this rate (0: not) */
-	bool count_only;	  /* -c */
-	enum clock_kind clock;	  /* --clock */
-	enum pin_mode pin;	  /* --pin */
-	int verbose;		  /* -v (repeatable) */
-	bool merge;		  /* --merge: argv holds the FILEs (argc may be 0) */
-	int progress;		  /* --progress 1, --no-progress 0, -1: when stderr is a terminal */
-	double interval_s;	  /* --interval: a snapshot every interval_s seconds, 0: none */
-	int pid;	 /* -p: attach to this process instead of running PROGRAM (0: none) */
-	double duration; /* --duration: with -p, detach after this many seconds (0: never) */
-	char **argv;	 /* PROGRAM and its arguments, or --merge's FILEs (main's argv);
-			  * with -p: empty (argc 0) */
+	unsigned sample_hz;    /* --sample[=HZ]: sampled at this rate (0: not) */
+	bool count_only;       /* -c */
+	enum clock_kind clock; /* --clock */
+	enum pin_mode pin;     /* --pin */
+	int verbose;	       /* -v (repeatable) */
+	bool merge;	       /* --merge: argv holds the FILEs (argc may be 0) */
+	int progress;	       /* --progress 1, --no-progress 0, -1: when stderr is a terminal */
+	double interval_s;     /* --interval: a snapshot every interval_s seconds, 0: none */
+	int pid;	       /* -p: attach to this process instead of running PROGRAM (0: none) */
+	double duration;       /* --duration: with -p, detach after this many seconds (0: never) */
+	char **argv;	       /* PROGRAM and its arguments, or --merge's FILEs (main's argv);
+				* with -p: empty (argc 0) */
 	int argc;
 };
 

@@ -33,9 +33,9 @@
  * -fipa-ra keeps values in them across calls to routines it knows.
  */
 struct insn_event_page {
-	uint64_t ret;	 /* entry: the return address */
-	uint64_t rsp;	 /* entry: RSP (the slot); return: RSP after the ret */
-	uint32_t ev;	 /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN* */
+	uint64_t ret; /* entry: the return address */
+	uint64_t rsp; /* entry: RSP (the slot); return: RSP after the ret */
+	uint32_t ev;  /* 0: nothing; k+1: the entry of patch k; INSN_EV_RETURN* */
 	uint32_t pad;
 	uint64_t hook_val; /* written by the tracer: the stub writes hook_val over */
 	uint64_t hook_key; /* the return address when it equals hook_key, else the trap */
@@ -81,19 +81,19 @@ struct insn_event_page {
 #define PROBE_DEPTH 0x18 /* u64: shadow stack entries in use */
 #define PROBE_FLAGS 0x20 /* u64: PROBE_F_TRAP: no area, take the trap path */
 #define PROBE_F_TRAP 1u
-#define PROBE_CAP 0x28	 /* u64: events the ring may hold (<= PROBE_RING_N; the tracer's) */
+#define PROBE_CAP 0x28	  /* u64: events the ring may hold (<= PROBE_RING_N; the tracer's) */
 #define PROBE_NCOUNT 0x30 /* u64: calls the count path took (each event carries it) */
 /* s64: EV_ALIVE's offset from the area (the same in every process of -f) */
 #define PROBE_ALIVE 0x38
-#define PROBE_SHADOW 0x40		  /* the shadow stack: {slot, ret} entries */
-#define PROBE_SHADOW_N 4096		  /* shadow entries (a call deeper traps) */
+#define PROBE_SHADOW 0x40				/* the shadow stack: {slot, ret} entries */
+#define PROBE_SHADOW_N 4096				/* shadow entries (a call deeper traps) */
 #define PROBE_RING (PROBE_SHADOW + PROBE_SHADOW_N * 16) /* the ring of events */
-#define PROBE_RING_N 16384		  /* events (a power of 2) */
-#define PROBE_EV_SIZE 32		  /* {tsc, slot, ret, word} */
+#define PROBE_RING_N 16384				/* events (a power of 2) */
+#define PROBE_EV_SIZE 32				/* {tsc, slot, ret, word} */
 #define PROBE_CTR (PROBE_RING + PROBE_RING_N * PROBE_EV_SIZE) /* -c: a u64 a patch */
 #define PROBE_CTR_N 65536 /* patches counted in-process (higher ones trap) */
 #define PROBE_AREA_SIZE ((PROBE_CTR + PROBE_CTR_N * 8 + 4095) & ~4095)
-#define PROBE_AREAS 128 /* areas; the first is the trap-only area */
+#define PROBE_AREAS 128	  /* areas; the first is the trap-only area */
 #define PROBE_OFF EV_SIZE /* where the areas start in the event memory */
 #define PROBE_MEM_SIZE (EV_SIZE + (uint64_t)PROBE_AREAS * PROBE_AREA_SIZE)
 

@@ -37,8 +37,8 @@ int inject_syscall(pid_t pid, int memfd, long nr, const long args[6], long *ret)
  * program that runs: a signal that arrives meanwhile is stored in *deferred
  * (may be NULL: dropped) for the caller to deliver when the thread resumes.
  */
-int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long args[6],
-		      long *ret, int *deferred);
+int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long args[6], long *ret,
+		      int *deferred);
 
 /*
  * Call `fn(arg0)` in the stopped thread `pid` on its own stack (below the

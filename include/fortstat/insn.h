@@ -19,11 +19,11 @@
 #define INSN_SLOT_SIZE 32 /* bytes of scratch per out-of-line slot */
 
 enum insn_kind {
-	INSN_XOL,	/* run slot bytes (the copy, then a jmp back to addr+len) */
-	INSN_CALL,	/* emulate: push addr+len, RIP = target */
-	INSN_JMP,	/* emulate: RIP = target */
-	INSN_JCC,	/* emulate: RIP = cond(eflags, rcx) ? target : addr+len */
-	INSN_REFUSE,	/* cannot be handled: leave the routine unpatched */
+	INSN_XOL,    /* run slot bytes (the copy, then a jmp back to addr+len) */
+	INSN_CALL,   /* emulate: push addr+len, RIP = target */
+	INSN_JMP,    /* emulate: RIP = target */
+	INSN_JCC,    /* emulate: RIP = cond(eflags, rcx) ? target : addr+len */
+	INSN_REFUSE, /* cannot be handled: leave the routine unpatched */
 };
 
 struct insn_plan {
@@ -77,14 +77,14 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 #define INSN_RSITE_TRAP 47 /* offset of its int3 */
 
 struct insn_stub {
-	uint64_t addr;	   /* where the jmp goes (after an endbr64) */
-	unsigned len;	   /* bytes of whole instructions it covers (>= 5; >= 2 with pad_addr) */
-	uint8_t jmp[16];   /* bytes to write at addr (jmp, then int3 filler) */
+	uint64_t addr;	 /* where the jmp goes (after an endbr64) */
+	unsigned len;	 /* bytes of whole instructions it covers (>= 5; >= 2 with pad_addr) */
+	uint8_t jmp[16]; /* bytes to write at addr (jmp, then int3 filler) */
 	uint8_t code[INSN_STUB_SIZE]; /* the stub, for stub_addr */
 	unsigned code_len;
-	unsigned trap_off;  /* offset of the int3 in the stub */
-	unsigned plain_off; /* offset of the continuation that leaves [rsp] alone */
-	unsigned full_off;  /* a probe: RIP's offset at its full ring's stop (0: none) */
+	unsigned trap_off;     /* offset of the int3 in the stub */
+	unsigned plain_off;    /* offset of the continuation that leaves [rsp] alone */
+	unsigned full_off;     /* a probe: RIP's offset at its full ring's stop (0: none) */
 	unsigned throttle_off; /* a timed probe: its throttle flag (a byte; 1: count only) */
 	/*
 	 * A relative call that ends the covered bytes is emulated by the stub

@@ -53,11 +53,11 @@ struct profile_routine {
 	char *module;	/* the object it comes from (library path), or NULL: the program */
 	char **aliases; /* its symbol names, n_aliases of them (may be 0) */
 	size_t n_aliases;
-	uint64_t addr; /* its address in the symbol table (run-time for libraries) */
-	char *file;    /* source file, or NULL when unknown */
-	int line;      /* source line, 0 when unknown */
-	bool mainline; /* the mainline (marked '*') */
-	bool selected; /* chosen for timing: only selected routines are shown */
+	uint64_t addr;	       /* its address in the symbol table (run-time for libraries) */
+	char *file;	       /* source file, or NULL when unknown */
+	int line;	       /* source line, 0 when unknown */
+	bool mainline;	       /* the mainline (marked '*') */
+	bool selected;	       /* chosen for timing: only selected routines are shown */
 	uint64_t throttled_at; /* counted only after this many calls (--throttle), 0: timed */
 	bool calls_lower;      /* its calls are a lower bound: uncounted once throttled (its
 				* entry's int3 removed, --throttle) */
@@ -132,10 +132,10 @@ struct profile_thread_usage {
 
 /* One set of results: a whole process (tid 0), or one of its threads. */
 struct profile_set {
-	int tid;		  /* the thread's id, 0 for the whole process */
+	int tid;		    /* the thread's id, 0 for the whole process */
 	struct profile_usage usage; /* its CPU time as the kernel counted it */
-	struct profile_stats *r;  /* per routine, n_routines of the section */
-	struct profile_arc *arcs; /* in no particular order */
+	struct profile_stats *r;    /* per routine, n_routines of the section */
+	struct profile_arc *arcs;   /* in no particular order */
 	size_t n_arcs;
 	struct profile_node *nodes; /* at least the root when built from books */
 	size_t n_nodes;
@@ -172,9 +172,9 @@ struct profile_section {
 	 * summed over the selected routines when the profile corrects.
 	 */
 	double total_s[FS_N_CLOCKS];
-	bool count_only; /* calls were counted, not timed: no time is meaningful */
-	bool running;	 /* a snapshot: it still ran (exit_status means nothing yet) */
-	bool probes;	 /* its calls were recorded in-process (--probes), not by stops */
+	bool count_only;       /* calls were counted, not timed: no time is meaningful */
+	bool running;	       /* a snapshot: it still ran (exit_status means nothing yet) */
+	bool probes;	       /* its calls were recorded in-process (--probes), not by stops */
 	uint64_t probe_events; /* ... how many entries and returns (calls with -c) */
 	/*
 	 * Calls of timed routines whose entry was a ptrace stop (with the
@@ -211,9 +211,9 @@ struct profile_section {
 	 * not known (a report that had one clock only) has zero times.
 	 */
 	bool clock_known[FS_N_CLOCKS];
-	char *note;			  /* one line about how it ended, or NULL */
-	int n_cpus; /* the CPUs the program could run on (utilisation's), 0: unknown */
-	bool attached;			  /* -p: a running process (pid), timed from the attach */
+	char *note;    /* one line about how it ended, or NULL */
+	int n_cpus;    /* the CPUs the program could run on (utilisation's), 0: unknown */
+	bool attached; /* -p: a running process (pid), timed from the attach */
 	bool detached; /* ... and let go before it ended (its status is unknown) */
 	char *active;  /* -p: the routines its threads were in at attach, ", "-separated, or NULL */
 	struct profile_routine *routines; /* n_routines, index as in its symbol table */
@@ -267,18 +267,18 @@ struct profile_facts {
 	int term_signal;
 	double total_s[FS_N_CLOCKS];
 	bool count_only;
-	bool running;	  /* a snapshot of a process still running */
-	bool probes;	  /* as in profile_section */
+	bool running; /* a snapshot of a process still running */
+	bool probes;  /* as in profile_section */
 	uint64_t probe_events;
 	uint64_t trap_calls;
 	double trap_cost_s[FS_N_CLOCKS];
-	double overhead_all_s[FS_N_CLOCKS]; /* as in profile_section */
+	double overhead_all_s[FS_N_CLOCKS];	   /* as in profile_section */
 	uint64_t cs_lost_windows, cs_lost_records; /* as in profile_section */
 	int cs_lost_tids[PROFILE_LOST_TIDS];
 	bool stripped;
 	char *const *needed; /* n_needed, may be NULL */
 	size_t n_needed;
-	const char *note; /* may be NULL */
+	const char *note;	 /* may be NULL */
 	bool attached, detached; /* as in profile_section */
 	const char *active;	 /* may be NULL */
 	/*

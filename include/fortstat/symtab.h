@@ -12,27 +12,27 @@ struct line_table;
 
 /* Flags of a routine. */
 enum {
-	RT_MAINLINE = 1u << 0,	   /* the mainline: `main` */
-	RT_HELPER = 1u << 1,	   /* toolchain / C-runtime helper (_start, frame_dummy, ...) */
-	RT_LIBRARY = 1u << 2,	   /* linked in from a library (static executables) */
+	RT_MAINLINE = 1u << 0,	    /* the mainline: `main` */
+	RT_HELPER = 1u << 1,	    /* toolchain / C-runtime helper (_start, frame_dummy, ...) */
+	RT_LIBRARY = 1u << 2,	    /* linked in from a library (static executables) */
 	RT_RETURNS_TWICE = 1u << 3, /* setjmp family, vfork, getcontext: never selected */
-	RT_NORETURN = 1u << 4,	   /* exit, abort, __libc_start_main, ...: never rewrite return */
-	RT_SELECTED = 1u << 5,	   /* chosen for timing by symtab_select */
-	RT_IFUNC = 1u << 6,	   /* the target of an indirect function, named after it */
-	RT_COUNTED = 1u << 7,	   /* probes: counted, not timed, from the start (calibration) */
-	RT_ALLOC = 1u << 8,	   /* --alloc: an allocator (alloc.h), patched but never a row */
+	RT_NORETURN = 1u << 4,	    /* exit, abort, __libc_start_main, ...: never rewrite return */
+	RT_SELECTED = 1u << 5,	    /* chosen for timing by symtab_select */
+	RT_IFUNC = 1u << 6,	    /* the target of an indirect function, named after it */
+	RT_COUNTED = 1u << 7,	    /* probes: counted, not timed, from the start (calibration) */
+	RT_ALLOC = 1u << 8,	    /* --alloc: an allocator (alloc.h), patched but never a row */
 };
 
 struct routine {
-	uint64_t addr;	  /* st_value: link-time address (add the load bias for PIE) */
-	uint64_t size;	  /* st_size */
-	char **names;	  /* every symbol name at this address, primary first (owned) */
+	uint64_t addr; /* st_value: link-time address (add the load bias for PIE) */
+	uint64_t size; /* st_size */
+	char **names;  /* every symbol name at this address, primary first (owned) */
 	size_t n_names;
-	char *display;	  /* readable name: demangled C++, Fortran `foo`, `m::p`, `MAIN__` (owned) */
-	char *file;	  /* source file from DWARF, or NULL */
-	int line;	  /* source line from DWARF, or 0 */
-	unsigned flags;	  /* RT_* */
-	const char *module; /* shared library it came from (-l), NULL for the program's own */
+	char *display;	/* readable name: demangled C++, Fortran `foo`, `m::p`, `MAIN__` (owned) */
+	char *file;	/* source file from DWARF, or NULL */
+	int line;	/* source line from DWARF, or 0 */
+	unsigned flags; /* RT_* */
+	const char *module;    /* shared library it came from (-l), NULL for the program's own */
 	uint64_t throttled_at; /* --throttle: its calls when it stopped being timed (0: never) */
 	bool calls_lower;      /* ... and counted (its entry's int3 removed): calls a lower bound */
 };
@@ -51,41 +51,43 @@ struct plt_stub {
 };
 
 struct symtab {
-	char *path;		/* file read (owned) */
-	struct routine *r;	/* sorted by addr, no two with the same addr */
+	char *path;	   /* file read (owned) */
+	struct routine *r; /* sorted by addr, no two with the same addr */
 	size_t n;
-	uint64_t e_entry;	/* ELF header entry point (link-time) */
-	bool pie;		/* ET_DYN: loaded at a bias */
-	bool is_static;		/* no PT_INTERP */
-	bool has_symtab;	/* names came from .symtab (false: .dynsym only) */
+	uint64_t e_entry; /* ELF header entry point (link-time) */
+	bool pie;	  /* ET_DYN: loaded at a bias */
+	bool is_static;	  /* no PT_INTERP */
+	bool has_symtab;  /* names came from .symtab (false: .dynsym only) */
 	bool has_dwarf;
-	bool parallel_runtime;	/* uses OpenMP, TBB or Go (they size thread pools from the CPU mask) */
-	size_t n_skipped_default; /* routines the default selection left out (set by symtab_select) */
-	struct plt_stub *plt;	/* PLT stubs, from .plt/.plt.sec and .rela.plt */
+	bool parallel_runtime; /* uses OpenMP, TBB or Go (they size thread pools from the CPU mask)
+				*/
+	size_t
+	    n_skipped_default; /* routines the default selection left out (set by symtab_select) */
+	struct plt_stub *plt;  /* PLT stubs, from .plt/.plt.sec and .rela.plt */
 	size_t n_plt;
-	char *interp;		/* PT_INTERP: the dynamic linker's path, or NULL */
-	char *soname;		/* DT_SONAME, or NULL */
-	char **needed;		/* DT_NEEDED: the libraries it names, in its order (owned) */
+	char *interp;  /* PT_INTERP: the dynamic linker's path, or NULL */
+	char *soname;  /* DT_SONAME, or NULL */
+	char **needed; /* DT_NEEDED: the libraries it names, in its order (owned) */
 	size_t n_needed;
 	struct ifunc_sym *ifuncs; /* indirect functions (not routines until resolved) */
 	size_t n_ifuncs;
-	size_t n_own;		/* r[0..n_own) are the file's own, sorted by addr; the
-				 * rest were appended from libraries (symtab_append) */
-	char **modules;		/* names of the libraries appended (owned) */
+	size_t n_own;	/* r[0..n_own) are the file's own, sorted by addr; the
+			 * rest were appended from libraries (symtab_append) */
+	char **modules; /* names of the libraries appended (owned) */
 	size_t n_modules;
 };
 
 /* Errors returned by symtab_load besides negative errnos. */
 enum {
-	SYMTAB_ENOTELF = -1000,	 /* not an ELF file */
+	SYMTAB_ENOTELF = -1000,	   /* not an ELF file */
 	SYMTAB_ENOTX86_64 = -1001, /* an ELF, but not 64-bit x86-64 */
-	SYMTAB_ETRUNC = -1002,	 /* ELF truncated or malformed */
-	SYMTAB_ENOSYMS = -1003,	 /* no function symbols at all */
-	SYMTAB_ENOTEXEC = -1004,	 /* ELF, but not an executable (ET_REL, core...) */
-	SYMTAB_EBADPHDR = -1005, /* program headers the kernel cannot load */
-	SYMTAB_EBADSHDR = -1006, /* section headers that cannot be read (no symbols then) */
-	SYMTAB_ENOINTERP = -1007, /* its ELF interpreter (PT_INTERP) does not exist */
-	SYMTAB_EBADENTRY = -1008, /* its entry point lies in no executable segment */
+	SYMTAB_ETRUNC = -1002,	   /* ELF truncated or malformed */
+	SYMTAB_ENOSYMS = -1003,	   /* no function symbols at all */
+	SYMTAB_ENOTEXEC = -1004,   /* ELF, but not an executable (ET_REL, core...) */
+	SYMTAB_EBADPHDR = -1005,   /* program headers the kernel cannot load */
+	SYMTAB_EBADSHDR = -1006,   /* section headers that cannot be read (no symbols then) */
+	SYMTAB_ENOINTERP = -1007,  /* its ELF interpreter (PT_INTERP) does not exist */
+	SYMTAB_EBADENTRY = -1008,  /* its entry point lies in no executable segment */
 };
 
 /*

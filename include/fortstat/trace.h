@@ -51,15 +51,15 @@ typedef void (*trace_progress_fn)(const struct trace_progress *pg, void *arg);
 
 /* What a traced run is asked to do (from the command line: cli_trace_opts). */
 struct trace_opts {
-	bool count_only;		/* -c: count calls, read no clock but the wall's */
-	bool follow;			/* -f: time forked children and exec'ed images too */
-	bool all;			/* --all: every routine, the C library's start-up too */
-	bool probes;			/* --probes: in-process probes, ptrace for rare events */
-	bool probe_stops;		/* with probes: every call still stops (their calibration) */
-	bool go_program;		/* the program is Go, in process: calibrate Go's probes (calib.c) */
-	bool go_calib;			/* the calibration's Go pair: probed as Go's code (golang.c) */
-	uint64_t throttle_calls;	/* --throttle: a probed routine called this often ... */
-	double throttle_ns;		/* ... whose mean net self time is under this is counted only */
+	bool count_only;  /* -c: count calls, read no clock but the wall's */
+	bool follow;	  /* -f: time forked children and exec'ed images too */
+	bool all;	  /* --all: every routine, the C library's start-up too */
+	bool probes;	  /* --probes: in-process probes, ptrace for rare events */
+	bool probe_stops; /* with probes: every call still stops (their calibration) */
+	bool go_program;  /* the program is Go, in process: calibrate Go's probes (calib.c) */
+	bool go_calib;	  /* the calibration's Go pair: probed as Go's code (golang.c) */
+	uint64_t throttle_calls; /* --throttle: a probed routine called this often ... */
+	double throttle_ns;	 /* ... whose mean net self time is under this is counted only */
 	/*
 	 * --probes: what a call's events cost the program (calibrated): the
 	 * caller's share, charged at the entry (f2: the stub before its TSC,
@@ -68,10 +68,10 @@ struct trace_opts {
 	double probe_ns[FS_N_CLOCKS];
 	double probe_ret_ns[FS_N_CLOCKS];
 	double probe_count_ns[FS_N_CLOCKS]; /* a call through the count path (throttled) */
-	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
+	const char *libs[TRACE_MAX_LIBS];   /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
-	enum pin_mode pin;		/* --pin */
-	enum clock_kind clock;		/* --clock: the calibration's first figures */
+	enum pin_mode pin;     /* --pin */
+	enum clock_kind clock; /* --clock: the calibration's first figures */
 	/*
 	 * Live reports while the program runs (ticker.c), called from the
 	 * tracer's loop between stops, never from a signal handler: a snapshot
@@ -82,10 +82,10 @@ struct trace_opts {
 	trace_snapshot_fn on_snapshot;
 	double interval_s;
 	trace_progress_fn on_progress;
-	void *live_arg; /* their last argument */
-	int pid;			/* -p: attach to this running process (0: launch) */
-	double duration_s;		/* --duration: detach after this long (0: never) */
-	uint64_t exe_dev, exe_ino;	/* -p: its executable when its symbols were read */
+	void *live_arg;		   /* their last argument */
+	int pid;		   /* -p: attach to this running process (0: launch) */
+	double duration_s;	   /* --duration: detach after this long (0: never) */
+	uint64_t exe_dev, exe_ino; /* -p: its executable when its symbols were read */
 	bool exitkill; /* the program dies with fortstat (the calibration's runs; --traps do) */
 	unsigned sample_hz; /* --sample: instruction pointers sampled at this rate (0: not) */
 	/*
@@ -147,36 +147,36 @@ struct trace_cs_lost {
 
 struct trace_section {
 	int pid;
-	char *path;	     /* its program (owned) */
-	struct symtab *st;   /* its routines (owned when own_st; else the program's) */
+	char *path;	   /* its program (owned) */
+	struct symtab *st; /* its routines (owned when own_st; else the program's) */
 	bool own_st;
 	struct books *books; /* its accounting (owned) */
 	int exit_status;     /* status, or 128+N; 0 when it exec'ed on */
 	int term_signal;
 	double total_s[FS_N_CLOCKS]; /* its time on each clock */
 	bool counted_only;
-	bool execed;	     /* it ended by exec'ing a new image (a section follows) */
-	bool running;	     /* a snapshot's: it has not ended yet */
-	bool probes;	     /* as in trace_result, for this process */
+	bool execed;  /* it ended by exec'ing a new image (a section follows) */
+	bool running; /* a snapshot's: it has not ended yet */
+	bool probes;  /* as in trace_result, for this process */
 	uint64_t probe_events;
 	uint64_t trap_calls; /* as in trace_result, for this process */
 	double trap_cost_ns[FS_N_CLOCKS];
 	double overhead_ns[FS_N_CLOCKS]; /* as in trace_result, for this process */
 	struct trace_cs_lost cs_lost;	 /* as in trace_result, for this process */
-	struct trace_usage usage; /* as in trace_result, for this process */
-	struct trace_samples samples; /* as in trace_result, for this process */
+	struct trace_usage usage;	 /* as in trace_result, for this process */
+	struct trace_samples samples;	 /* as in trace_result, for this process */
 	char note[160];
 };
 
 struct trace_result {
-	int exit_status;     /* what fortstat exits with: status, or 128+N */
-	int term_signal;     /* N when the program was killed by signal N */
-	bool started;	     /* PROGRAM was exec'ed (there is something to report) */
+	int exit_status;	     /* what fortstat exits with: status, or 128+N */
+	int term_signal;	     /* N when the program was killed by signal N */
+	bool started;		     /* PROGRAM was exec'ed (there is something to report) */
 	double total_s[FS_N_CLOCKS]; /* program time on each clock */
-	size_t n_patched;    /* routines patched */
-	size_t n_refused;    /* selected routines left unpatched (see -v) */
-	bool probes;	     /* the program's calls were recorded in-process (--probes) */
-	uint64_t probe_events; /* entries and returns (or calls, -c) read from its probes */
+	size_t n_patched;	     /* routines patched */
+	size_t n_refused;	     /* selected routines left unpatched (see -v) */
+	bool probes;		     /* the program's calls were recorded in-process (--probes) */
+	uint64_t probe_events;	     /* entries and returns (or calls, -c) read from its probes */
 	/*
 	 * Calls of timed routines whose entry was a ptrace stop (with probes:
 	 * routines whose entry took no stub, threads without an area...; with
@@ -193,9 +193,9 @@ struct trace_result {
 	 */
 	double overhead_ns[FS_N_CLOCKS];
 	struct trace_cs_lost cs_lost; /* context-switch records dropped */
-	bool counted_only;   /* calls were counted, not timed (a CET shadow stack) */
-	char note[160];	     /* how the run ended, when it is worth a line */
-	int pid;	     /* the program's process id */
+	bool counted_only;	      /* calls were counted, not timed (a CET shadow stack) */
+	char note[160];		      /* how the run ended, when it is worth a line */
+	int pid;		      /* the program's process id */
 	/*
 	 * What the stops cost each segment, measured in this run (acct_ovh_estimate,
 	 * ns) on the CPU and the wall clock, over seg_n segments (0: not measured).
@@ -204,13 +204,13 @@ struct trace_result {
 	double seg_cpu_ns, seg_wall_ns;
 	struct trace_section *sections; /* -f: the other processes and images */
 	size_t n_sections;
-	bool snapshot;	   /* a snapshot: the run goes on (trace_snapshot_fn) */
-	bool running;	   /* a snapshot's: the program has not ended yet */
-	double snapshot_s; /* when it was taken, seconds of wall time since the exec */
-	bool attached; /* -p: a running process was attached to (pid) */
-	bool detached; /* ... and let go, still running, before it ended */
-	char *active;  /* -p: the routines its threads were in at attach, ", "-separated
-			* (owned; NULL: none known) */
+	bool snapshot;		  /* a snapshot: the run goes on (trace_snapshot_fn) */
+	bool running;		  /* a snapshot's: the program has not ended yet */
+	double snapshot_s;	  /* when it was taken, seconds of wall time since the exec */
+	bool attached;		  /* -p: a running process was attached to (pid) */
+	bool detached;		  /* ... and let go, still running, before it ended */
+	char *active;		  /* -p: the routines its threads were in at attach, ", "-separated
+				   * (owned; NULL: none known) */
 	struct trace_usage usage; /* the program's threads' user and system time */
 	struct trace_samples samples; /* --sample: the program's */
 };

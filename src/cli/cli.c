@@ -47,45 +47,45 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{ "names", required_argument, NULL, 'n' },
-	{ "exclude", required_argument, NULL, 'x' },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "lib", required_argument, NULL, 'l' },
-	{ "follow", no_argument, NULL, 'f' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "zeros", no_argument, NULL, 'z' },
-	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
-	{ "graph", no_argument, NULL, OPT_GRAPH },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "timeline", required_argument, NULL, OPT_TIMELINE },
-	{ "timeline-min", required_argument, NULL, OPT_TIMELINE_MIN },
-	{ "timeline-max", required_argument, NULL, OPT_TIMELINE_MAX },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "sample", optional_argument, NULL, OPT_SAMPLE },
-	{ "threads", no_argument, NULL, OPT_THREADS },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "no-correct", no_argument, NULL, OPT_NO_CORRECT },
-	{ "merge", no_argument, NULL, OPT_MERGE },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
-	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "probes", no_argument, NULL, OPT_PROBES },
-	{ "traps", no_argument, NULL, OPT_TRAPS },
-	{ "throttle", required_argument, NULL, OPT_THROTTLE },
-	{ "no-throttle", no_argument, NULL, OPT_NO_THROTTLE },
-	{ "alloc", no_argument, NULL, OPT_ALLOC },
-	{ "count-only", no_argument, NULL, 'c' },
-	{ "clock", required_argument, NULL, OPT_CLOCK },
-	{ "pin", required_argument, NULL, OPT_PIN },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+    {"names", required_argument, NULL, 'n'},
+    {"exclude", required_argument, NULL, 'x'},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"lib", required_argument, NULL, 'l'},
+    {"follow", no_argument, NULL, 'f'},
+    {"pid", required_argument, NULL, 'p'},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"zeros", no_argument, NULL, 'z'},
+    {"inclusive", no_argument, NULL, OPT_INCLUSIVE},
+    {"graph", no_argument, NULL, OPT_GRAPH},
+    {"svg", required_argument, NULL, OPT_SVG},
+    {"timeline", required_argument, NULL, OPT_TIMELINE},
+    {"timeline-min", required_argument, NULL, OPT_TIMELINE_MIN},
+    {"timeline-max", required_argument, NULL, OPT_TIMELINE_MAX},
+    {"lines", no_argument, NULL, OPT_LINES},
+    {"sample", optional_argument, NULL, OPT_SAMPLE},
+    {"threads", no_argument, NULL, OPT_THREADS},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"no-correct", no_argument, NULL, OPT_NO_CORRECT},
+    {"merge", no_argument, NULL, OPT_MERGE},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"probes", no_argument, NULL, OPT_PROBES},
+    {"traps", no_argument, NULL, OPT_TRAPS},
+    {"throttle", required_argument, NULL, OPT_THROTTLE},
+    {"no-throttle", no_argument, NULL, OPT_NO_THROTTLE},
+    {"alloc", no_argument, NULL, OPT_ALLOC},
+    {"count-only", no_argument, NULL, 'c'},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"pin", required_argument, NULL, OPT_PIN},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 void cli_usage(FILE *out)
@@ -417,7 +417,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			o->duration = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->duration > 0) ||
 			    o->duration > 1e8)
-				return usage_error("--duration needs a number of seconds > 0:", optarg);
+				return usage_error("--duration needs a number of seconds > 0:",
+						   optarg);
 			break;
 		}
 		case OPT_PROBES:
@@ -564,7 +565,8 @@ int cli_find_program(const char *name, char **path)
 		env = "/usr/local/bin:/usr/bin:/bin";
 	for (p = env;; p = strchr(p, ':') + 1) {
 		size_t len = strcspn(p, ":");
-		char *cand = len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
+		char *cand =
+		    len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
 
 		err = check_exec(cand);
 		if (!err) {
@@ -588,20 +590,20 @@ int cli_find_program(const char *name, char **path)
 struct trace_opts cli_trace_opts(const struct options *o)
 {
 	struct trace_opts t = {
-		.count_only = o->count_only,
-		.follow = o->follow,
-		.all = o->all,
-		.n_libs = o->n_libs,
-		.pin = o->pin,
-		.clock = o->clock,
-		.interval_s = o->interval_s,
-		.pid = o->pid,
-		.duration_s = o->duration,
-		.probes = o->probes,
-		.throttle_calls = o->throttle_calls,
-		.throttle_ns = o->throttle_usec * 1e3,
-		.sample_hz = o->sample_hz,
-		.alloc = o->report.alloc,
+	    .count_only = o->count_only,
+	    .follow = o->follow,
+	    .all = o->all,
+	    .n_libs = o->n_libs,
+	    .pin = o->pin,
+	    .clock = o->clock,
+	    .interval_s = o->interval_s,
+	    .pid = o->pid,
+	    .duration_s = o->duration,
+	    .probes = o->probes,
+	    .throttle_calls = o->throttle_calls,
+	    .throttle_ns = o->throttle_usec * 1e3,
+	    .sample_hz = o->sample_hz,
+	    .alloc = o->report.alloc,
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

@@ -65,7 +65,7 @@ static void warn_unmatched(const struct names *nm, const char *prog, bool libs)
 struct session {
 	struct options o;
 	struct trace_opts trace; /* what the tracer needs of o */
-	char *path; /* PROGRAM as found */
+	char *path;		 /* PROGRAM as found */
 	struct symtab st;
 	struct names names, exclude;
 	struct calib cal;
@@ -306,9 +306,9 @@ static int run_program(struct session *s)
 		err = trace_attach(&s->st, s->books, o->names_file ? &s->names : NULL,
 				   o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
 	else
-		err = trace_run(s->path, o->argv, &s->st, s->books,
-				o->names_file ? &s->names : NULL,
-				o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
+		err =
+		    trace_run(s->path, o->argv, &s->st, s->books, o->names_file ? &s->names : NULL,
+			      o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);
 	if (err || !s->res.started) {
 		/* Nothing was measured: the error has been said in one line. */
 		return s->res.exit_status ? s->res.exit_status : EXIT_FS_ERROR;
@@ -329,7 +329,8 @@ static int run_program(struct session *s)
 		/* -l named other libraries than the allocator's */
 		alloc_totals(books_alloc_books(s->books), &t);
 		if (!t.allocs && !t.frees && !s->st.is_static)
-			fs_warn("--alloc: no allocator call was seen: malloc is in libc.so.6: add -l libc");
+			fs_warn("--alloc: no allocator call was seen: malloc is in libc.so.6: add "
+				"-l libc");
 	}
 	return 0;
 }
@@ -449,8 +450,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 				   .attached = res->attached,
 				   .detached = res->detached,
 				   .active = res->active};
-	for (int c = 0; c < FS_N_CLOCKS; c++)
-	{
+	for (int c = 0; c < FS_N_CLOCKS; c++) {
 		f.trap_cost_s[c] = res->trap_cost_ns[c] / 1e9;
 		f.overhead_all_s[c] = res->overhead_ns[c] / 1e9;
 	}
@@ -478,8 +478,7 @@ static struct profile *build_profile(struct session *s, const struct trace_resul
 					   .needed = sec->st->needed,
 					   .n_needed = sec->st->n_needed,
 					   .note = sec->note[0] ? sec->note : NULL};
-		for (int c = 0; c < FS_N_CLOCKS; c++)
-		{
+		for (int c = 0; c < FS_N_CLOCKS; c++) {
 			f.trap_cost_s[c] = sec->trap_cost_ns[c] / 1e9;
 			f.overhead_all_s[c] = sec->overhead_ns[c] / 1e9;
 		}

@@ -26,8 +26,8 @@
  * land on it, and it is never left inside them.
  */
 static enum { UNDECIDED, INLINE, ROW } mode;
-static bool shown;	      /* a status line is on the screen */
-static unsigned short rows;   /* ROW: the terminal's rows when its region was set, 0: none */
+static bool shown;	    /* a status line is on the screen */
+static unsigned short rows; /* ROW: the terminal's rows when its region was set, 0: none */
 
 static void put(const char *s, size_t n)
 {

@@ -83,14 +83,14 @@ struct ctx_slot {
 
 struct thread {
 	int tid;
-	bool seen;			/* `last` holds times */
-	acct_time_t last[ACCT_LANES];	/* times of the thread's previous event */
-	struct frame *fr; /* shadow stack, fr[0] the bottom */
+	bool seen;		      /* `last` holds times */
+	acct_time_t last[ACCT_LANES]; /* times of the thread's previous event */
+	struct frame *fr;	      /* shadow stack, fr[0] the bottom */
 	size_t depth, cap;
-	uint32_t *active;	/* per routine: open activations (lazily allocated) */
-	uint32_t *rnode;	/* per routine: its node while active (with `active`) */
-	uint64_t entries, made; /* entries and calls made on this thread so far */
-	struct acct_routine *r; /* this thread's per-routine results */
+	uint32_t *active;	       /* per routine: open activations (lazily allocated) */
+	uint32_t *rnode;	       /* per routine: its node while active (with `active`) */
+	uint64_t entries, made;	       /* entries and calls made on this thread so far */
+	struct acct_routine *r;	       /* this thread's per-routine results */
 	struct ltimes *lr[ACCT_LANES]; /* and their times on lanes 1.. */
 	struct arcset arcs;
 	struct cct cct;

@@ -31,8 +31,8 @@ struct books {
 	struct u64map thr; /* tid -> index into th */
 	struct bthread *th;
 	size_t n_th, cap_th;
-	int hot_tid; /* the thread last looked up, */
-	size_t hot;  /* at th[hot] (when n_th > hot) */
+	int hot_tid;	     /* the thread last looked up, */
+	size_t hot;	     /* at th[hot] (when n_th > hot) */
 	struct timeline *tl; /* --timeline: where the calls go (NULL: nowhere) */
 	uint32_t tl_group;
 	struct alloc_books *mem; /* --alloc: storage per routine (NULL: not kept) */
@@ -156,8 +156,7 @@ static const acct_time_t *net_times(struct books *b, int tid, const struct stamp
 }
 
 /* The times of stamp s for each lane of b (net ones through net_times). */
-static const acct_time_t *lanes_of(struct books *b, int tid, const struct stamp *s,
-				   acct_time_t *t)
+static const acct_time_t *lanes_of(struct books *b, int tid, const struct stamp *s, acct_time_t *t)
 {
 	t[0] = s->t[CLOCK_KIND_CPU];
 	t[1] = s->t[CLOCK_KIND_WALL];

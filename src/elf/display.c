@@ -24,34 +24,77 @@
 
 /* Toolchain and C-runtime glue that is not the program's own code. */
 static const char *const helper_names[] = {
-	"_start", "_init", "_fini", "frame_dummy", "register_tm_clones",
-	"deregister_tm_clones", "__do_global_dtors_aux", "__do_global_ctors_aux",
-	"__libc_csu_init", "__libc_csu_fini", "_dl_relocate_static_pie",
-	"__stack_chk_fail_local", "_dl_start", "_dl_start_user", NULL,
+    "_start",
+    "_init",
+    "_fini",
+    "frame_dummy",
+    "register_tm_clones",
+    "deregister_tm_clones",
+    "__do_global_dtors_aux",
+    "__do_global_ctors_aux",
+    "__libc_csu_init",
+    "__libc_csu_fini",
+    "_dl_relocate_static_pie",
+    "__stack_chk_fail_local",
+    "_dl_start",
+    "_dl_start_user",
+    NULL,
 };
 
 /* Routines that return twice: their return address must never be rewritten. */
 static const char *const returns_twice_names[] = {
-	"setjmp", "_setjmp", "__setjmp", "__sigsetjmp", "sigsetjmp",
-	"__libc_sigsetjmp", "vfork", "__vfork", "__libc_vfork", "getcontext",
-	"__getcontext", "savectx", NULL,
+    "setjmp",		"_setjmp", "__setjmp", "__sigsetjmp",  "sigsetjmp",
+    "__libc_sigsetjmp", "vfork",   "__vfork",  "__libc_vfork", "getcontext",
+    "__getcontext",	"savectx", NULL,
 };
 
 /* Routines that never return: entry-only timing. */
 static const char *const noreturn_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort", "__libc_start_main",
-	"__libc_start_call_main", "__stack_chk_fail", "__stack_chk_fail_local",
-	"__assert_fail", "__assert_perror_fail", "__fortify_fail", "__chk_fail",
-	"__libc_fatal", "pthread_exit", "__pthread_exit", "longjmp", "_longjmp",
-	"siglongjmp", "__longjmp_chk", "__libc_longjmp", "__libc_siglongjmp",
-	"err", "errx", "verr", "verrx",
-	"_gfortran_stop_string", "_gfortran_error_stop_string",
-	"_gfortran_stop_numeric", "_gfortran_error_stop_numeric",
-	"_gfortran_runtime_error", "_gfortran_runtime_error_at",
-	"_gfortran_os_error", "_gfortran_exit_i4", "_gfortran_exit_i8",
-	"__cxa_throw", "__cxa_rethrow", "_Unwind_Resume", "__cxa_bad_cast",
-	"__cxa_bad_typeid", "__cxa_throw_bad_array_new_length",
-	"__cxa_pure_virtual", "__cxa_deleted_virtual", "_ZSt9terminatev", NULL,
+    "exit",
+    "_exit",
+    "_Exit",
+    "quick_exit",
+    "abort",
+    "__libc_start_main",
+    "__libc_start_call_main",
+    "__stack_chk_fail",
+    "__stack_chk_fail_local",
+    "__assert_fail",
+    "__assert_perror_fail",
+    "__fortify_fail",
+    "__chk_fail",
+    "__libc_fatal",
+    "pthread_exit",
+    "__pthread_exit",
+    "longjmp",
+    "_longjmp",
+    "siglongjmp",
+    "__longjmp_chk",
+    "__libc_longjmp",
+    "__libc_siglongjmp",
+    "err",
+    "errx",
+    "verr",
+    "verrx",
+    "_gfortran_stop_string",
+    "_gfortran_error_stop_string",
+    "_gfortran_stop_numeric",
+    "_gfortran_error_stop_numeric",
+    "_gfortran_runtime_error",
+    "_gfortran_runtime_error_at",
+    "_gfortran_os_error",
+    "_gfortran_exit_i4",
+    "_gfortran_exit_i8",
+    "__cxa_throw",
+    "__cxa_rethrow",
+    "_Unwind_Resume",
+    "__cxa_bad_cast",
+    "__cxa_bad_typeid",
+    "__cxa_throw_bad_array_new_length",
+    "__cxa_pure_virtual",
+    "__cxa_deleted_virtual",
+    "_ZSt9terminatev",
+    NULL,
 };
 
 static bool in_list(const char *const *list, const char *name)
@@ -96,7 +139,7 @@ static void strset_add(struct strset *set, const char *s)
 	size_t i;
 
 	if (2 * (set->n + 1) > set->cap) {
-		struct strset big = { NULL, set->cap ? set->cap * 2 : 4096, 0 };
+		struct strset big = {NULL, set->cap ? set->cap * 2 : 4096, 0};
 
 		big.slot = xcalloc(big.cap, sizeof(*big.slot));
 		for (i = 0; i < set->cap; i++) {
@@ -164,12 +207,11 @@ static void strset_add_exports(struct strset *set, const char *path)
 static const struct strset *shared_exports(void)
 {
 	static const char *const libs[] = {
-		"libc.so.6", "libm.so.6", "libgfortran.so.5", "libstdc++.so.6",
-		"libgcc_s.so.1", "libquadmath.so.0", NULL,
+	    "libc.so.6",	"libm.so.6", "libgfortran.so.5", "libstdc++.so.6", "libgcc_s.so.1",
+	    "libquadmath.so.0", NULL,
 	};
 	static const char *const dirs[] = {
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-		"/usr/lib64", NULL,
+	    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", NULL,
 	};
 	static struct strset set;
 	static bool done;

@@ -190,7 +190,7 @@ bool dwinfo_read(Elf *elf, struct dwinfo *dw)
 
 const struct dw_def *dwinfo_find(const struct dwinfo *dw, uint64_t addr)
 {
-	struct dw_def key = { .addr = addr };
+	struct dw_def key = {.addr = addr};
 
 	return bsearch(&key, dw->def, dw->n_def, sizeof(*dw->def), dw_def_cmp);
 }

@@ -14,9 +14,12 @@
 bool dynamic_parallel_runtime(Elf *elf)
 {
 	static const char *const libs[] = {
-		"libgomp", "libomp", "libiomp", "libtbb",
+	    "libgomp",
+	    "libomp",
+	    "libiomp",
+	    "libtbb",
 	};
-	static const char *const syms[] = { "GOMP_", "__kmpc_", "omp_get_", "_ZN3tbb" };
+	static const char *const syms[] = {"GOMP_", "__kmpc_", "omp_get_", "_ZN3tbb"};
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	bool names = elf_getshdrstrndx(elf, &shstrndx) == 0;

@@ -201,7 +201,7 @@ bool precheck_shebang(const char *head, size_t n, char **interp, char **arg)
 static bool is_shell(const char *name)
 {
 	static const char *const shells[] = {
-		"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "busybox",
+	    "sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "busybox",
 	};
 
 	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
@@ -254,8 +254,9 @@ static int check_script(const char *path)
 			 "programs it runs, try 'fortstat -f %s %s'",
 			 esc_path, esc_what, cmd, esc_path);
 	else
-		fs_error("%s: a script for %s; fortstat times ELF executables: try 'fortstat %s %s'",
-			 esc_path, esc_what, cmd, esc_path);
+		fs_error(
+		    "%s: a script for %s; fortstat times ELF executables: try 'fortstat %s %s'",
+		    esc_path, esc_what, cmd, esc_path);
 	free(esc_path);
 	free(esc_what);
 	free(cmd);

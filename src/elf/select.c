@@ -49,7 +49,7 @@ static bool match_routine_in(struct names *nm, const struct routine *r,
 			*q++ = *p;
 	*q = '\0';
 	for (e = 0; e < nm->n; e++) {
-		struct names one = { .path = nm->path, .v = &nm->v[e], .n = 1 };
+		struct names one = {.path = nm->path, .v = &nm->v[e], .n = 1};
 		size_t qual = names_qualifier(nm->v[e].pattern);
 		struct names_entry unq;
 		bool hit;
@@ -113,7 +113,9 @@ size_t symtab_select(struct symtab *st, struct names *names, struct names *exclu
 		}
 	}
 	if (st->n_skipped_default)
-		fs_info(1, "%zu routines not timed by default: %zu C-runtime helpers, %zu library routines",
+		fs_info(1,
+			"%zu routines not timed by default: %zu C-runtime helpers, %zu library "
+			"routines",
 			st->n_skipped_default, n_helper, n_library);
 	return n_sel;
 }

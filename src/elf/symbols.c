@@ -188,7 +188,8 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 			if (ver)
 				name = strlist_keep(own, xasprintf("%s@%s", name, ver));
 			else if (dflt) /* .symtab spells the default version out: fs_old@@FS_2.0 */
-				name = strlist_keep(own, xasprintf("%.*s", (int)(dflt - name), name));
+				name =
+				    strlist_keep(own, xasprintf("%.*s", (int)(dflt - name), name));
 		}
 		if (type == STT_GNU_IFUNC) {
 			GROW(*ifunc, *n_ifunc, cap_if);

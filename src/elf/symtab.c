@@ -20,7 +20,8 @@
 static bool cut_short(const GElf_Ehdr *eh, uint64_t fsize)
 {
 	return eh->e_shoff && eh->e_shentsize == sizeof(Elf64_Shdr) &&
-	       (eh->e_shoff > fsize || (uint64_t)eh->e_shnum * eh->e_shentsize > fsize - eh->e_shoff);
+	       (eh->e_shoff > fsize ||
+		(uint64_t)eh->e_shnum * eh->e_shentsize > fsize - eh->e_shoff);
 }
 
 /* Check that the program header table lies inside the file. Returns 0 or SYMTAB_E*. */
@@ -167,8 +168,9 @@ static unsigned char *map_image(int fd, const char *path, size_t *len, int *rc)
 		*rc = SYMTAB_ENOTX86_64; /* e_machine, read little-endian as the kernel reads it */
 	if (!*rc && (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB ||
 		     b[EI_VERSION] != EV_CURRENT)) {
-		fs_info(1, "%s: ELF class %u, data %u, version %u in its identification: read as "
-			   "64-bit little-endian, version 1, as the kernel does",
+		fs_info(1,
+			"%s: ELF class %u, data %u, version %u in its identification: read as "
+			"64-bit little-endian, version 1, as the kernel does",
 			path, b[EI_CLASS], b[EI_DATA], b[EI_VERSION]);
 		b[EI_CLASS] = ELFCLASS64;
 		b[EI_DATA] = ELFDATA2LSB;
@@ -218,11 +220,13 @@ static int read_phdrs(Elf *elf, const GElf_Ehdr *eh, struct symtab *st)
 
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			return SYMTAB_EBADPHDR;
-		if (ph.p_type == PT_LOAD && (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset))
+		if (ph.p_type == PT_LOAD &&
+		    (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset))
 			return cut_short(eh, fsize) ? SYMTAB_ETRUNC : SYMTAB_EBADPHDR;
 		if (ph.p_type == PT_LOAD && !load_ok(&ph)) {
-			fs_info(1, "%s: program header %zu: PT_LOAD at %#" PRIx64 ", %#" PRIx64
-				   " bytes from offset %#" PRIx64 " (%#" PRIx64 " in the file)",
+			fs_info(1,
+				"%s: program header %zu: PT_LOAD at %#" PRIx64 ", %#" PRIx64
+				" bytes from offset %#" PRIx64 " (%#" PRIx64 " in the file)",
 				st->path, i, (uint64_t)ph.p_vaddr, (uint64_t)ph.p_memsz,
 				(uint64_t)ph.p_offset, (uint64_t)ph.p_filesz);
 			return SYMTAB_EBADPHDR;
@@ -280,7 +284,7 @@ static int read_routines(Elf *elf, const GElf_Ehdr *eh, uint64_t fsize, struct s
 {
 	struct rawsym *raw = NULL;
 	uint64_t *ifunc = NULL;
-	struct strlist own = { 0 };
+	struct strlist own = {0};
 	size_t n_raw = 0, n_ifunc = 0;
 	struct dwinfo dw;
 	Elf_Scn *symscn;
@@ -414,9 +418,10 @@ void symtab_say_error(const char *path, const struct symtab *st, int err)
 		for (size_t i = 0; i < n; i++)
 			free(sugg[i]);
 	} else if (err == SYMTAB_ENOSYMS && st) {
-		fs_error("%s: no function symbols (stripped?), and statically linked: nothing in it "
-			 "can be timed",
-			 p);
+		fs_error(
+		    "%s: no function symbols (stripped?), and statically linked: nothing in it "
+		    "can be timed",
+		    p);
 	} else if (err == SYMTAB_EBADSHDR && st && !st->is_static) {
 		fs_error("%s: %s (its libraries' routines can be timed with -l)", p,
 			 symtab_strerror(err));

@@ -13,12 +13,12 @@
 #include <string.h>
 
 /* Grow array `arr` of `n` used and `cap` allocated elements so that one more fits. */
-#define GROW(arr, n, cap)                                                   \
-	do {                                                                \
-		if ((n) == (cap)) {                                         \
-			(cap) = (cap) ? (cap) * 2 : 64;                     \
-			(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));    \
-		}                                                           \
+#define GROW(arr, n, cap)                                                                          \
+	do {                                                                                       \
+		if ((n) == (cap)) {                                                                \
+			(cap) = (cap) ? (cap)*2 : 64;                                              \
+			(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));                           \
+		}                                                                                  \
 	} while (0)
 
 static inline bool starts_with(const char *s, const char *prefix)
@@ -88,10 +88,10 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 /* ---- dwarf.c: source names, files and lines ---- */
 
 struct dw_def {
-	uint64_t addr;	 /* low_pc (or the start of one of its ranges) */
-	Dwarf_Off off;	 /* the DIE of the definition */
-	int lang;	 /* DW_LANG_* of its CU */
-	char *file;	 /* owned */
+	uint64_t addr; /* low_pc (or the start of one of its ranges) */
+	Dwarf_Off off; /* the DIE of the definition */
+	int lang;      /* DW_LANG_* of its CU */
+	char *file;    /* owned */
 	int line;
 	char *qualname; /* owned; scope-qualified source name, set after the walk */
 };

@@ -162,7 +162,8 @@ static void write_callgrind_part(FILE *out, const struct report *rp, int part, u
 				timed ? (r->shown + 500) / 1000 : 0, r->calls);
 			cg_alloc_cost(out, rp, &ix, r->idx, NULL);
 			fputc('\n', out);
-		} else if (cg_alloc(rp)) { /* the time at its lines, its storage at its declaration */
+		} else if (cg_alloc(
+			       rp)) { /* the time at its lines, its storage at its declaration */
 			fprintf(out, "%d 0 0", rt->line > 0 ? rt->line : 0);
 			cg_alloc_cost(out, rp, &ix, r->idx, NULL);
 			fputc('\n', out);

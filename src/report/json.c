@@ -383,8 +383,9 @@ static void json_head(FILE *out, const struct report *rp)
 		sec->term_signal);
 	json_str(out, sec->note);
 	if (sec->attached) {
-		fprintf(out, ",\n  \"attached\": {\"pid\": %d, \"detached\": %s, \"active\": ",
-			sec->pid, sec->detached ? "true" : "false");
+		fprintf(out,
+			",\n  \"attached\": {\"pid\": %d, \"detached\": %s, \"active\": ", sec->pid,
+			sec->detached ? "true" : "false");
 		json_str(out, sec->active);
 		fputc('}', out);
 	}

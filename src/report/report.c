@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* report.c - the views' entry points (report.h): a section of a profile to the writer of a format. */
+/* report.c - the views' entry points (report.h): a section of a profile to the writer of a format.
+ */
 #include <errno.h>
 #include <string.h>
 

@@ -21,10 +21,10 @@ struct row {
 	size_t idx;	  /* routine index in the section */
 	const char *name; /* display name */
 	uint64_t calls;
-	acct_time_t gross; /* gross self time */
-	int64_t overhead;  /* the stops' overhead in it: removed, or only estimated */
-	acct_time_t shown; /* self time as the profile shows it (net or gross) */
-	acct_time_t incl;  /* inclusive time, net or gross as `shown` */
+	acct_time_t gross;     /* gross self time */
+	int64_t overhead;      /* the stops' overhead in it: removed, or only estimated */
+	acct_time_t shown;     /* self time as the profile shows it (net or gross) */
+	acct_time_t incl;      /* inclusive time, net or gross as `shown` */
 	acct_time_t cpu, wall; /* self time as shown on each clock (--clock=both) */
 	acct_time_t wait;      /* wall less CPU: the time it waited (usage_wait_ns) */
 	bool incomplete;
@@ -54,7 +54,7 @@ struct report {
 	 */
 	double overhead_unc_s;
 	size_t n_uncertain; /* rows marked uncertain */
-	double denom_s;	   /* what PERCENT is a percentage of (0: none) */
+	double denom_s;	    /* what PERCENT is a percentage of (0: none) */
 	double unaccounted_s;
 	double total_s; /* program time shown: net of the overhead removed */
 };

@@ -147,7 +147,7 @@ static const char *foreign_machine(int pid)
 	if (n < (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
 		return "";
 	m = (uint16_t)(h[EI_DATA] == ELFDATA2MSB ? h[EI_NIDENT + 2] << 8 | h[EI_NIDENT + 3]
-						   : h[EI_NIDENT + 3] << 8 | h[EI_NIDENT + 2]);
+						 : h[EI_NIDENT + 3] << 8 | h[EI_NIDENT + 2]);
 	if (h[EI_CLASS] == ELFCLASS32)
 		return m == EM_386 ? "a 32-bit process (i386)" : "a 32-bit process";
 	if (m != EM_X86_64)
@@ -729,7 +729,8 @@ static void attach_run(struct tracer *tr, const char *path, struct trace_result 
 	tr->ps->wall0 = wall_now();
 	if (tr->o->duration_s > 0 && timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0) {
 		it.it_value.tv_sec = (time_t)tr->o->duration_s;
-		it.it_value.tv_nsec = (long)((tr->o->duration_s - (double)it.it_value.tv_sec) * 1e9);
+		it.it_value.tv_nsec =
+		    (long)((tr->o->duration_s - (double)it.it_value.tv_sec) * 1e9);
 		if (!it.it_value.tv_sec && !it.it_value.tv_nsec)
 			it.it_value.tv_nsec = 1;
 		timed = timer_settime(timer, 0, &it, NULL) == 0;
@@ -818,9 +819,10 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 		uint64_t dev = 0, ino = 0;
 
 		if (!exe_identity(o->pid, &dev, &ino) || dev != o->exe_dev || ino != o->exe_ino) {
-			fs_error("-p %d: it exec'ed another program while fortstat attached: nothing "
-				 "patched; try again",
-				 o->pid);
+			fs_error(
+			    "-p %d: it exec'ed another program while fortstat attached: nothing "
+			    "patched; try again",
+			    o->pid);
 			err = -ESTALE;
 			res->exit_status = EXIT_FS_CANNOT;
 		}

@@ -28,8 +28,8 @@
 #include "fortstat/util.h"
 
 #define CALIB_ENV "FORTSTAT_CALIBRATE_CHILD"
-#define CALIB_CALLS 1000	    /* calls per batch, measured */
-#define CALIB_WARM 300	    /* calls per batch before, through other patched routines */
+#define CALIB_CALLS 1000 /* calls per batch, measured */
+#define CALIB_WARM 300	 /* calls per batch before, through other patched routines */
 /*
  * In-process probes: a batch's events fit in the ring (no stop among the
  * calls measured), and the calls before go once round it, so that none of
@@ -95,16 +95,16 @@ uint64_t fortstat_calib_fake_g[4] = {0, 0x7ffffffff000ull, 0, 0};
 #define CALIB_GO_PAIR(callee, driver)                                                              \
 	void callee(void);                                                                         \
 	void driver(int n);                                                                        \
-	__asm__(".pushsection .text\n.globl " #callee "\n.type " #callee ",@function\n" #callee \
-		":\n"                                                                               \
-		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                              \
-		"add $0, %rsp\nret\n.size " #callee ", .-" #callee "\n"                             \
-		".byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n"                            \
+	__asm__(".pushsection .text\n.globl " #callee "\n.type " #callee ",@function\n" #callee    \
+		":\n"                                                                              \
+		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                             \
+		"add $0, %rsp\nret\n.size " #callee ", .-" #callee "\n"                            \
+		".byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n"                           \
 		".globl " #driver "\n.type " #driver ",@function\n" #driver ":\n"                  \
-		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                              \
-		"push %rbx\nmov %edi, %ebx\n"                                                       \
+		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                             \
+		"push %rbx\nmov %edi, %ebx\n"                                                      \
 		"1: test %ebx, %ebx\njz 2f\ncall " #callee "\ndec %ebx\njmp 1b\n"                  \
-		"2: pop %rbx\nadd $0, %rsp\nret\n.size " #driver ", .-" #driver "\n"              \
+		"2: pop %rbx\nadd $0, %rsp\nret\n.size " #driver ", .-" #driver "\n"               \
 		".byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n.popsection\n")
 
 /* go_call(n, driver): driver(n) with R14 the goroutine, as Go calls (R14 kept for C) */
@@ -278,10 +278,10 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 		       double f[CALIB_FIGURES])
 {
 	static char name[] = "fortstat-calibrate";
-	char *argv[] = { name, NULL };
+	char *argv[] = {name, NULL};
 	struct trace_result res;
 	struct books *books;
-	uint64_t w[2] = { 0, 0 }; /* cpu, wall */
+	uint64_t w[2] = {0, 0}; /* cpu, wall */
 	int wall = o->clock == CLOCK_KIND_WALL;
 	char env[64];
 	int p[2], err, warm, calls = calib_calls(o, &warm);
@@ -301,9 +301,9 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 		err = calib_factors(books_acct(books, o->clock, false), ie, id, w[wall], calls,
 				    &f[0], &f[1]);
 	if (!err)
-		err = calib_factors(books_acct(books, !wall ? CLOCK_KIND_WALL : CLOCK_KIND_CPU,
-					       false),
-				    ie, id, w[!wall], calls, &f[2], &f[3]);
+		err = calib_factors(
+		    books_acct(books, !wall ? CLOCK_KIND_WALL : CLOCK_KIND_CPU, false), ie, id,
+		    w[!wall], calls, &f[2], &f[3]);
 	f[4] = wall ? res.seg_wall_ns : res.seg_cpu_ns;
 	f[5] = wall ? res.seg_cpu_ns : res.seg_wall_ns;
 	f[6] = f[7] = 0;
@@ -364,7 +364,8 @@ static void calib_go(const struct trace_opts *o, struct calib *out)
 	fs_info(1,
 		"calibration of Go's probes: f1 %.4f f2 %.4f us (C's %.4f %.4f), median of %zu "
 		"batches",
-		median(f[0], b) / 1e3, median(f[1], b) / 1e3, out->f1_ns / 1e3, out->f2_ns / 1e3, b);
+		median(f[0], b) / 1e3, median(f[1], b) / 1e3, out->f1_ns / 1e3, out->f2_ns / 1e3,
+		b);
 	out->f1_ns = median(f[0], b);
 	out->f2_ns = median(f[1], b);
 	out->alt_f1_ns = median(f[2], b);

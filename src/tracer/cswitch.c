@@ -23,9 +23,9 @@
 
 #include "cswitch.h"
 
-#define CS_PAGES 64     /* data pages of the ring: 16,384 records between two reads */
+#define CS_PAGES 64	 /* data pages of the ring: 16,384 records between two reads */
 #define CS_FULL_SLACK 64 /* bytes: a ring with less room than this was full */
-#define CS_MAX_OFF 8192 /* intervals kept: more, and neighbours are merged two by two */
+#define CS_MAX_OFF 8192	 /* intervals kept: more, and neighbours are merged two by two */
 
 volatile int cswitch_due;
 

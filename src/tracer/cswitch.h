@@ -31,7 +31,7 @@ struct cswitch {
 		double n;
 	} * off;
 	size_t n_off, cap_off;
-	bool lost; /* the kernel dropped records since the last cswitch_forget */
+	bool lost;	 /* the kernel dropped records since the last cswitch_forget */
 	uint64_t n_lost; /* records the kernel said it dropped (PERF_RECORD_LOST; a full ring may
 			    say it later or never) */
 };

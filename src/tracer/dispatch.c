@@ -40,8 +40,8 @@
 #include "tracer.h"
 
 /* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
-static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
-			 arch_regs *regs, bool measured)
+static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s, arch_regs *regs,
+			 bool measured)
 {
 	memset(regs, 0, sizeof(*regs));
 	if (s->ev && fast_ok(tr) && stop_from_page(tr->ps, s)) {
@@ -52,7 +52,8 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
 		return true;
 	}
 	if (tr->o->count_only && !tr->ps->go) {
-		/* Count-only needs RIP alone (no frames, no return address; Go: R14 and RSP too). */
+		/* Count-only needs RIP alone (no frames, no return address; Go: R14 and RSP too).
+		 */
 		uint64_t pc;
 
 		if (arch_get_pc(th->tid, &pc) < 0)
@@ -81,8 +82,7 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s,
 		break;
 	case STOP_ENTRY:
 	case STOP_UNWINDER:
-		seg_slow(tr, th, regs,
-			 tr->ps->patches[s->patch].stub ? SEG_STUB : SEG_NO_TSC);
+		seg_slow(tr, th, regs, tr->ps->patches[s->patch].stub ? SEG_STUB : SEG_NO_TSC);
 		break;
 	default:
 		th->seg_ok = false;

@@ -44,8 +44,9 @@
  */
 void map_event_page(struct tracer *tr)
 {
-	long args[6] = { 0, (long)tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0 }, ret;
-	long cargs[6] = { tr->page_fd, 0, 0, 0, 0, 0 };
+	long args[6] = {0, (long)tr->ev_size, PROT_READ | PROT_WRITE, MAP_SHARED, tr->page_fd, 0},
+	     ret;
+	long cargs[6] = {tr->page_fd, 0, 0, 0, 0, 0};
 
 	if (tr->page_fd < 0) {
 		if (tr->mem_fd >= 0 && tr->page && !tr->ps->page_addr)
@@ -113,8 +114,8 @@ static int attach_syscall(struct tracer *tr, struct tthread *th, long nr, const 
 			  long *ret)
 {
 	return inject_syscall_at(th->tid, tr->ps->memfd,
-				 tr->ps->scratch ? tr->ps->scratch + SCRATCH_SYSCALL : 0, nr, args, ret,
-				 &th->defer_sig);
+				 tr->ps->scratch ? tr->ps->scratch + SCRATCH_SYSCALL : 0, nr, args,
+				 ret, &th->defer_sig);
 }
 
 /* An address an injected mmap returned, or -errno. */
@@ -341,7 +342,7 @@ void evpage_alive_end(struct tracer *tr)
 
 void detach_event_memory(struct tracer *tr, struct tthread *th)
 {
-	long args[6] = { (long)tr->ps->page_addr, (long)tr->ev_size, 0, 0, 0, 0 }, ret = -1;
+	long args[6] = {(long)tr->ps->page_addr, (long)tr->ev_size, 0, 0, 0, 0}, ret = -1;
 	int err;
 
 	if (!tr->ps->page_addr)
@@ -358,7 +359,7 @@ void detach_event_memory(struct tracer *tr, struct tthread *th)
 
 void fork_child_memory(struct tracer *tr, pid_t pid, int fd, int *deferred)
 {
-	long args[6] = { (long)tr->ps->page_addr, (long)tr->ev_size, 0, 0, 0, 0 }, ret = -1;
+	long args[6] = {(long)tr->ps->page_addr, (long)tr->ev_size, 0, 0, 0, 0}, ret = -1;
 	int err;
 
 	if (!tr->o->pid || !tr->ps->page_addr)
@@ -394,7 +395,6 @@ struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *t
 					  (size_t)th->slot * INSN_EV_SLOT_SIZE);
 }
 
-
 /*
  * A stop's overhead joins thread th's, for its net times (thr_vtime): what
  * was measured (o_c on the CPU clock, o_w on the wall; NAN: nothing), or
@@ -420,7 +420,7 @@ static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_
 	}
 	th->last_ovh[CLOCK_KIND_CPU] = o_c; /* a goroutine's too (golang.c) */
 	th->last_ovh[CLOCK_KIND_WALL] = o_w;
-	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){ o_c, o_w });
+	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){o_c, o_w});
 }
 
 void stop_cost_mean(const struct tracer *tr, double out[FS_N_CLOCKS])
@@ -508,7 +508,8 @@ void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_h
 	}
 	addr = tr->ps->page_addr + EV_PAGE + (uint64_t)th->slot * INSN_EV_SLOT_SIZE;
 	if (arch_point_page_reg(th->tid, regs,
-				how == SEG_STUB ? ARCH_PAGE_REG_STUB : ARCH_PAGE_REG_RSITE, addr) < 0) {
+				how == SEG_STUB ? ARCH_PAGE_REG_STUB : ARCH_PAGE_REG_RSITE,
+				addr) < 0) {
 		th->seg_ok = false;
 		ovh_add(tr, th, NAN, NAN);
 		return;
@@ -521,7 +522,8 @@ static bool in_our_code(const struct pstate *ps, uint64_t pc)
 {
 	if (ps->rsites && pc >= ps->rsites && pc < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE)
 		return true;
-	if (ps->probe_tramp && pc >= ps->probe_tramp && pc < ps->probe_tramp + INSN_PROBE_TRAMP_SIZE)
+	if (ps->probe_tramp && pc >= ps->probe_tramp &&
+	    pc < ps->probe_tramp + INSN_PROBE_TRAMP_SIZE)
 		return true;
 	for (size_t i = 0; i < ps->n_patches; i++) {
 		const struct patch *p = &ps->patches[i];
@@ -542,12 +544,13 @@ static bool in_our_code(const struct pstate *ps, uint64_t pc)
  */
 int rdtsc_refused(struct tracer *tr, struct tthread *th)
 {
-	static const uint8_t rdtsc[2] = { 0x0f, 0x31 }, nop2[2] = { 0x66, 0x90 };
+	static const uint8_t rdtsc[2] = {0x0f, 0x31}, nop2[2] = {0x66, 0x90};
 	uint8_t code[2];
 	uint64_t pc;
 
-	if (arch_get_pc(th->tid, &pc) < 0 || !in_our_code(tr->ps, pc) || mem_read(tr->ps->memfd, pc, code, 2) < 0 ||
-	    memcmp(code, rdtsc, 2) || mem_write(tr->ps->memfd, pc, nop2, 2) < 0)
+	if (arch_get_pc(th->tid, &pc) < 0 || !in_our_code(tr->ps, pc) ||
+	    mem_read(tr->ps->memfd, pc, code, 2) < 0 || memcmp(code, rdtsc, 2) ||
+	    mem_write(tr->ps->memfd, pc, nop2, 2) < 0)
 		return 0;
 	if (tr->ps->probes && !tr->probe_no_tsc) {
 		tr->probe_no_tsc = true;

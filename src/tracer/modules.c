@@ -54,7 +54,7 @@ void setup_rdebug(struct tracer *tr)
 	uint8_t code[8];
 	struct patch *p;
 	size_t off = 0;
-	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa }, int3 = 0xcc;
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa}, int3 = 0xcc;
 
 	if (auxv_get(tr->ps->leader, AT_BASE, &base) < 0 || !base ||
 	    symtab_symbol(st->interp, "_dl_debug_state", &dbg) < 0 ||
@@ -86,7 +86,8 @@ void setup_rdebug(struct tracer *tr)
 	u64map_put(&tr->ps->traps, p->trap, (uint32_t)tr->ps->n_patches);
 	tr->ps->n_patches++;
 	tr->ps->rdebug = rdebug + base;
-	fs_info(2, "following the dynamic linker: r_debug at 0x%" PRIx64 ", breakpoint at 0x%" PRIx64,
+	fs_info(2,
+		"following the dynamic linker: r_debug at 0x%" PRIx64 ", breakpoint at 0x%" PRIx64,
 		tr->ps->rdebug, dbg + base + off);
 }
 
@@ -145,16 +146,16 @@ static bool lib_wanted(struct tracer *tr, const char *const *mod_names)
  * resolver in the program (after relocation, as the dynamic linker did),
  * and add the target to the library's table under the function's name.
  */
-static void resolve_ifuncs(struct tracer *tr, struct tthread *th, struct symtab *lib,
-			   uint64_t bias)
+static void resolve_ifuncs(struct tracer *tr, struct tthread *th, struct symtab *lib, uint64_t bias)
 {
 	uint64_t hwcap = 0;
 
 	auxv_get(tr->ps->leader, AT_HWCAP, &hwcap);
 	for (size_t i = 0; i < lib->n_ifuncs; i++) {
 		uint64_t target;
-		int err = inject_call(th->tid, tr->ps->memfd, lib->ifuncs[i].resolver + bias,
-				      tr->ps->scratch + SCRATCH_CALLRET, hwcap, &target, &th->defer_sig);
+		int err =
+		    inject_call(th->tid, tr->ps->memfd, lib->ifuncs[i].resolver + bias,
+				tr->ps->scratch + SCRATCH_CALLRET, hwcap, &target, &th->defer_sig);
 
 		if (err || target < bias) {
 			fs_info(1, "not timing %s: its resolver %s", lib->ifuncs[i].name,
@@ -201,8 +202,8 @@ static void module_load(struct tracer *tr, struct tthread *th, struct tmodule *m
 	}
 	m->p0 = tr->ps->n_patches;
 	if (m->n)
-		patch_routines(tr, th->tid, tr->ps->st, m->first, m->first + m->n, m->bias, PATCH_LIB,
-			       &th->defer_sig);
+		patch_routines(tr, th->tid, tr->ps->st, m->first, m->first + m->n, m->bias,
+			       PATCH_LIB, &th->defer_sig);
 	m->np = tr->ps->n_patches - m->p0;
 	fs_info(1, "%s loaded at 0x%" PRIx64 ": %zu routines patched", m->name, m->bias, m->np);
 }
@@ -225,7 +226,8 @@ static void module_hook(struct tracer *tr, struct tthread *th, struct tmodule *m
 		return;
 	}
 	patch_routines(tr, th->tid, &lib, 0, lib.n, m->bias, PATCH_HOOKS, &th->defer_sig);
-	/* Its code's extent: a routine it calls back (a personality routine) is seen by its return address. */
+	/* Its code's extent: a routine it calls back (a personality routine) is seen by its return
+	 * address. */
 	tr->ps->unw_lo = UINT64_MAX;
 	tr->ps->unw_hi = 0;
 	for (size_t i = 0; i < lib.n; i++) {
@@ -268,7 +270,8 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 	struct tmodule *m = NULL;
 
 	for (size_t i = 0; i < tr->ps->n_mods; i++) {
-		if (tr->ps->mods[i].loaded && tr->ps->mods[i].lm == lm && tr->ps->mods[i].bias == bias) {
+		if (tr->ps->mods[i].loaded && tr->ps->mods[i].lm == lm &&
+		    tr->ps->mods[i].bias == bias) {
 			tr->ps->mods[i].seen = true;
 			return;
 		}
@@ -299,8 +302,9 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
 			     strncmp(base_name(real), "ld-linux", 8) != 0 &&
 			     lib_wanted(tr, mod_names);
 		if (m->matched && m->unwinder) {
-			fs_warn("-l: %s is the unwinder's library: its entries are hooked, not timed",
-				base_name(real));
+			fs_warn(
+			    "-l: %s is the unwinder's library: its entries are hooked, not timed",
+			    base_name(real));
 			m->matched = false;
 		}
 	}
@@ -363,8 +367,9 @@ static void modules_sync(struct tracer *tr, struct tthread *th)
 			break;
 		/* The program itself and the vDSO have no file of their own here. */
 		if (e.l_name && read_cstr(tr->ps->memfd, e.l_name, path, sizeof(path)) == 0 &&
-		    path[0] && (path[0] == '/' || module_file(tr->ps->leader, e.l_addr, path,
-							    sizeof(path)) == 0))
+		    path[0] &&
+		    (path[0] == '/' ||
+		     module_file(tr->ps->leader, e.l_addr, path, sizeof(path)) == 0))
 			module_seen(tr, th, lm, e.l_addr, path);
 		lm = e.l_next;
 	}

@@ -47,10 +47,19 @@
 static bool is_unwinder_name(const char *s)
 {
 	static const char *const names[] = {
-		"__cxa_throw", "__cxa_rethrow", "_Unwind_RaiseException", "_Unwind_Resume",
-		"_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind", "_Unwind_Backtrace",
-		"backtrace", "__backtrace", "pthread_exit", "__pthread_unwind",
-		"__pthread_unwind_next", "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+	    "__cxa_throw",
+	    "__cxa_rethrow",
+	    "_Unwind_RaiseException",
+	    "_Unwind_Resume",
+	    "_Unwind_Resume_or_Rethrow",
+	    "_Unwind_ForcedUnwind",
+	    "_Unwind_Backtrace",
+	    "backtrace",
+	    "__backtrace",
+	    "pthread_exit",
+	    "__pthread_unwind",
+	    "__pthread_unwind_next",
+	    "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -103,8 +112,8 @@ static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, s
 	args[4] = -1;
 	args[5] = 0;
 	if (tr->ps->scratch)
-		err = inject_syscall_at(tid, tr->ps->memfd, tr->ps->scratch + SCRATCH_SYSCALL, SYS_mmap, args,
-					&ret, deferred);
+		err = inject_syscall_at(tid, tr->ps->memfd, tr->ps->scratch + SCRATCH_SYSCALL,
+					SYS_mmap, args, &ret, deferred);
 	else
 		err = inject_syscall(tid, tr->ps->memfd, SYS_mmap, args, &ret);
 	if (err)
@@ -118,7 +127,8 @@ struct patch *patch_new(struct tracer *tr)
 {
 	if (tr->ps->n_patches == tr->ps->cap_patches) {
 		tr->ps->cap_patches = tr->ps->cap_patches ? 2 * tr->ps->cap_patches : 64;
-		tr->ps->patches = xrealloc(tr->ps->patches, tr->ps->cap_patches * sizeof(*tr->ps->patches));
+		tr->ps->patches =
+		    xrealloc(tr->ps->patches, tr->ps->cap_patches * sizeof(*tr->ps->patches));
 	}
 	memset(&tr->ps->patches[tr->ps->n_patches], 0, sizeof(*tr->ps->patches));
 	return &tr->ps->patches[tr->ps->n_patches];
@@ -175,7 +185,6 @@ static bool forced_trap(const struct routine *r)
 	}
 	return false;
 }
-
 
 /* Are st->r[j] and r routines of one image (the program's own, or one library's)? */
 static bool same_image(const struct symtab *st, size_t j, const struct routine *r)
@@ -462,8 +471,8 @@ static int write_entries(struct tracer *tr, size_t p0, const char *what)
 	return err;
 }
 
-int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
-			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred)
+int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from, size_t to,
+		   uint64_t bias, enum patch_mode mode, int *deferred)
 {
 	struct symtab *st = tab;
 	bool own = mode == PATCH_OWN;
@@ -563,11 +572,14 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		if (!why) {
 			if (p->pad_addr)
 				fs_info(2,
-					"patch %s at 0x%" PRIx64 ": jmp to a stub through padding at "
+					"patch %s at 0x%" PRIx64
+					": jmp to a stub through padding at "
 					"0x%" PRIx64 " (%u bytes moved)",
 					name, p->jmp_addr, p->pad_addr, p->orig_len);
 			else
-				fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved%s)",
+				fs_info(2,
+					"patch %s at 0x%" PRIx64
+					": jmp to a stub (%u bytes moved%s)",
 					name, p->jmp_addr, p->orig_len,
 					p->call_ret ? ", a call emulated" : "");
 			tr->ps->n_patches++;
@@ -594,7 +606,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p->trap = p->plan.addr;
 		p->unhook = hook && is_unwinder(r);
 		p->rehook = hook && !p->unhook;
-		p->routine = mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
+		p->routine =
+		    mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
 		p->noreturn = (r->flags & RT_NORETURN) != 0;
 		p->alloc = p->routine != ACCT_NONE ? (uint8_t)memcall_fn(tr, r) : 0;
 		p->go_hook = own && go_is_hook(tr->ps, i);
@@ -645,7 +658,6 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		u64map_put(&tr->ps->traps, tr->ps->patches[j].trap, (uint32_t)j);
 	return err;
 }
-
 
 /*
  * Resume the thread past the displaced instruction of patch p: at its

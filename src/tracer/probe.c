@@ -72,8 +72,7 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 	uint64_t gs = 1;
 
 	tr->ps->probes = false;
-	if (!tr->o->probes || !tr->page || !tr->ps->page_addr ||
-	    tr->ev_size < PROBE_MEM_SIZE)
+	if (!tr->o->probes || !tr->page || !tr->ps->page_addr || tr->ev_size < PROBE_MEM_SIZE)
 		return;
 	if (tr->tsc_ns <= 0) {
 		fs_warn("--probes: the TSC is not steady here (no constant_tsc): traps instead");
@@ -143,8 +142,10 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	if (!k && own)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
 	else if (!k)
-		fs_info(1, "thread %d runs in its parent's memory (vfork): its calls trap until it execs",
-			(int)th->tid);
+		fs_info(
+		    1,
+		    "thread %d runs in its parent's memory (vfork): its calls trap until it execs",
+		    (int)th->tid);
 }
 
 /*
@@ -323,7 +324,8 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	sp->delta = 0;
 	sp->on_all = 1;
 	if (sp->cs) {
-		/* what the thread ran between the stops, by the records, then less each switch's delta */
+		/* what the thread ran between the stops, by the records, then less each switch's
+		 * delta */
 		on_rec = (double)(sp->w1 - sp->w0) -
 			 (double)cswitch_off(sp->cs, sp->w0, sp->w1, 0, &n_sw);
 		if (n_sw >= 1 && (double)(sp->c1 - sp->c0) > on_rec) {
@@ -345,9 +347,9 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 		uint64_t off = 0, on;
 
 		for (size_t i = 0; i < sp->n_iv; i++)
-			off += cswitch_off_in(&sp->iv[i], sp->iv[i].from, sp->iv[i].to, sp->delta, NULL);
-		on = sp->cs ? (sp->w1 - sp->w0 > off ? sp->w1 - sp->w0 - off : 0)
-			    : sp->w1 - sp->w0;
+			off += cswitch_off_in(&sp->iv[i], sp->iv[i].from, sp->iv[i].to, sp->delta,
+					      NULL);
+		on = sp->cs ? (sp->w1 - sp->w0 > off ? sp->w1 - sp->w0 - off : 0) : sp->w1 - sp->w0;
 		sp->kw = (uint64_t)(((unsigned __int128)(sp->w1 - sp->w0) << 32) / (t1 - sp->tsc0));
 		sp->kc = on ? (uint64_t)(((unsigned __int128)(sp->c1 - sp->c0) << 32) / on) : 0;
 		sp->fast = on > 0;
@@ -379,10 +381,11 @@ static void stamp_at(struct stamper *sp, uint64_t t, struct stamp *s)
 	double f = 1, on;
 
 	if (sp->fast) {
-		uint64_t w = t >= sp->tsc1 ? w1
-			     : t <= sp->tsc0
-				 ? w0
-				 : w0 + (acct_time_t)(((unsigned __int128)(t - sp->tsc0) * sp->kw) >> 32);
+		uint64_t w =
+		    t >= sp->tsc1 ? w1
+		    : t <= sp->tsc0
+			? w0
+			: w0 + (acct_time_t)(((unsigned __int128)(t - sp->tsc0) * sp->kw) >> 32);
 
 		s->t[CLOCK_KIND_WALL] = w;
 		if (w >= sp->last_w) {
@@ -658,10 +661,10 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
 	uint64_t counted = (nc - th->p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
 	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
-	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->n_hot &&
-					 (tr->ps->hot[j].flags & HOT_ALLOC)
-				     ? &tr->ps->patches[j]
-				     : NULL;
+	const struct patch *mp =
+	    kind == PROBE_W_ENTRY && j < tr->ps->n_hot && (tr->ps->hot[j].flags & HOT_ALLOC)
+		? &tr->ps->patches[j]
+		: NULL;
 
 	if (mp) {
 		memcall_entry_recorded(tr, th, mp, e->slot, e->ret, e->tsc);
@@ -687,7 +690,7 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 		books_stop_cost(tr->ps->books, th->tid,
 				(double[FS_N_CLOCKS]){
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_CPU],
-				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL] });
+				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL]});
 	books_stop_cost(tr->ps->books, th->tid,
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
@@ -774,7 +777,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	 */
 	if (n && !tr->probe_no_tsc)
 		books_stop_cost(tr->ps->books, th->tid,
-				(double[FS_N_CLOCKS]){ 0, (double)(__rdtsc() - t1) * tr->tsc_ns });
+				(double[FS_N_CLOCKS]){0, (double)(__rdtsc() - t1) * tr->tsc_ns});
 	th->p_tsc = t1;
 	th->p_at = th->now;
 	if (th->cs.fd >= 0) {

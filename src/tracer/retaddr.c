@@ -47,8 +47,7 @@ bool is_hooked(const struct pstate *ps, uint64_t v)
 /* Is pc the int3 of a return site's trap? */
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc)
 {
-	return ps->rsites && pc >= ps->rsites &&
-	       pc < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
+	return ps->rsites && pc >= ps->rsites && pc < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
 	       (pc - ps->rsites) % INSN_RSITE_SIZE == INSN_RSITE_TRAP;
 }
 
@@ -84,8 +83,8 @@ static int return_site_ok(struct tracer *tr, uint64_t ret)
 	if (patch_call_site(tr->ps, ret))
 		return 1; /* a call that its routine's stub emulates */
 	v = 0;
-	if (ret >= sizeof(before) && mem_read(tr->ps->memfd, ret - sizeof(before), before,
-					      sizeof(before)) == 0)
+	if (ret >= sizeof(before) &&
+	    mem_read(tr->ps->memfd, ret - sizeof(before), before, sizeof(before)) == 0)
 		v = (uint64_t)insn_is_return_site(before, sizeof(before));
 	u64map_put(&tr->ps->retsite, ret, v);
 	return (int)v;
@@ -113,7 +112,7 @@ static void undo_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
  */
 void frames_undo(struct tracer *tr, int fd, pid_t tid)
 {
-	struct undo_ctx u = { .fd = fd, .ps = tr->ps };
+	struct undo_ctx u = {.fd = fd, .ps = tr->ps};
 
 	books_frames(tr->ps->books, tid, undo_frame, &u);
 }
@@ -201,8 +200,8 @@ void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot)
 struct hook_ctx {
 	int fd;
 	const struct pstate *ps;
-	uint64_t to;	   /* rehook: the trap to write where a slot holds its frame's ret */
-	bool back;	   /* true: trap -> ret (unhook); false: ret -> trap (rehook) */
+	uint64_t to; /* rehook: the trap to write where a slot holds its frame's ret */
+	bool back;   /* true: trap -> ret (unhook); false: ret -> trap (rehook) */
 };
 
 static void swap_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
@@ -241,8 +240,8 @@ static void collect_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *a
  */
 static void unhook_thread(struct tracer *tr, struct tthread *th)
 {
-	struct hook_ctx h = { .fd = tr->ps->memfd, .ps = tr->ps, .back = true };
-	struct frame_list l = { 0 };
+	struct hook_ctx h = {.fd = tr->ps->memfd, .ps = tr->ps, .back = true};
+	struct frame_list l = {0};
 
 	books_frames(tr->ps->books, th->tid, collect_frame, &l);
 	for (size_t i = l.n; i-- > 0;)
@@ -276,7 +275,8 @@ void orphans_restore(struct tracer *tr)
 /* Rewrite the return addresses of the frames that survived the unwinder. */
 static void rehook_thread(struct tracer *tr, struct tthread *th)
 {
-	struct hook_ctx h = { .fd = tr->ps->memfd, .ps = tr->ps, .to = tr->ps->retrap, .back = false };
+	struct hook_ctx h = {
+	    .fd = tr->ps->memfd, .ps = tr->ps, .to = tr->ps->retrap, .back = false};
 
 	books_frames(tr->ps->books, th->tid, swap_frame, &h);
 	th->unhooked = false;
@@ -308,7 +308,7 @@ static void callout_frame(uint32_t routine, uint64_t slot, uint64_t ret, void *a
 static bool in_unwinder_callout(struct tracer *tr, struct tthread *th, const arch_regs *regs,
 				const struct patch *p)
 {
-	struct callout_ctx c = { .lo = tr->ps->unw_lo, .hi = tr->ps->unw_hi };
+	struct callout_ctx c = {.lo = tr->ps->unw_lo, .hi = tr->ps->unw_hi};
 	uint64_t ret = 0;
 
 	if (!c.lo)
@@ -323,8 +323,7 @@ static bool in_unwinder_callout(struct tracer *tr, struct tthread *th, const arc
 	return c.found;
 }
 
-void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
-		  const struct patch *p)
+void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p)
 {
 	pid_t tid = th->tid;
 	uint64_t ret, slot = arch_sp(regs);
@@ -426,7 +425,8 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
 		return;
 	if (is_hooked(tr->ps, ret)) {
 		/* Tail call: entered by a jump with our trap as return address. */
-		if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 && top_slot == slot)
+		if (books_top(tr->ps->books, tid, &top, &top_slot, &top_ret) == 0 &&
+		    top_slot == slot)
 			ev_chain(tr, th, p->routine);
 		else
 			ev_count(tr, th, p->routine);
@@ -452,8 +452,7 @@ resume:
 	resume_patched(tr, tid, regs, p, false);
 }
 
-void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
-		   bool site)
+void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs, bool site)
 {
 	uint64_t ret;
 

@@ -224,7 +224,8 @@ static pid_t session_start(struct tracer *tr, const char *path, char *const argv
 	fflush(NULL);
 	pid = launch(path, argv, &go);
 	if (tr->page_fd >= 0)
-		close(tr->page_fd); /* the program holds its copy (same number) until its exec stop */
+		close(
+		    tr->page_fd); /* the program holds its copy (same number) until its exec stop */
 	if (pid < 0) {
 		fs_error("cannot fork: %s", strerror((int)-pid));
 		return pid;
@@ -295,9 +296,9 @@ int trace_run(const char *path, char *const argv[], struct symtab *st, struct bo
 	      struct names *names, struct names *exclude, const struct trace_opts *o,
 	      const double est_ns[FS_N_CLOCKS], struct trace_result *res)
 {
-	struct tracer tr = { .o = o, .names = names, .exclude = exclude };
-	const struct pstate init = { .st = st, .books = books, .memfd = -1 };
-	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, sa_fwd = { .sa_handler = forward_signal };
+	struct tracer tr = {.o = o, .names = names, .exclude = exclude};
+	const struct pstate init = {.st = st, .books = books, .memfd = -1};
+	struct sigaction sa_ign = {.sa_handler = SIG_IGN}, sa_fwd = {.sa_handler = forward_signal};
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	struct stop s = {0};
 	int err;

@@ -44,7 +44,7 @@ static int trap_action(struct tracer *tr, struct tthread *th, const struct ksiga
 {
 	struct ksigaction *buf = (struct ksigaction *)((char *)tr->page + EV_SIGACT);
 	uint64_t a = tr->ps->page_addr + EV_SIGACT;
-	long args[6] = { SIGTRAP, set ? (long)a : 0, set ? 0 : (long)a, KSA_SIGSET_SIZE, 0, 0 }, ret;
+	long args[6] = {SIGTRAP, set ? (long)a : 0, set ? 0 : (long)a, KSA_SIGSET_SIZE, 0, 0}, ret;
 	char why[256];
 
 	if (!tr->page || !tr->ps->page_addr || !tr->ps->scratch)

@@ -14,7 +14,7 @@ void stop_from_status(pid_t tid, int status, struct stop *s)
 {
 	int sig, event;
 
-	*s = (struct stop){ .kind = STOP_NONE, .tid = tid, .status = status };
+	*s = (struct stop){.kind = STOP_NONE, .tid = tid, .status = status};
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		s->kind = STOP_GONE;
 		return;
@@ -26,8 +26,8 @@ void stop_from_status(pid_t tid, int status, struct stop *s)
 	s->sig = sig;
 	if (event == PTRACE_EVENT_STOP) {
 		s->kind = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU
-				  ? STOP_GROUP
-				  : STOP_INTERRUPT;
+			      ? STOP_GROUP
+			      : STOP_INTERRUPT;
 		return;
 	}
 	if (sig == SIGTRAP && event) {
@@ -137,16 +137,26 @@ bool stop_exit_code(int status, int *code)
 const char *stop_kind_name(enum stop_kind k)
 {
 	static const char *const names[STOP_N_KINDS] = {
-		[STOP_NONE] = "none",		[STOP_GONE] = "gone",
-		[STOP_BREAK] = "break",		[STOP_ENTRY] = "entry",
-		[STOP_UNWINDER] = "unwinder",	[STOP_COUNT] = "count",
-		[STOP_RETURN] = "return",	[STOP_RETURN_SITE] = "return-site",
-		[STOP_EXIT_PROBE] = "exit-probe", [STOP_RENDEZVOUS] = "rendezvous",
-		[STOP_CLONE] = "clone",		[STOP_PROBE_FULL] = "probe-full",
-		[STOP_FORK] = "fork",		[STOP_VFORK] = "vfork",
-		[STOP_EXEC] = "exec",		[STOP_EXIT] = "exit",
-		[STOP_EVENT] = "event",		[STOP_GROUP] = "group-stop",
-		[STOP_INTERRUPT] = "interrupt",	[STOP_SIGNAL] = "signal",
+	    [STOP_NONE] = "none",
+	    [STOP_GONE] = "gone",
+	    [STOP_BREAK] = "break",
+	    [STOP_ENTRY] = "entry",
+	    [STOP_UNWINDER] = "unwinder",
+	    [STOP_COUNT] = "count",
+	    [STOP_RETURN] = "return",
+	    [STOP_RETURN_SITE] = "return-site",
+	    [STOP_EXIT_PROBE] = "exit-probe",
+	    [STOP_RENDEZVOUS] = "rendezvous",
+	    [STOP_CLONE] = "clone",
+	    [STOP_PROBE_FULL] = "probe-full",
+	    [STOP_FORK] = "fork",
+	    [STOP_VFORK] = "vfork",
+	    [STOP_EXEC] = "exec",
+	    [STOP_EXIT] = "exit",
+	    [STOP_EVENT] = "event",
+	    [STOP_GROUP] = "group-stop",
+	    [STOP_INTERRUPT] = "interrupt",
+	    [STOP_SIGNAL] = "signal",
 	};
 
 	return (unsigned)k < STOP_N_KINDS ? names[k] : "?";

@@ -44,10 +44,10 @@ enum stop_kind {
 struct stop {
 	enum stop_kind kind;
 	pid_t tid;
-	int status;	/* the wait status */
-	int sig;	/* STOP_SIGNAL, STOP_GROUP, STOP_INTERRUPT: the signal */
-	uint32_t ev;	/* what the event page said at this stop (0: nothing) */
-	size_t patch;	/* STOP_ENTRY, STOP_UNWINDER, STOP_COUNT, STOP_EXIT_PROBE, STOP_RENDEZVOUS */
+	int status;   /* the wait status */
+	int sig;      /* STOP_SIGNAL, STOP_GROUP, STOP_INTERRUPT: the signal */
+	uint32_t ev;  /* what the event page said at this stop (0: nothing) */
+	size_t patch; /* STOP_ENTRY, STOP_UNWINDER, STOP_COUNT, STOP_EXIT_PROBE, STOP_RENDEZVOUS */
 	bool from_page; /* decided by the event word: no register was read */
 	bool si_read;	/* si was asked for (stop_siginfo, wait.c) ... */
 	bool si_ok;	/* ... and read */

@@ -50,8 +50,9 @@ struct tthread *thr_find(const struct tracer *tr, pid_t tid)
 
 struct tthread *thr_at(const struct tracer *tr, size_t cell)
 {
-	return cell < tr->thr.cap && tr->thr.keys[cell] ? (struct tthread *)(uintptr_t)tr->thr.vals[cell]
-						   : NULL;
+	return cell < tr->thr.cap && tr->thr.keys[cell]
+		   ? (struct tthread *)(uintptr_t)tr->thr.vals[cell]
+		   : NULL;
 }
 
 static void thr_insert(struct tracer *tr, struct tthread *th)
@@ -139,7 +140,8 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 	th->cs.fd = -1;
 	thr_give_slot(tr, th);
 	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps->leader, tid) < 0)
-		fs_clock_open(&th->clk, 0, tr->ps->leader, tid); /* no clocks, gone or refused: wall */
+		fs_clock_open(&th->clk, 0, tr->ps->leader,
+			      tid); /* no clocks, gone or refused: wall */
 	th->c0 = th->clast = fs_clock_read(&th->clk);
 	thr_stamp(tr, th);
 	th->w0 = th->now.t[CLOCK_KIND_WALL]; /* u0 zero: a thread just made has not run */

@@ -48,22 +48,21 @@ struct trace_section;
  * calls return to; slots follow.
  */
 #define SCRATCH_HDR 64
-#define RSITE_MAX 1024 /* return sites with a trap of their own, a process */
+#define RSITE_MAX 1024	   /* return sites with a trap of their own, a process */
 #define SCRATCH_SYSCALL 40 /* after the return trap (40 bytes at most) */
 #define SCRATCH_CALLRET 48
 
-
 struct patch {
-	uint64_t trap;	 /* runtime address of the int3 */
-	uint32_t routine; /* ACCT_NONE for an unwinder hook that is not timed */
-	bool unhook;	 /* an unwinder entry: put the original return addresses back */
-	bool rehook;	 /* a catch handler's start: hook the surviving frames again */
-	bool stub;	 /* a jmp to a stub (trap is the stub's int3), not an int3 at entry */
+	uint64_t trap;	    /* runtime address of the int3 */
+	uint32_t routine;   /* ACCT_NONE for an unwinder hook that is not timed */
+	bool unhook;	    /* an unwinder entry: put the original return addresses back */
+	bool rehook;	    /* a catch handler's start: hook the surviving frames again */
+	bool stub;	    /* a jmp to a stub (trap is the stub's int3), not an int3 at entry */
 	unsigned plain_off; /* stub: where to resume without hooking the return */
 	uint64_t jmp_addr;  /* stub: where the jmp was written */
 	unsigned orig_len;  /* stub: bytes the jmp covers */
 	uint8_t orig_bytes[16], jmp[16];
-	uint64_t pad_addr;  /* stub: a short entry's padding, which holds its jmp rel32 (0: none) */
+	uint64_t pad_addr; /* stub: a short entry's padding, which holds its jmp rel32 (0: none) */
 	uint8_t pad_orig[5], pad_jmp[5];
 	uint64_t got;	 /* a PLT stub: resume at the address in this GOT slot */
 	uint8_t orig;	 /* the byte the int3 replaced */
@@ -73,7 +72,7 @@ struct patch {
 	bool exit_probe; /* Go: an int3 on one of routine's `ret`s (golang.c) */
 	bool go_hook;	 /* Go: runtime.morestack or runtime.goexit1, not timed (golang.c) */
 	struct insn_plan plan;
-	uint64_t slot; /* runtime address of its XOL slot */
+	uint64_t slot;	   /* runtime address of its XOL slot */
 	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
 	uint64_t call_ret; /* stub: the return address of the call it emulates (0: none) */
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
@@ -110,45 +109,47 @@ struct patch_hot {
 #define HOT_ALLOC 8u	/* --alloc: a live allocator's stub, its entries memcall.c's */
 struct tthread {
 	pid_t tid;
-	struct fs_clock clk; /* the thread's CPU clock (wall when it cannot be had) */
-	uint64_t c0, clast;  /* first and last readings of clk */
-	struct stamp now;    /* both clocks at its last stop, never going backwards */
-	bool exiting;	 /* PTRACE_EVENT_EXIT seen */
-	bool unhooked;	 /* its return addresses were put back for an unwinder */
-	bool vfork_child; /* a vfork child sharing our memory */
-	int defer_sig;	  /* a signal that arrived during an injected call: deliver it next */
-	size_t proc;	  /* its process: index in tracer.procs */
-	int slot;	  /* its slot after the event page, -1: none (see seg_slow) */
-	bool in_trap_handler; /* runs the program's SIGTRAP handler (see trap_handler_check) */
-	bool seg_ok;	  /* its last stop had timestamps: the next segment is measurable */
+	struct fs_clock clk;   /* the thread's CPU clock (wall when it cannot be had) */
+	uint64_t c0, clast;    /* first and last readings of clk */
+	struct stamp now;      /* both clocks at its last stop, never going backwards */
+	bool exiting;	       /* PTRACE_EVENT_EXIT seen */
+	bool unhooked;	       /* its return addresses were put back for an unwinder */
+	bool vfork_child;      /* a vfork child sharing our memory */
+	int defer_sig;	       /* a signal that arrived during an injected call: deliver it next */
+	size_t proc;	       /* its process: index in tracer.procs */
+	int slot;	       /* its slot after the event page, -1: none (see seg_slow) */
+	bool in_trap_handler;  /* runs the program's SIGTRAP handler (see trap_handler_check) */
+	bool seg_ok;	       /* its last stop had timestamps: the next segment is measurable */
 	uint64_t seg_c, seg_w; /* the clocks at that stop */
-	double last_ovh[FS_N_CLOCKS]; /* what its last stop cost (ovh_add), for a goroutine's net books */
-	uint64_t go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
-	uint64_t go_cur;      /* the g it runs, as the scheduler's hooks saw (0: none, unknown) */
-	bool held;	  /* -p: stopped by fortstat to patch or to detach (attach.c) */
-	bool held_group;  /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
-	int area;	  /* in-process probes: its area (0: the trap-only one), -1: none */
-	uint64_t p_tsc;	  /* the TSC at its last stop ... */
-	struct stamp p_at; /* ... and its clocks then: events between are interpolated */
-	uint64_t p_ncount; /* the count path's calls (PROBE_NCOUNT) as its last event said */
-	uint64_t c_ncount; /* ... when its counters were last read (drain_counts) */
-	struct cswitch cs; /* its context switches (probes), fd -1: none */
+	double last_ovh[FS_N_CLOCKS]; /* what its last stop cost (ovh_add), for a goroutine's net
+					 books */
+	uint64_t
+	    go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
+	uint64_t go_cur; /* the g it runs, as the scheduler's hooks saw (0: none, unknown) */
+	bool held;	 /* -p: stopped by fortstat to patch or to detach (attach.c) */
+	bool held_group; /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
+	int area;	 /* in-process probes: its area (0: the trap-only one), -1: none */
+	uint64_t p_tsc;	 /* the TSC at its last stop ... */
+	struct stamp p_at;  /* ... and its clocks then: events between are interpolated */
+	uint64_t p_ncount;  /* the count path's calls (PROBE_NCOUNT) as its last event said */
+	uint64_t c_ncount;  /* ... when its counters were last read (drain_counts) */
+	struct cswitch cs;  /* its context switches (probes), fd -1: none */
 	struct sampler smp; /* --sample: its instruction pointer sampled (sample.c), fd -1: none */
-	uint64_t cs_lost_seen; /* cs.n_lost when its last loss was counted */
+	uint64_t cs_lost_seen;	 /* cs.n_lost when its last loss was counted */
 	struct usage_reading u0; /* its CPU time as the kernel counted it when first seen */
 	uint64_t w0;		 /* ... and the wall clock then */
 	struct mem_call mem;	 /* --alloc: the allocator call it is in (memcall.c) */
 };
 /* A shared library of the program (-l). */
 struct tmodule {
-	char *path;	 /* as the dynamic linker names it (l_name) */
-	char *real;	 /* realpath: the same file loaded again is the same module */
-	char *name;	 /* soname, else file name: what reports show */
-	bool matched;	 /* an -l pattern matches it */
-	bool unwinder;	 /* libgcc_s or libunwind: entries hooked, never timed */
+	char *path;    /* as the dynamic linker names it (l_name) */
+	char *real;    /* realpath: the same file loaded again is the same module */
+	char *name;    /* soname, else file name: what reports show */
+	bool matched;  /* an -l pattern matches it */
+	bool unwinder; /* libgcc_s or libunwind: entries hooked, never timed */
 	bool loaded, seen;
-	uint64_t lm;	 /* its link_map in the program */
-	uint64_t bias;	 /* l_addr */
+	uint64_t lm;   /* its link_map in the program */
+	uint64_t bias; /* l_addr */
 	bool have_routines;
 	size_t first, n; /* its routines in the table */
 	size_t p0, np;	 /* its patches, while loaded */
@@ -157,23 +158,23 @@ enum child_kind { CHILD_UNKNOWN, CHILD_FORK, CHILD_VFORK };
 
 struct pending {
 	pid_t pid;
-	pid_t parent;		/* thread that forked it (0 until the event is seen) */
+	pid_t parent; /* thread that forked it (0 until the event is seen) */
 	enum child_kind kind;
-	bool stopped;		/* its first stop was seen and it waits */
+	bool stopped; /* its first stop was seen and it waits */
 };
 /* What fortstat knows of one traced process (one image of it). */
 struct pstate {
 	struct symtab *st;
 	struct books *books; /* its accounting, both clocks */
-	pid_t leader;	    /* its process id */
+	pid_t leader;	     /* its process id */
 	int memfd;
 	uint64_t bias;
-	uint64_t scratch;  /* base of the scratch pages */
-	uint64_t retrap;   /* address of the return trap (written over return addresses) */
-	uint64_t retrap_trap; /* address of its int3 */
-	uint64_t page_addr;   /* the event page in the program (0: none) */
-	uint64_t rsites;      /* the return sites' traps (insn_rsite_code), with the page */
-	size_t rsite_n;	      /* traps made */
+	uint64_t scratch;	 /* base of the scratch pages */
+	uint64_t retrap;	 /* address of the return trap (written over return addresses) */
+	uint64_t retrap_trap;	 /* address of its int3 */
+	uint64_t page_addr;	 /* the event page in the program (0: none) */
+	uint64_t rsites;	 /* the return sites' traps (insn_rsite_code), with the page */
+	size_t rsite_n;		 /* traps made */
 	struct u64map rsite_map; /* return address -> its trap */
 	struct patch *patches;
 	size_t n_patches, cap_patches;
@@ -187,21 +188,21 @@ struct pstate {
 	uint32_t *uncount;
 	size_t n_uncount;
 	size_t n_hot, cap_hot;
-	bool follow_dl;        /* a dynamic executable: follow its dynamic linker */
-	bool shstk_checked;    /* the first stop looked for a CET shadow stack */
+	bool follow_dl;		    /* a dynamic executable: follow its dynamic linker */
+	bool shstk_checked;	    /* the first stop looked for a CET shadow stack */
 	struct ksigaction trap_act; /* the program's SIGTRAP action, while a thread handles one */
-	bool no_rewrite;       /* ... and found one: count calls, rewrite no return */
-	struct golang *go;     /* a Go program: its goroutines and exit probes (NULL: not Go) */
-	uint64_t rdebug;       /* runtime address of the dynamic linker's r_debug */
+	bool no_rewrite;	    /* ... and found one: count calls, rewrite no return */
+	struct golang *go;	 /* a Go program: its goroutines and exit probes (NULL: not Go) */
+	uint64_t rdebug;	 /* runtime address of the dynamic linker's r_debug */
 	uint64_t unw_lo, unw_hi; /* the unwinder's library's code (libgcc_s), 0 0: none */
-	struct tmodule *mods;  /* shared libraries seen */
+	struct tmodule *mods;	 /* shared libraries seen */
 	size_t n_mods;
-	struct u64map traps;   /* int3 address -> index into patches */
-	uint32_t *thr_ix;      /* the throttled probes (patch indices): their counters are read */
+	struct u64map traps; /* int3 address -> index into patches */
+	uint32_t *thr_ix;    /* the throttled probes (patch indices): their counters are read */
 	size_t n_thr_ix, cap_thr_ix;
 	uint32_t *cand; /* probes with an entry in the drain under way (throttle()) */
 	size_t n_cand, cap_cand;
-	bool probes;	       /* in-process probes (probe.c): its stubs record, no stop */
+	bool probes;		 /* in-process probes (probe.c): its stubs record, no stop */
 	uint64_t n_probe_events; /* events (calls, -c) read from its threads' areas */
 	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
 	uint64_t n_trap_stops;	 /* ... and their stops: entries, returns through a trap */
@@ -225,48 +226,48 @@ struct pstate {
 	struct trace_thread_usage *tu; /* ... their user and system time (thr_end) */
 	size_t n_tu, cap_tu;
 	uint64_t wall0;
-	char *path;	       /* the image's file (owned), NULL for the program's first */
-	bool own_st;	       /* st (and path) belong to this state: an image exec'ed (-f) */
-	bool ended;	       /* exited, exec'ed a new image, or let go */
-	bool execed;	       /* ended by exec'ing a new image */
-	int status;	       /* its wait status, when it exited */
-	uint64_t wall1;	       /* when it ended */
-	struct psamples *smp;  /* --sample: its samples (sample.c, owned), NULL: none yet */
+	char *path;	      /* the image's file (owned), NULL for the program's first */
+	bool own_st;	      /* st (and path) belong to this state: an image exec'ed (-f) */
+	bool ended;	      /* exited, exec'ed a new image, or let go */
+	bool execed;	      /* ended by exec'ing a new image */
+	int status;	      /* its wait status, when it exited */
+	uint64_t wall1;	      /* when it ended */
+	struct psamples *smp; /* --sample: its samples (sample.c, owned), NULL: none yet */
 };
 struct tracer {
 	const struct trace_opts *o;
 	struct pstate *ps;     /* the process of the thread being handled: one of procs */
 	struct pstate **procs; /* every process followed (-f), in order of appearance */
 	size_t n_procs;
-	size_t cur;	       /* index in procs of the state loaded in ps */
-	bool lib_hit[TRACE_MAX_LIBS]; /* -l pattern matched a library */
+	size_t cur;		       /* index in procs of the state loaded in ps */
+	bool lib_hit[TRACE_MAX_LIBS];  /* -l pattern matched a library */
 	struct names *names, *exclude; /* -n, -x: applied to libraries as they load */
-	struct u64map thr;     /* threads: tid + 1 -> struct tthread * */
+	struct u64map thr;	       /* threads: tid + 1 -> struct tthread * */
 	struct pending *pend;
 	size_t n_pend;
-	pid_t program;	       /* the program's process id */
+	pid_t program; /* the program's process id */
 	bool done;
-	bool program_done;     /* the program itself has ended (children may run on, -f) */
-	int status;	       /* the program's wait status */
-	bool pinned;	       /* fortstat and the program run on one CPU */
-	char note[160];	       /* how the run went, when it is worth a line */
-	size_t n_refused;      /* selected routines that could not be patched */
-	cpu_set_t orig_mask;   /* fortstat's mask before pinning: the program's own */
+	bool program_done;   /* the program itself has ended (children may run on, -f) */
+	int status;	     /* the program's wait status */
+	bool pinned;	     /* fortstat and the program run on one CPU */
+	char note[160];	     /* how the run went, when it is worth a line */
+	size_t n_refused;    /* selected routines that could not be patched */
+	cpu_set_t orig_mask; /* fortstat's mask before pinning: the program's own */
 	struct trace_result *res;
 	struct insn_event_page *page; /* the event page, fortstat's side (NULL: none) */
-	int page_fd;	       /* its memfd, inherited by the program until the exec stop */
-	int mem_fd;	       /* -f: fortstat's own descriptor of it, for images exec'ed */
-	bool fast_off;	       /* the page can no longer be trusted (threads, processes) */
+	int page_fd;		      /* its memfd, inherited by the program until the exec stop */
+	int mem_fd;		      /* -f: fortstat's own descriptor of it, for images exec'ed */
+	bool fast_off;		      /* the page can no longer be trusted (threads, processes) */
 	/* The stops' cost, measured per segment (see seg_measure); NULL: not measured. */
-	struct acct_ovh *seg[2]; /* on the CPU clock, on the wall clock */
-	double tsc_ns;		 /* ns per TSC tick */
+	struct acct_ovh *seg[2];     /* on the CPU clock, on the wall clock */
+	double tsc_ns;		     /* ns per TSC tick */
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
 	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
 	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
 	/* -p: the threads' instruction pointers at attach: no stub's jmp may cover one */
 	const uint64_t *avoid_pc;
 	size_t n_avoid;
-	size_t ev_size;		     /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
+	size_t ev_size;			/* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
 	uint8_t area_used[PROBE_AREAS]; /* in-process probes: threads' areas */
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
@@ -277,7 +278,7 @@ struct tracer {
 	size_t n_sc;
 	bool sc_strict; /* a thread runs in seccomp's strict mode */
 	int sc_err;	/* why a thread's filters could not be read (-errno), else 0 */
-	int n_cpus;			/* CPUs the program may run on (trace_usage) */
+	int n_cpus;	/* CPUs the program may run on (trace_usage) */
 	int sample_err; /* --sample: why perf_event_open was refused (-errno), said once; 0 */
 	struct sample_timer sample_timer; /* --sample: when to read every thread's ring */
 };
@@ -373,7 +374,6 @@ void unpin_task(struct tracer *tr, pid_t tid);
 
 uint64_t wall_now(void);
 
-
 /* ---- proc.c ---- */
 
 /* The first stop of a thread or process we have not seen yet. */
@@ -399,7 +399,6 @@ struct pstate *ps_get(struct tracer *tr, size_t i);
 /* Make process state i the current one (tr->ps). */
 void ps_switch(struct tracer *tr, size_t i);
 
-
 /* ---- patch.c ---- */
 
 /* Undo every live patch of the current process in the forked copy behind fd. */
@@ -416,14 +415,12 @@ struct patch *patch_new(struct tracer *tr);
  * the dynamic linker is followed. Routines that cannot be patched lose
  * RT_SELECTED. Runs in the stopped thread tid. Returns 0 or -errno (said).
  */
-int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from,
-			  size_t to, uint64_t bias, enum patch_mode mode, int *deferred);
+int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from, size_t to,
+		   uint64_t bias, enum patch_mode mode, int *deferred);
 
 /* Resume past patch p's displaced instruction; `regs` complete unless rip_only (-c). */
 int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
 		   bool rip_only);
-
-
 
 /* ---- modules.c ---- */
 
@@ -451,7 +448,6 @@ void setup_rdebug(struct tracer *tr);
  */
 void modules_attach(struct tracer *tr, struct tthread *th);
 
-
 /* ---- retaddr.c ---- */
 
 /*
@@ -462,11 +458,9 @@ void modules_attach(struct tracer *tr, struct tthread *th);
  */
 void check_shstk(struct tracer *tr, struct tthread *th);
 
-void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs,
-		  const struct patch *p);
+void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p);
 
-void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs,
-		   bool site);
+void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs, bool site);
 
 /* Is pc the int3 of a return site's trap? */
 bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
@@ -613,7 +607,6 @@ void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_h
 
 /* Thread th's slot, on fortstat's side. */
 struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *th);
-
 
 /* ---- sigtrap.c ---- */
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* inject.c - x86-64: free ranges within rel32 reach, system calls and calls run in a stopped thread. */
+/* inject.c - x86-64: free ranges within rel32 reach, system calls and calls run in a stopped
+ * thread. */
 #include "fortstat/inject.h"
 #include "fortstat/procmem.h"
 
@@ -115,15 +116,15 @@ static int run_until(pid_t pid, uint64_t trap, struct user_regs_struct *regs, in
 	}
 }
 
-int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long args[6],
-		      long *ret, int *deferred)
+int inject_syscall_at(pid_t pid, int memfd, uint64_t where, long nr, const long args[6], long *ret,
+		      int *deferred)
 {
 	/*
 	 * mov $nr,%eax; syscall; int3. The number goes in the code, not in
 	 * RAX: at the exec stop the kernel has yet to store execve's return
 	 * value in RAX and would overwrite ours.
 	 */
-	uint8_t code[] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xcc };
+	uint8_t code[] = {0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xcc};
 	struct user_regs_struct saved, regs;
 	uint8_t old[sizeof(code)];
 	uint32_t nr32 = (uint32_t)nr;

@@ -218,7 +218,7 @@ static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t ds
 		 */
 		if (!x->encoding.disp_offset ||
 		    x->encoding.disp_offset + 4u !=
-			    (x->encoding.imm_size ? x->encoding.imm_offset : in->size))
+			(x->encoding.imm_size ? x->encoding.imm_offset : in->size))
 			return "RIP-relative operand with an unexpected encoding";
 		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
 		disp = (int64_t)(abs - (dst + in->size));
@@ -242,7 +242,7 @@ static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t ds
 int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_addr,
 	      struct insn_plan *plan)
 {
-	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 	const char *why;
 	cs_insn *in = NULL;
 	size_t off = 0, n;
@@ -326,8 +326,8 @@ static int is_control(const cs_insn *in)
 	return x86_has_group(in, X86_GRP_CALL) || x86_has_group(in, X86_GRP_JUMP) ||
 	       x86_has_group(in, X86_GRP_RET) || x86_has_group(in, X86_GRP_IRET) ||
 	       x86_has_group(in, X86_GRP_INT) || x86_has_group(in, X86_GRP_BRANCH_RELATIVE) ||
-	       in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER ||
-	       in->id == X86_INS_UD2 || in->id == X86_INS_HLT;
+	       in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER || in->id == X86_INS_UD2 ||
+	       in->id == X86_INS_HLT;
 }
 
 /* Does execution never go on to the next instruction after in? */
@@ -370,8 +370,8 @@ static int stub_refuse(struct insn_stub *stub, const char *why)
 static size_t rax_rdx(uint8_t *c, uint8_t op, int8_t save)
 {
 	const uint8_t code[] = {
-		0x48, op, 0x44, 0x24, (uint8_t)save,	     /* mov %rax <-> save(%rsp) */
-		0x48, op, 0x54, 0x24, (uint8_t)(save - 8), /* mov %rdx <-> save-8(%rsp) */
+	    0x48, op, 0x44, 0x24, (uint8_t)save,       /* mov %rax <-> save(%rsp) */
+	    0x48, op, 0x54, 0x24, (uint8_t)(save - 8), /* mov %rdx <-> save-8(%rsp) */
 	};
 
 	memcpy(c, code, sizeof(code));
@@ -382,9 +382,16 @@ static size_t tsc_read(uint8_t *c, int base, uint8_t disp)
 {
 	uint8_t m = base == 11 ? 0x43 : 0x42; /* ModRM: disp8(%r11) or disp8(%r10) */
 	const uint8_t code[] = {
-		0x0f, 0x31,				      /* rdtsc */
-		0x41, 0x89, m, disp,			      /* mov %eax,disp(base) */
-		0x41, 0x89, (uint8_t)(m + 0x10), (uint8_t)(disp + 4), /* mov %edx,disp+4(base) */
+	    0x0f,
+	    0x31, /* rdtsc */
+	    0x41,
+	    0x89,
+	    m,
+	    disp, /* mov %eax,disp(base) */
+	    0x41,
+	    0x89,
+	    (uint8_t)(m + 0x10),
+	    (uint8_t)(disp + 4), /* mov %edx,disp+4(base) */
 	};
 
 	memcpy(c, code, sizeof(code));
@@ -416,48 +423,48 @@ static void emit(struct insn_stub *stub, size_t *pos, const void *b, size_t n)
 
 /* The pieces of an entry stub (see insn.h for what it does). */
 static const uint8_t head[] = {
-	0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
-	0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
-	0xcc,			      /* int3 */
+    0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
+    0x4c, 0x8b, 0x1c, 0x24,	  /* mov (%rsp),%r11 */
+    0xcc,			  /* int3 */
 };
 static const uint8_t page_head[] = {
-	0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
-	0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
-	0x4c, 0x8b, 0x1c, 0x24,	      /* mov (%rsp),%r11 */
-	0x49, 0xba,		      /* movabs $page,%r10 (8 bytes follow) */
+    0x4c, 0x89, 0x5c, 0x24, 0xf8, /* mov %r11,-0x8(%rsp) */
+    0x4c, 0x89, 0x54, 0x24, 0xf0, /* mov %r10,-0x10(%rsp) */
+    0x4c, 0x8b, 0x1c, 0x24,	  /* mov (%rsp),%r11 */
+    0x49, 0xba,			  /* movabs $page,%r10 (8 bytes follow) */
 };
 static const uint8_t page_tail[] = {
-	0x4d, 0x89, 0x1a,	      /* mov %r11,(%r10): the return address */
-	0x49, 0x89, 0x62, 0x08,	      /* mov %rsp,0x8(%r10): the slot */
-	0x41, 0xc7, 0x42, 0x10,	      /* movl $ev,0x10(%r10) (4 bytes follow) */
+    0x4d, 0x89, 0x1a,	    /* mov %r11,(%r10): the return address */
+    0x49, 0x89, 0x62, 0x08, /* mov %rsp,0x8(%r10): the slot */
+    0x41, 0xc7, 0x42, 0x10, /* movl $ev,0x10(%r10) (4 bytes follow) */
 };
 static const uint8_t page_end[] = {
-	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
-	0xcc,			      /* int3 */
+    0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+    0xcc,			  /* int3 */
 };
-static const uint8_t hook_store[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
+static const uint8_t hook_store[] = {0x4c, 0x89, 0x1c, 0x24}; /* mov %r11,(%rsp) */
 /*
  * With the event page, the hook path writes the tracer's hook_val when
  * the return address is hook_key (value read first: a signal handler
  * between the two reads changes the key too), else the return trap.
  */
 static const uint8_t plain_page[] = {
-	0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
-	0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
-	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+    0x48, 0x8b, 0x44, 0x24, 0xe8, /* mov -0x18(%rsp),%rax */
+    0x48, 0x8b, 0x54, 0x24, 0xe0, /* mov -0x20(%rsp),%rdx */
+    0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 };
 static const uint8_t page_hook2[] = {
-	0x4d, 0x8b, 0x5a, 0x18,	      /* mov 0x18(%r10),%r11: hook_val */
-	0x4d, 0x8b, 0x52, 0x20,	      /* mov 0x20(%r10),%r10: hook_key */
-	0x4c, 0x3b, 0x14, 0x24,	      /* cmp (%rsp),%r10 */
-	0x74, 0x0a,		      /* je store (over the movabs) */
+    0x4d, 0x8b, 0x5a, 0x18, /* mov 0x18(%r10),%r11: hook_val */
+    0x4d, 0x8b, 0x52, 0x20, /* mov 0x20(%r10),%r10: hook_key */
+    0x4c, 0x3b, 0x14, 0x24, /* cmp (%rsp),%r10 */
+    0x74, 0x0a,		    /* je store (over the movabs) */
 };
 static const uint8_t page_hook3[] = {
-	0x4c, 0x89, 0x1c, 0x24,	      /* store: mov %r11,(%rsp) */
-	0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
+    0x4c, 0x89, 0x1c, 0x24,	  /* store: mov %r11,(%rsp) */
+    0x4c, 0x8b, 0x54, 0x24, 0xf0, /* mov -0x10(%rsp),%r10 */
 };
-static const uint8_t restore[] = { 0x4c, 0x8b, 0x5c, 0x24, 0xf8 }; /* mov -0x8(%rsp),%r11 */
-static const uint8_t r11_save[] = { 0x4c, 0x89, 0x5c, 0x24, 0xf8 }; /* mov %r11,-0x8(%rsp) */
+static const uint8_t restore[] = {0x4c, 0x8b, 0x5c, 0x24, 0xf8};  /* mov -0x8(%rsp),%r11 */
+static const uint8_t r11_save[] = {0x4c, 0x89, 0x5c, 0x24, 0xf8}; /* mov %r11,-0x8(%rsp) */
 
 /*
  * A jcc or jmp with a relative target (test %rsi,%rsi; je ... at an entry):
@@ -793,7 +800,7 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 			 * routine), then a jmp to the callee. RAX and the flags kept.
 			 *   push %rax; movabs $ret,%rax; xchg %rax,(%rsp); jmp target
 			 */
-			static const uint8_t xchg[] = { 0x48, 0x87, 0x04, 0x24 };
+			static const uint8_t xchg[] = {0x48, 0x87, 0x04, 0x24};
 			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
 			uint64_t ret = in[k].address + in[k].size;
 
@@ -896,14 +903,14 @@ int insn_stub_retarget(struct insn_stub *stub, uint64_t to)
 #define SHORT_RUNS 16	  /* padding runs of the routine that a walk keeps */
 
 struct short_scan {
-	uint64_t addr;	   /* where the jmp rel8 goes (after an endbr64) */
-	uint64_t first;	   /* the first branch target in (addr, addr + 5), 0: none */
+	uint64_t addr;		   /* where the jmp rel8 goes (after an endbr64) */
+	uint64_t first;		   /* the first branch target in (addr, addr + 5), 0: none */
 	uint64_t t[SHORT_TARGETS]; /* branch targets near addr */
 	size_t nt;
-	bool overflow;	   /* more targets than t holds: no padding is sure */
+	bool overflow;		     /* more targets than t holds: no padding is sure */
 	uint64_t run[SHORT_RUNS][2]; /* padding runs [start, end), 5 bytes at least */
 	size_t nr;
-	bool ended;	   /* the last instruction walked does not fall through */
+	bool ended; /* the last instruction walked does not fall through */
 };
 
 static void short_run(struct short_scan *sc, uint64_t start, uint64_t end, bool runs)
@@ -1129,7 +1136,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 		   uint64_t retrap, uint64_t page, uint32_t ev, const struct insn_gap *gap,
 		   struct insn_stub *stub)
 {
-	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 	size_t off = 0, n, pos = 0, own, body;
 	cs_insn *in = NULL;
 	csh h;
@@ -1195,10 +1202,10 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 size_t insn_return_trap(uint64_t page, uint8_t *code)
 {
 	static const uint8_t tail[] = {
-		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
-		0x41, 0xc7, 0x43, 0x10, 0xff, 0xff, 0xff, 0xff, /* movl $-1,0x10(%r11) */
-		0x4c, 0x8b, 0x5c, 0x24, 0xf8,			/* mov -0x8(%rsp),%r11 */
-		0xcc,						/* int3 */
+	    0x49, 0x89, 0x63, 0x08,			    /* mov %rsp,0x8(%r11) */
+	    0x41, 0xc7, 0x43, 0x10, 0xff, 0xff, 0xff, 0xff, /* movl $-1,0x10(%r11) */
+	    0x4c, 0x8b, 0x5c, 0x24, 0xf8,		    /* mov -0x8(%rsp),%r11 */
+	    0xcc,					    /* int3 */
 	};
 	size_t pos = 0;
 
@@ -1219,10 +1226,10 @@ size_t insn_return_trap(uint64_t page, uint8_t *code)
 void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 {
 	static const uint8_t mid[] = {
-		0x49, 0x89, 0x63, 0x08,				/* mov %rsp,0x8(%r11) */
-		0x41, 0xc7, 0x43, 0x10, 0xfe, 0xff, 0xff, 0xff, /* movl $EV_RETURN_SITE,0x10(%r11) */
+	    0x49, 0x89, 0x63, 0x08,			    /* mov %rsp,0x8(%r11) */
+	    0x41, 0xc7, 0x43, 0x10, 0xfe, 0xff, 0xff, 0xff, /* movl $EV_RETURN_SITE,0x10(%r11) */
 	};
-	static const uint8_t jmp_back[] = { 0xff, 0x25, 0x00, 0x00, 0x00, 0x00 }; /* jmp *0(%rip) */
+	static const uint8_t jmp_back[] = {0xff, 0x25, 0x00, 0x00, 0x00, 0x00}; /* jmp *0(%rip) */
 	size_t pos = 0;
 
 	memset(code, 0xcc, INSN_RSITE_SIZE);

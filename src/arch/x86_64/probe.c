@@ -231,9 +231,9 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 	const bool timed = mode != INSN_PROBE_COUNT, alloc = mode == INSN_PROBE_ALLOC,
 		   go = mode == INSN_PROBE_GO;
 	const uint8_t *code = alloc ? alloc_code : entry_code;
-	const size_t code_len = go ? sizeof(goentry_code)
-				   : alloc ? sizeof(alloc_code)
-					   : sizeof(entry_code);
+	const size_t code_len = go	? sizeof(goentry_code)
+				: alloc ? sizeof(alloc_code)
+					: sizeof(entry_code);
 	/*
 	 * Timed: throttle test, timed path (its slow path falls into the
 	 * classic stub), classic stub, count path (after the classic's jmp
@@ -315,7 +315,6 @@ planned:
 	}
 	return 0;
 }
-
 
 int insn_plan_go_exit(const uint8_t *epi, size_t len, size_t cover, uint64_t addr,
 		      uint64_t stub_addr, uint32_t patch, uint8_t *code, size_t *code_len,

@@ -132,8 +132,8 @@ int arch_emulate(pid_t tid, arch_regs *r, bool have_regs, const struct insn_plan
 		r->rip = pl->target;
 		return arch_set_regs(tid, r);
 	case INSN_JCC:
-		return arch_set_pc(tid, insn_cond_true(pl->cond, r->eflags, r->rcx) ? pl->target
-									: next);
+		return arch_set_pc(tid,
+				   insn_cond_true(pl->cond, r->eflags, r->rcx) ? pl->target : next);
 	case INSN_JMP:
 		return arch_set_pc(tid, pl->target);
 	default:
@@ -175,5 +175,6 @@ int arch_get_tls2(pid_t tid, uint64_t *base)
 
 int arch_set_tls2(pid_t tid, uint64_t base)
 {
-	return ptrace(PTRACE_ARCH_PRCTL, tid, (void *)(uintptr_t)base, ARCH_SET_GS) < 0 ? -errno : 0;
+	return ptrace(PTRACE_ARCH_PRCTL, tid, (void *)(uintptr_t)base, ARCH_SET_GS) < 0 ? -errno
+											: 0;
 }

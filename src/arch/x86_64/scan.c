@@ -32,14 +32,30 @@ int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
 	if (cond < 0 || cond > 15)
 		return 0;
 	switch (cond >> 1) {
-	case 0: r = of; break;			/* jo / jno */
-	case 1: r = cf; break;			/* jb / jae */
-	case 2: r = zf; break;			/* je / jne */
-	case 3: r = cf || zf; break;		/* jbe / ja */
-	case 4: r = sf; break;			/* js / jns */
-	case 5: r = pf; break;			/* jp / jnp */
-	case 6: r = sf != of; break;		/* jl / jge */
-	default: r = zf || sf != of; break;	/* jle / jg */
+	case 0:
+		r = of;
+		break; /* jo / jno */
+	case 1:
+		r = cf;
+		break; /* jb / jae */
+	case 2:
+		r = zf;
+		break; /* je / jne */
+	case 3:
+		r = cf || zf;
+		break; /* jbe / ja */
+	case 4:
+		r = sf;
+		break; /* js / jns */
+	case 5:
+		r = pf;
+		break; /* jp / jnp */
+	case 6:
+		r = sf != of;
+		break; /* jl / jge */
+	default:
+		r = zf || sf != of;
+		break; /* jle / jg */
 	}
 	return (cond & 1) ? !r : r;
 }
@@ -47,10 +63,15 @@ int insn_cond_true(int cond, uint64_t eflags, uint64_t rcx)
 static int is_legacy_prefix(uint8_t b)
 {
 	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e: /* segment, notrack */
-	case 0x64: case 0x65:			    /* fs, gs */
-	case 0x66: case 0x67:			    /* operand, address size */
-	case 0xf2:				    /* bnd */
+	case 0x26:
+	case 0x2e:
+	case 0x36:
+	case 0x3e: /* segment, notrack */
+	case 0x64:
+	case 0x65: /* fs, gs */
+	case 0x66:
+	case 0x67: /* operand, address size */
+	case 0xf2: /* bnd */
 		return 1;
 	default:
 		return 0;
@@ -153,7 +174,8 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
 			why = "returns from an interrupt";
 		else if (it->id == X86_INS_JMP && x->op_count == 1 &&
 			 x->operands[0].type == X86_OP_IMM &&
-			 ((uint64_t)x->operands[0].imm < addr || (uint64_t)x->operands[0].imm >= end))
+			 ((uint64_t)x->operands[0].imm < addr ||
+			  (uint64_t)x->operands[0].imm >= end))
 			why = "leaves by a jump (a tail call)";
 	}
 	cs_free(it, 1);
