@@ -112,6 +112,7 @@ static void hold_one(struct tracer *tr, struct stop *s)
 	}
 	if (th && attach_settling && s->kind == STOP_SIGNAL && !probe_full_stop(tr, th, s)) {
 		/* no handler may start now: the signal is delivered after the detach */
+		fault_say(tr, tid, s);
 		th->defer_sig = s->sig;
 		th->held = true;
 		th->held_group = false;
@@ -294,8 +295,10 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 			return false;
 		if (s.kind == STOP_GONE || s.kind == STOP_NONE)
 			return false;
-		if (s.kind == STOP_SIGNAL)
+		if (s.kind == STOP_SIGNAL) {
+			fault_say(tr, th->tid, &s);
 			th->defer_sig = s.sig; /* delivered after the detach */
+		}
 	}
 	fs_warn("thread %d did not leave fortstat's code", (int)th->tid);
 	return true;
@@ -460,6 +463,7 @@ static void settle_run(struct tracer *tr, uint64_t ns)
 		}
 		th = thr_find(tr, s.tid);
 		if (th && s.kind == STOP_SIGNAL) {
+			fault_say(tr, s.tid, &s);
 			th->defer_sig = s.sig;
 			tracee_resume(PTRACE_CONT, s.tid, 0);
 			continue;
