@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "fortstat/evabi.h"
@@ -321,6 +322,88 @@ START_TEST(tracer_gone_full_ring)
 }
 END_TEST
 
+/* every_step's rig, and what its SIGTRAP handler saw */
+static struct rig *step_rig;
+static volatile int step_entered, step_nested, step_wrong;
+
+static bool in_range(uint64_t pc, uint64_t lo, uint64_t n)
+{
+	return pc >= lo && pc < lo + n;
+}
+
+/*
+ * The trap flag's SIGTRAP after each instruction of the stepped call: a
+ * signal handler that calls the timed routine itself (as a program's
+ * handler calls its own timed routines), wherever it interrupts the
+ * stub's or the trampoline's code. Back in the test's code, the flag is
+ * cleared.
+ */
+static void step_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t base = (uint64_t)(uintptr_t)step_rig->code;
+
+	(void)sig;
+	(void)si;
+	if (in_range(pc, base + 0x400, INSN_PROBE_TRAMP_SIZE) ||
+	    in_range(pc, base + 0x800, step_rig->st.code_len)) {
+		step_nested++;
+		if (call3(step_rig, 2, 0, 3) != 5)
+			step_wrong++;
+	}
+	if (in_range(pc, base, 8192))
+		step_entered = 1;
+	else if (step_entered)
+		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100L; /* the call is back: stop stepping */
+}
+
+/*
+ * A signal handler that runs a timed routine interrupts the probe's code
+ * at every instruction in turn, its entry stub's and its trampoline's
+ * (single steps: the trap flag): each nested call is recorded and returns
+ * where it should, and so does the interrupted one. The trampoline once
+ * popped its shadow entry before reading the return address from it: a
+ * handler between the two took that entry for its own, and the routine
+ * returned into the handler's caller (issue 27: a sigreturn on a frame
+ * that was none, SIGSEGV).
+ */
+START_TEST(handler_at_every_step)
+{
+	struct sigaction sa = {.sa_sigaction = step_trap, .sa_flags = SA_SIGINFO}, old;
+	struct rig r;
+	uint64_t v;
+
+	if (!rig_up(&r, add13, sizeof(add13), INSN_PROBE_TIMED))
+		return;
+	step_rig = &r;
+	step_entered = step_nested = step_wrong = 0;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGTRAP, &sa, &old), 0);
+	/* the trap flag set below the red zone: a trap after each instruction from here */
+	__asm__ volatile("lea -128(%%rsp),%%rsp; pushfq; orq $0x100,(%%rsp); popfq;"
+			 "lea 128(%%rsp),%%rsp" ::: "memory", "cc");
+	v = call3(&r, 1, 2, 40);
+	__asm__ volatile("" ::: "memory");
+	sigaction(SIGTRAP, &old, NULL);
+	ck_assert_uint_eq(v, 41);
+	ck_assert_int_eq(step_wrong, 0);
+	/* the stub's fast path and the trampoline: some 60 instructions */
+	ck_assert_int_ge(step_nested, 40);
+	/* every call, nested or not, entered and returned; the shadow stack empty */
+	ck_assert_uint_eq(hdr(&r, PROBE_HEAD), 2 + 2 * (uint64_t)step_nested);
+	ck_assert_uint_eq(hdr(&r, PROBE_DEPTH), 0);
+	for (uint64_t i = 0, open = 0; i < hdr(&r, PROBE_HEAD); i++) {
+		uint64_t w = event(&r, i)->word;
+
+		ck_assert(w == (PROBE_W_ENTRY | 7) || w == PROBE_W_RETURN);
+		open += w == PROBE_W_RETURN ? -1 : 1;
+		ck_assert_uint_le(open, 2);
+	}
+	rig_down(&r);
+}
+END_TEST
+
 /* Frames left on the shadow stack above the returning one (longjmp) are dropped. */
 START_TEST(stale_entries_dropped)
 {
@@ -560,6 +643,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, full_ring);
 	tcase_add_test(tc, tracer_gone);
 	tcase_add_test(tc, tracer_gone_full_ring);
+	tcase_add_test(tc, handler_at_every_step);
 	suite_add_tcase(s, tc);
 	return s;
 }

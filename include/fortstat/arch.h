@@ -45,6 +45,9 @@ int arch_set_pc(pid_t tid, uint64_t pc);
 int arch_get_tls2(pid_t tid, uint64_t *base);
 int arch_set_tls2(pid_t tid, uint64_t base);
 
+/* Every register of r, "name value" pairs, into buf (for -vv). */
+void arch_regs_format(const arch_regs *r, char *buf, size_t n);
+
 /* The stack pointer and program counter in a register set. */
 uint64_t arch_sp(const arch_regs *r);
 uint64_t arch_pc(const arch_regs *r);

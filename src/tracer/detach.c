@@ -112,6 +112,7 @@ static void hold_one(struct tracer *tr, struct stop *s)
 	}
 	if (th && attach_settling && s->kind == STOP_SIGNAL && !probe_full_stop(tr, th, s)) {
 		/* no handler may start now: the signal is delivered after the detach */
+		fault_say(tr, tid, s);
 		th->defer_sig = s->sig;
 		th->held = true;
 		th->held_group = false;
@@ -294,8 +295,10 @@ static bool step_out(struct tracer *tr, struct tthread *th)
 			return false;
 		if (s.kind == STOP_GONE || s.kind == STOP_NONE)
 			return false;
-		if (s.kind == STOP_SIGNAL)
+		if (s.kind == STOP_SIGNAL) {
+			fault_say(tr, th->tid, &s);
 			th->defer_sig = s.sig; /* delivered after the detach */
+		}
 	}
 	fs_warn("thread %d did not leave fortstat's code", (int)th->tid);
 	return true;
@@ -395,13 +398,26 @@ void detach_all(struct tracer *tr)
 	tr->done = true;
 }
 
+/* books_frames: a frame's slot into the set (a u64map) of slots hooked for a frame. */
+static void frame_slot(uint32_t routine, uint64_t slot, uint64_t ret, void *arg)
+{
+	(void)routine;
+	(void)ret;
+	if (slot)
+		u64map_put(arg, slot, 1);
+}
+
 /*
- * Is a word on a held thread's stack an address inside fortstat's code that
- * is no hooked return address (those are put back): the PC a signal handler
- * that runs now interrupted, in a stub or the trampoline? Its sigreturn
- * would resume there after the detach, in code that finds neither the
- * shared memory nor its hook undone (the handler's own frames, which its
- * ring has after the interrupted event, cannot be read either).
+ * Is a word on a held thread's stack an address inside fortstat's code
+ * that is no hooked return address (those are put back): the PC a signal
+ * handler that runs now interrupted, in a stub or the trampoline? Its
+ * sigreturn would resume there after the detach, in code that finds
+ * neither the shared memory nor its hook undone (the handler's own frames,
+ * which its ring has after the interrupted event, cannot be read either).
+ * A word that equals a hook (the trampoline, the return trap, a return
+ * site) is a hooked return address only in a slot that a frame of the
+ * books (or an orphan) holds: elsewhere it is a PC interrupted just as a
+ * return reached the trampoline or a trap.
  */
 static pid_t interrupted_in_code(struct tracer *tr)
 {
@@ -409,26 +425,34 @@ static pid_t interrupted_in_code(struct tracer *tr)
 
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
+		struct u64map slots = {0};
 		arch_regs regs;
-		uint64_t *words;
+		uint64_t *words, sp, orig;
 		size_t n;
 		pid_t found = 0;
 
 		if (!th || th->exiting || !stack_words(tr, th->tid, &regs, &words, &n))
 			continue;
+		sp = arch_sp(&regs) & ~(uint64_t)7;
+		books_frames(ps->books, th->tid, frame_slot, &slots);
 		for (size_t k = 0; k < n && !found; k++) {
 			const struct patch *p = NULL;
-			uint64_t w = words[k];
+			uint64_t w = words[k], at = sp + 8 * k;
 			enum at_scratch a = scratch_at(ps, w, &p);
 
-			if (a == AT_NONE || a == AT_PAD || w == ps->retrap ||
-			    (ps->probe_tramp && w == ps->probe_tramp) ||
-			    (ps->rsites && w >= ps->rsites &&
-			     w < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE &&
-			     (w - ps->rsites) % INSN_RSITE_SIZE == 0))
+			if (a == AT_NONE || a == AT_PAD ||
+			    (at == sp && scratch_at(ps, arch_pc(&regs), &p) != AT_NONE))
+				continue; /* the slot its stub hooks (step_out finishes it) */
+			if ((w == ps->retrap || (ps->probe_tramp && w == ps->probe_tramp) ||
+			     (ps->rsites && w >= ps->rsites &&
+			      w < ps->rsites + RSITE_MAX * INSN_RSITE_SIZE &&
+			      (w - ps->rsites) % INSN_RSITE_SIZE == 0)) &&
+			    (u64map_get(&slots, at, NULL) ||
+			     (u64map_get(&ps->orphans, at, &orig) && orig)))
 				continue;
 			found = th->tid;
 		}
+		u64map_free(&slots);
 		free(words);
 		if (found)
 			return found;
@@ -462,6 +486,7 @@ static void settle_run(struct tracer *tr, uint64_t ns)
 		}
 		th = thr_find(tr, s.tid);
 		if (th && s.kind == STOP_SIGNAL) {
+			fault_say(tr, s.tid, &s);
 			th->defer_sig = s.sig;
 			tracee_resume(PTRACE_CONT, s.tid, 0);
 			continue;
@@ -483,6 +508,7 @@ void settle(struct tracer *tr)
 	ps_switch(tr, 0);
 	attach_settling = true;
 	for (int k = 0; k < SETTLE_TRIES && !tr->done && tr->thr.n; k++) {
+		drain_all(tr); /* the frames hooked since each one's last stop */
 		tid = interrupted_in_code(tr);
 		if (!tid)
 			break;

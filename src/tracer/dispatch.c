@@ -197,6 +197,28 @@ static void on_gone(struct tracer *tr, struct tthread *th, const struct stop *s)
 	tr->done = tr->program_done && ps_find_any(tr) < 0;
 }
 
+void fault_say(struct tracer *tr, pid_t tid, struct stop *s)
+{
+	const siginfo_t *si;
+	arch_regs r;
+	uint64_t gs = 0;
+	char regs[512];
+
+	if (fs_verbose < 2 ||
+	    (s->sig != SIGSEGV && s->sig != SIGBUS && s->sig != SIGILL && s->sig != SIGFPE))
+		return;
+	si = stop_siginfo(s);
+	if (arch_get_regs(tid, &r) < 0)
+		return;
+	arch_get_tls2(tid, &gs);
+	arch_regs_format(&r, regs, sizeof(regs));
+	fs_info(2,
+		"thread %d: SIG%s (si_code %d, si_addr %p): %s; GS base %#" PRIx64
+		" (fortstat's code at %#" PRIx64 ", trampoline %#" PRIx64 ")",
+		(int)tid, sigabbrev_np(s->sig) ? sigabbrev_np(s->sig) : "?", si ? si->si_code : 0,
+		si ? si->si_addr : NULL, regs, gs, tr->ps->scratch, tr->ps->probe_tramp);
+}
+
 /* A signal for the program: delivered unchanged (unless it is fortstat's own fault). */
 static void on_signal(struct tracer *tr, struct tthread *th, int sig)
 {
@@ -271,6 +293,7 @@ void dispatch(struct tracer *tr, struct stop *s)
 		handle_event(tr, th, s->kind);
 		return;
 	default:
+		fault_say(tr, tid, s);
 		on_signal(tr, th, s->sig);
 		return;
 	}

@@ -875,6 +875,13 @@ void sample_ps_free(struct pstate *ps);
 void dispatch(struct tracer *tr, struct stop *s);
 
 /*
+ * -vv: a fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE) that stop s of thread tid
+ * brings, delivered or held back for the detach: its siginfo, every
+ * register, the GS base and where fortstat's code lies, in one line.
+ */
+void fault_say(struct tracer *tr, pid_t tid, struct stop *s);
+
+/*
  * The run's wait (session.c, and -p's in attach.c): next_stop on every
  * thread, the ticker's work (a status line, a snapshot, the switch
  * records) done before it and whenever one of fortstat's signals

@@ -410,6 +410,33 @@ rc=$?
 [ "$rc" = 0 ] && [ "$(cat busy.out)" = ok ] ||
 	fail "busy signals: the program ended with $rc: $(cat busy.out busy.err)"
 
+# A signal handler that interrupted its thread just as a return reached
+# its hook (the trampoline, the return trap) runs nearly all the time
+# (busy's "returns": late_ret's ud2, whose SIGILL handler makes its `ret`
+# and spins 20 ms): the PC it resumes at is fortstat's code, not a hooked
+# return address; the detach lets it return first, and the program runs
+# on (it died of SIGSEGV, or SIGTRAP with the traps, just after).
+rm -f stop
+"$BIN/busy-O2" 1 stop returns >busy.out 2>busy.err &
+bpid=$!
+pids="$pids $bpid"
+sleep 0.2
+for k in 1 2 3; do
+	"$FORTSTAT" -v -p "$bpid" --duration=0.2 --format=csv -o r.csv 2>fs.err
+	rc=$?
+	[ "$rc" = 0 ] || { fail "busy returns attach $k: fortstat exited $rc: $(cat fs.err)"; break; }
+	sleep 0.1 # the handler's 20 ms and more
+	kill -0 "$bpid" 2>/dev/null || { fail "busy returns attach $k: the program died"; break; }
+	clean "$bpid" "busy returns attach $k"
+	probed "busy returns attach $k"
+	[ "$(calls late_ret)" -gt 0 ] 2>/dev/null || fail "busy returns attach $k: late_ret not timed"
+done
+touch stop
+wait "$bpid"
+rc=$?
+[ "$rc" = 0 ] && [ "$(cat busy.out)" = ok ] ||
+	fail "busy returns: the program ended with $rc: $(cat busy.out busy.err)"
+
 # ---- bad input: one line, the status, the target unharmed ----
 
 # bad NAME RC PATTERN FORTSTAT-ARGS...: fortstat fails with status RC and one line matching PATTERN

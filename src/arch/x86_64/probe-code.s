@@ -96,8 +96,10 @@ e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 t_find:	test %rcx,%rcx; jz.d32 t_miss; dec %rcx
 	mov %rcx,%rax; shl $4,%rax; add %gs:0x0,%rax
 	cmp %rsp,0x40(%rax); jne t_find
-	mov %rcx,%gs:0x18			# popped
-	mov 0x48(%rax),%rax; mov %rax,(%rsp)	# the real return address
+	mov 0x48(%rax),%rax; mov %rax,(%rsp)	# the real return address, read
+	mov %rcx,%gs:0x18			# before the entry is popped: a
+					# handler that interrupts us after the
+					# pop would take that entry for its own
 	mov %gs:0x30,%r11; shl $34,%r11		# counted calls so far
 	movabs $0x200000000,%rax; or %rax,%r11	# PROBE_W_RETURN
 	mov $1,%ecx; xadd %rcx,%gs:0x8

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 
@@ -35,6 +36,16 @@ int arch_get_pc(pid_t tid, uint64_t *pc)
 int arch_set_pc(pid_t tid, uint64_t pc)
 {
 	return ptrace(PTRACE_POKEUSER, tid, offsetof(arch_regs, rip), pc) < 0 ? -errno : 0;
+}
+
+void arch_regs_format(const arch_regs *r, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "rip %llx rsp %llx rax %llx rbx %llx rcx %llx rdx %llx rsi %llx rdi %llx "
+		 "rbp %llx r8 %llx r9 %llx r10 %llx r11 %llx r12 %llx r13 %llx r14 %llx "
+		 "r15 %llx eflags %llx cs %llx ss %llx",
+		 r->rip, r->rsp, r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->r8,
+		 r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->eflags, r->cs, r->ss);
 }
 
 uint64_t arch_sp(const arch_regs *r)
