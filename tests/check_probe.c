@@ -382,7 +382,8 @@ START_TEST(handler_at_every_step)
 	ck_assert_int_eq(sigaction(SIGTRAP, &sa, &old), 0);
 	/* the trap flag set below the red zone: a trap after each instruction from here */
 	__asm__ volatile("lea -128(%%rsp),%%rsp; pushfq; orq $0x100,(%%rsp); popfq;"
-			 "lea 128(%%rsp),%%rsp" ::: "memory", "cc");
+			 "lea 128(%%rsp),%%rsp" ::
+			     : "memory", "cc");
 	v = call3(&r, 1, 2, 40);
 	__asm__ volatile("" ::: "memory");
 	sigaction(SIGTRAP, &old, NULL);
