@@ -113,7 +113,10 @@ for opt in O0 O2; do
 	if command -v callgrind_annotate >/dev/null; then
 		"$FORTSTAT" --sample --format=callgrind -o cg.out "$BIN/hotline-$opt" 40 >t.out \
 			2>t.err </dev/null
-		callgrind_annotate --auto=yes --include="$SRCDIR" cg.out >ann.txt 2>ann.err ||
+		# the fixture's file as its DWARF names it: relative to the build's
+		# top (its comp_dir), ../../fixtures in make distcheck's build
+		callgrind_annotate --auto=yes --include="$SRCDIR" \
+			--include="$(cd "$FIXTURES/.." && pwd)" cg.out >ann.txt 2>ann.err ||
 			fail "$opt: callgrind_annotate failed: $(cat ann.err)"
 		# the annotated source's lines (not the '=>' call lines, which are
 		# inclusive, nor line 0's: the untimed callees' and lines not known)
