@@ -83,29 +83,36 @@ for opt in O0 O2; do
 	done
 	# Each rank's CPU time against its known work: a leaf call is the same
 	# 100,000 steps in every rank, so each rank's leaf time a call is within
-	# 25 % of the four ranks' median, whatever the load does to all of them
-	# (on this VM with load 6: 0.885..1.10 of it, both mechanisms).
+	# 25 % of the four ranks' median with the probes, whatever the load does
+	# to all of them (on this VM with load 6: 0.885..1.10 of it). With the
+	# traps 50 %: each leaf call (~150 us) is two stops of 10-20 us each on
+	# two CPUs shared by four ranks and the other tests, and the stops'
+	# estimated cost is off by that much in a busy moment (1.304 once in a
+	# CI run's make check, 0.89..1.10 else).
+	tol=0.25
+	[ "$MECH" = traps ] && tol=0.5
 	for r in 0 1 2 3; do
 		sed -n 's/^ *{"name": "leaf",.*"calls": \([0-9]*\), "self_s": \([0-9.]*\),.*/\2 \1/p' \
 			prof.$r.json
-	done | awk '$2 > 0 { t[n++] = $1 / $2 }
+	done | awk -v tol="$tol" '$2 > 0 { t[n++] = $1 / $2 }
 		END {
 			if (n != 4) exit 1
 			for (i = 0; i < n; i++) s[i] = t[i]
 			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
 			m = (s[1] + s[2]) / 2
-			for (i = 0; i < n; i++) { printf "%.3f ", t[i] / m; if (t[i] < 0.75 * m || t[i] > 1.25 * m) bad = 1 }
+			for (i = 0; i < n; i++) { printf "%.3f ", t[i] / m; if (t[i] < (1 - tol) * m || t[i] > (1 + tol) * m) bad = 1 }
 			print ""
 			exit bad
-		}' >ranks.txt || fail "$p: leaf's time a call in ranks 0-3 over their median: $(cat ranks.txt), 25 % allowed"
+		}' >ranks.txt || fail "$p: leaf's time a call in ranks 0-3 over their median: $(cat ranks.txt), $tol allowed"
 	# Times: min <= mean <= max and sum = 4 x mean, for every routine. leaf:
 	# rank 3 does 4 times rank 0's work, rank 2 three times: the max in rank 2
-	# or 3, max/min 4 within what the 25 % above leaves (2.4..6.7).
+	# or 3, max/min 4 within what the tolerance above leaves (25 %: 2.4..6.7;
+	# 50 %: 1.33..12).
 	sed -n 's/.*{"name": "\([a-z_]*\)".*"self_s": {"min": \([0-9.]*\), "mean": \([0-9.]*\), "max": \([0-9.]*\), "sum": \([0-9.]*\), "max_input": \([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' \
 		merged.json >times.txt
 	[ "$(wc -l <times.txt)" = 5 ] || fail "$p: $(wc -l <times.txt) routines with self times, expected 5"
-	awk '$2 > $3 || $3 > $4 || ($5 - 4 * $3 > 1e-6 || 4 * $3 - $5 > 1e-6) { print "unordered: " $0; bad = 1 }
-	     $1 == "leaf" && ($6 < 2 || $4 < 2.4 * $2 || $4 > 6.7 * $2) { print "leaf: " $0; bad = 1 }
+	awk -v tol="$tol" '$2 > $3 || $3 > $4 || ($5 - 4 * $3 > 1e-6 || 4 * $3 - $5 > 1e-6) { print "unordered: " $0; bad = 1 }
+	     $1 == "leaf" && ($6 < 2 || $4 < 4 * (1 - tol) / (1 + tol) * $2 || $4 > 4 * (1 + tol) / (1 - tol) * $2) { print "leaf: " $0; bad = 1 }
 	     END { exit bad }' times.txt || fail "$p: merged times: $(cat times.txt)"
 	# The table: sorted by mean self time, the mainline marked.
 	"$FORTSTAT" --merge prof.0.json prof.1.json prof.2.json prof.3.json >merged.txt 2>&1 ||
