@@ -224,6 +224,82 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/*
+ * The line each usage error writes, exactly (one per option that checks
+ * its argument, and the checks of options together).
+ */
+START_TEST(test_error_messages)
+{
+	static const struct {
+		const char *argv[6];
+		const char *line;
+	} cases[] = {
+	    {{"--bogus", "p"}, "unknown option: '--bogus'"},
+	    {{"-q", "p"}, "unknown option: '-q'"},
+	    {{"--format"}, "option needs an argument: '--format'"},
+	    {{"-o"}, "option needs an argument: '-o'"},
+	    {{"--format=xml", "p"},
+	     "unknown --format (table, csv, json, folded, callgrind, pprof): 'xml'"},
+	    {{"--sort=size", "p"}, "unknown --sort key (time, calls, name, wait): 'size'"},
+	    {{"--svg=", "p"}, "--svg needs a file name"},
+	    {{"--timeline=", "p"}, "--timeline needs a file name"},
+	    {{"--timeline-min=-1", "p"}, "--timeline-min needs a number of microseconds: '-1'"},
+	    {{"--timeline-max=0", "p"}, "--timeline-max needs a number of calls: '0'"},
+	    {{"--sample=0", "p"}, "--sample needs a rate in Hz (1 to 100000): '0'"},
+	    {{"--width=0", "p"}, "--width needs a number of columns: '0'"},
+	    {{"--top=x", "p"}, "--top needs a number of rows: 'x'"},
+	    {{"--interval=0", "p"}, "--interval needs a number of seconds above 0: '0'"},
+	    {{"-p", "x"}, "-p needs a process id: 'x'"},
+	    {{"--duration=0", "-p", "1"}, "--duration needs a number of seconds > 0: '0'"},
+	    {{"--throttle=10", "p"}, "--throttle is CALLS,USEC (e.g. 100000,10), not '10'"},
+	    {{"--clock=sundial", "p"}, "unknown --clock (cpu, wall, both): 'sundial'"},
+	    {{"--pin=sometimes", "p"}, "unknown --pin (auto, always, never): 'sometimes'"},
+	    {{"--merge", "--sample"}, "--sample is for a run, not --merge"},
+	    {{"--merge", "--timeline=t"}, "--timeline is for a run, not --merge"},
+	    {{"--merge", "--sort=wait"}, "--sort=wait needs a run's two clocks: not with --merge"},
+	    {{"--duration=1", "p"}, "--duration needs -p PID"},
+	    {{"--sample", "-c", "p"}, "--sample divides times: not with -c"},
+	    {{"--timeline=t", "-c", "p"}, "--timeline needs times: not with -c"},
+	    {{"--alloc", "-c", "p"}, "--alloc needs the allocators' returns: not with -c"},
+	    {{"-p", "1", "p"}, "-p attaches to a running process: no PROGRAM with it: 'p'"},
+	    {{"-p", "1", "-f"}, "-f cannot be used with -p"},
+	    {{NULL}, "no PROGRAM given"},
+	};
+	char path[] = "/tmp/check_cli.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[8] = {"fortstat"}, got[256], want[256];
+		struct options o;
+		FILE *f;
+		size_t n;
+
+		for (n = 0; n < 6 && cases[i].argv[n]; n++)
+			argv[n + 1] = (char *)cases[i].argv[n];
+		ck_assert_int_eq(ftruncate(fd, 0), 0);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+		fflush(stderr);
+		dup2(fd, 2);
+		ck_assert_int_eq(parse(&o, argv), EXIT_FS_ERROR);
+		fflush(stderr);
+		dup2(saved, 2);
+		f = fdopen(dup(fd), "r");
+		ck_assert_ptr_nonnull(f);
+		rewind(f);
+		n = fread(got, 1, sizeof(got) - 1, f);
+		got[n] = '\0';
+		fclose(f);
+		snprintf(want, sizeof(want), "fortstat: error: %s (try 'fortstat --help')\n",
+			 cases[i].line);
+		ck_assert_str_eq(got, want);
+	}
+	close(fd);
+	close(saved);
+}
+END_TEST
+
 /* -p PID and --duration: no PROGRAM, no -f; the tracer gets both. */
 START_TEST(test_attach)
 {
@@ -339,6 +415,7 @@ int main(void)
 	tcase_add_test(tc, test_sample);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_error_messages);
 	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);
 	tcase_add_test(tc, test_trace_opts);
