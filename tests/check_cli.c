@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_cli.c - Check suite for option parsing and the PATH search. */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,29 @@ static int parse(struct options *o, char **argv)
 	while (argv[argc])
 		argc++;
 	return cli_parse(argc, argv, o);
+}
+
+/* parse(o, argv) with what it writes to standard error in err (size n); its result. */
+static int parse_err(struct options *o, char **argv, char *err, size_t n)
+{
+	char path[] = "/tmp/check_cli.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2), rc;
+	ssize_t got;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(saved, 0);
+	unlink(path);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = parse(o, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	got = pread(fd, err, n - 1, 0);
+	ck_assert_int_ge(got, 0);
+	err[got] = '\0';
+	close(fd);
+	return rc;
 }
 
 START_TEST(test_defaults)
@@ -265,38 +289,74 @@ START_TEST(test_error_messages)
 	    {{"-p", "1", "-f"}, "-f cannot be used with -p"},
 	    {{NULL}, "no PROGRAM given"},
 	};
-	char path[] = "/tmp/check_cli.XXXXXX";
-	int fd = mkstemp(path), saved = dup(2);
-
-	ck_assert_int_ge(fd, 0);
-	unlink(path);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[8] = {"fortstat"}, got[256], want[256];
 		struct options o;
-		FILE *f;
 		size_t n;
 
 		for (n = 0; n < 6 && cases[i].argv[n]; n++)
 			argv[n + 1] = (char *)cases[i].argv[n];
-		ck_assert_int_eq(ftruncate(fd, 0), 0);
-		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
-		fflush(stderr);
-		dup2(fd, 2);
-		ck_assert_int_eq(parse(&o, argv), EXIT_FS_ERROR);
-		fflush(stderr);
-		dup2(saved, 2);
-		f = fdopen(dup(fd), "r");
-		ck_assert_ptr_nonnull(f);
-		rewind(f);
-		n = fread(got, 1, sizeof(got) - 1, f);
-		got[n] = '\0';
-		fclose(f);
+		ck_assert_int_eq(parse_err(&o, argv, got, sizeof(got)), EXIT_FS_ERROR);
 		snprintf(want, sizeof(want), "fortstat: error: %s (try 'fortstat --help')\n",
 			 cases[i].line);
 		ck_assert_str_eq(got, want);
 	}
-	close(fd);
-	close(saved);
+}
+END_TEST
+
+/*
+ * Every option --help names (--NAME and -X) is one the parser knows: given
+ * alone, it may want an argument or a PROGRAM, never be unknown. (--help's
+ * and --version's output goes to /dev/null.)
+ */
+START_TEST(test_help_options)
+{
+	char *help = NULL, *p, *opt, *seen[256], err[512];
+	size_t len = 0, n_long = 0, n_short = 0, n_seen = 0;
+	FILE *f = open_memstream(&help, &len);
+	int out = dup(1), null = open("/dev/null", O_WRONLY);
+
+	ck_assert_ptr_nonnull(f);
+	cli_usage(f);
+	fclose(f);
+	ck_assert_int_ge(null, 0);
+	fflush(stdout);
+	dup2(null, 1);
+	for (p = help; (p = strchr(p, '-'));) {
+		size_t k = p[1] == '-' ? 2 : 1, m = k;
+		struct options o;
+		char *argv[3] = {"fortstat", NULL, NULL};
+		int rc;
+
+		while ((p[m] >= 'a' && p[m] <= 'z') || (p[m] >= 'A' && p[m] <= 'Z') ||
+		       (m > k && p[m] == '-'))
+			m++;
+		/* an option: "--name" (two letters at least), or "-x" alone after a space */
+		if (m == k || (k == 2 && m < 4) ||
+		    (k == 1 && (m != 2 || p == help || p[-1] != ' '))) {
+			p += m;
+			continue;
+		}
+		opt = strndup(p, m);
+		argv[1] = opt;
+		rc = parse_err(&o, argv, err, sizeof(err));
+		ck_assert_msg(!strstr(err, "unknown option"), "%s: %s", opt, err);
+		ck_assert_msg(rc == -1 || rc == 0 || rc == EXIT_FS_ERROR, "%s: %d", opt, rc);
+		k == 2 ? n_long++ : n_short++;
+		/* kept to the end: getopt may still point into the last argv */
+		ck_assert_uint_lt(n_seen, 256);
+		seen[n_seen++] = opt;
+		p += m;
+	}
+	fflush(stdout);
+	dup2(out, 1);
+	close(out);
+	close(null);
+	ck_assert_uint_ge(n_long, 38); /* each of the 38 long options at least once */
+	ck_assert_uint_ge(n_short, 11);
+	while (n_seen)
+		free(seen[--n_seen]);
+	free(help);
 }
 END_TEST
 
@@ -416,6 +476,7 @@ int main(void)
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_error_messages);
+	tcase_add_test(tc, test_help_options);
 	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);
 	tcase_add_test(tc, test_trace_opts);
