@@ -1190,6 +1190,116 @@ START_TEST(test_grow)
 }
 END_TEST
 
+/*
+ * One routine's results read while one thread alone has had events (kept
+ * in the thread's, the program's lagging behind) and after a second thread
+ * joins: acct_routine_calls and acct_lane_self as acct_routines says.
+ */
+START_TEST(test_solo_reads)
+{
+	struct acct *a = acct_new_lanes(3, 2);
+	acct_time_t t0[2] = {0, 0}, t1[2] = {10, 100}, t2[2] = {15, 150};
+
+	acct_enter_t(a, T, 1, 0x10, 0x20, t0);
+	acct_count_n(a, T, 2, 5, false);
+	acct_leave_t(a, T, t1, NULL);
+	ck_assert_uint_eq(acct_routine_calls(a, 1), 1);
+	ck_assert_uint_eq(acct_routine_calls(a, 2), 5);
+	ck_assert_uint_eq(acct_lane_self(a, 0, 1), 10);
+	ck_assert_uint_eq(acct_lane_self(a, 1, 1), 100);
+	ck_assert_uint_eq(acct_routine_calls(a, 3), 0); /* out of range */
+	ck_assert_uint_eq(acct_lane_self(a, 2, 1), 0);
+	ck_assert_uint_eq(acct_lane_self(a, -1, 1), 0);
+	ck_assert_uint_eq(acct_lane_self(a, 0, 3), 0);
+	/* a second thread: both counted, read alone and as a whole */
+	acct_enter_t(a, T + 1, 1, 0x10, 0x20, t1);
+	acct_leave_t(a, T + 1, t2, NULL);
+	ck_assert_uint_eq(acct_routine_calls(a, 1), 2);
+	ck_assert_uint_eq(acct_routine_calls(a, 2), 5);
+	ck_assert_uint_eq(acct_lane_self(a, 0, 1), 15);
+	ck_assert_uint_eq(acct_lane_self(a, 1, 1), 150);
+	ck_assert_uint_eq(acct_routines(a)[1].calls, 2);
+	ck_assert_uint_eq(acct_routines(a)[1].self, 15);
+	acct_free(a);
+}
+END_TEST
+
+struct closed {
+	size_t n;
+	int tid[8];
+	uint32_t routine[8];
+	acct_time_t in[8], out[8];
+	bool incomplete[8];
+};
+
+static void closed_call(void *arg, int tid, uint32_t routine, acct_time_t t_enter,
+			acct_time_t t_exit, bool incomplete)
+{
+	struct closed *c = arg;
+
+	ck_assert_uint_lt(c->n, 8);
+	c->tid[c->n] = tid;
+	c->routine[c->n] = routine;
+	c->in[c->n] = t_enter;
+	c->out[c->n] = t_exit;
+	c->incomplete[c->n] = incomplete;
+	c->n++;
+}
+
+static void closed_is(const struct closed *c, size_t i, uint32_t routine, acct_time_t in,
+		      acct_time_t out, bool incomplete)
+{
+	ck_assert_int_eq(c->tid[i], T);
+	ck_assert_uint_eq(c->routine[i], routine);
+	ck_assert_uint_eq(c->in[i], in);
+	ck_assert_uint_eq(c->out[i], out);
+	ck_assert_int_eq(c->incomplete[i], incomplete);
+}
+
+/*
+ * The recorder: told of each activation as it closes (a return, the frame
+ * a tail call replaces, the frames the finish closes), on its lane; not of
+ * counted calls; not copied by acct_dup; removed with NULL.
+ */
+START_TEST(test_recorder)
+{
+	struct acct *a = acct_new_lanes(4, 2), *d;
+	struct closed c = {0};
+	acct_time_t t[6][2] = {{0, 0}, {1, 10}, {2, 20}, {3, 30}, {4, 40}, {9, 90}};
+	bool shared[2] = {true, true};
+
+	acct_set_recorder(a, 1, closed_call, &c);
+	acct_enter_t(a, T, 1, 0x10, 0x20, t[0]);
+	acct_enter_t(a, T, 2, 0x18, 0x28, t[1]);
+	ck_assert_int_eq(acct_chain_t(a, T, 3, t[2]), 0);
+	ck_assert_int_eq(acct_leave_t(a, T, t[3], NULL), 0);
+	acct_count(a, T, 2);
+	acct_enter_t(a, T, 1, 0x18, 0x28, t[4]);
+	ck_assert_uint_eq(c.n, 2);
+	closed_is(&c, 0, 2, 10, 20, false);
+	closed_is(&c, 1, 3, 20, 30, false);
+	d = acct_dup(a);
+	acct_finish_t(d, t[5], shared); /* the copy's closing frames are not told */
+	ck_assert_uint_eq(c.n, 2);
+	acct_free(d);
+	acct_finish_t(a, t[5], shared);
+	ck_assert_uint_eq(c.n, 4);
+	closed_is(&c, 2, 1, 40, 90, true); /* the top first */
+	closed_is(&c, 3, 1, 0, 90, true);
+	/* a lane out of range is lane 0 */
+	acct_set_recorder(a, 2, closed_call, &c);
+	acct_enter_t(a, T, 2, 0x10, 0x20, t[5]);
+	acct_leave(a, T, 12, NULL);
+	ck_assert_uint_eq(c.n, 5);
+	closed_is(&c, 4, 2, 9, 12, false);
+	acct_set_recorder(a, 0, NULL, NULL);
+	acct_enter(a, T, 2, 0x10, 0x20, 13);
+	acct_leave(a, T, 14, NULL);
+	ck_assert_uint_eq(c.n, 5);
+	acct_free(a);
+}
+END_TEST
+
 static Suite *account_suite(void)
 {
 	Suite *s = suite_create("account");
@@ -1221,6 +1331,8 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_total_counts);
 	tcase_add_test(tc, test_grow);
 	tcase_add_test(tc, test_lanes);
+	tcase_add_test(tc, test_solo_reads);
+	tcase_add_test(tc, test_recorder);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_cli.c - Check suite for option parsing and the PATH search. */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,29 @@ static int parse(struct options *o, char **argv)
 	while (argv[argc])
 		argc++;
 	return cli_parse(argc, argv, o);
+}
+
+/* parse(o, argv) with what it writes to standard error in err (size n); its result. */
+static int parse_err(struct options *o, char **argv, char *err, size_t n)
+{
+	char path[] = "/tmp/check_cli.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2), rc;
+	ssize_t got;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(saved, 0);
+	unlink(path);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = parse(o, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	got = pread(fd, err, n - 1, 0);
+	ck_assert_int_ge(got, 0);
+	err[got] = '\0';
+	close(fd);
+	return rc;
 }
 
 START_TEST(test_defaults)
@@ -224,6 +248,118 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/*
+ * The line each usage error writes, exactly (one per option that checks
+ * its argument, and the checks of options together).
+ */
+START_TEST(test_error_messages)
+{
+	static const struct {
+		const char *argv[6];
+		const char *line;
+	} cases[] = {
+	    {{"--bogus", "p"}, "unknown option: '--bogus'"},
+	    {{"-q", "p"}, "unknown option: '-q'"},
+	    {{"--format"}, "option needs an argument: '--format'"},
+	    {{"-o"}, "option needs an argument: '-o'"},
+	    {{"--format=xml", "p"},
+	     "unknown --format (table, csv, json, folded, callgrind, pprof): 'xml'"},
+	    {{"--sort=size", "p"}, "unknown --sort key (time, calls, name, wait): 'size'"},
+	    {{"--svg=", "p"}, "--svg needs a file name"},
+	    {{"--timeline=", "p"}, "--timeline needs a file name"},
+	    {{"--timeline-min=-1", "p"}, "--timeline-min needs a number of microseconds: '-1'"},
+	    {{"--timeline-max=0", "p"}, "--timeline-max needs a number of calls: '0'"},
+	    {{"--sample=0", "p"}, "--sample needs a rate in Hz (1 to 100000): '0'"},
+	    {{"--width=0", "p"}, "--width needs a number of columns: '0'"},
+	    {{"--top=x", "p"}, "--top needs a number of rows: 'x'"},
+	    {{"--interval=0", "p"}, "--interval needs a number of seconds above 0: '0'"},
+	    {{"-p", "x"}, "-p needs a process id: 'x'"},
+	    {{"--duration=0", "-p", "1"}, "--duration needs a number of seconds > 0: '0'"},
+	    {{"--throttle=10", "p"}, "--throttle is CALLS,USEC (e.g. 100000,10), not '10'"},
+	    {{"--clock=sundial", "p"}, "unknown --clock (cpu, wall, both): 'sundial'"},
+	    {{"--pin=sometimes", "p"}, "unknown --pin (auto, always, never): 'sometimes'"},
+	    {{"--merge", "--sample"}, "--sample is for a run, not --merge"},
+	    {{"--merge", "--timeline=t"}, "--timeline is for a run, not --merge"},
+	    {{"--merge", "--sort=wait"}, "--sort=wait needs a run's two clocks: not with --merge"},
+	    {{"--duration=1", "p"}, "--duration needs -p PID"},
+	    {{"--sample", "-c", "p"}, "--sample divides times: not with -c"},
+	    {{"--timeline=t", "-c", "p"}, "--timeline needs times: not with -c"},
+	    {{"--alloc", "-c", "p"}, "--alloc needs the allocators' returns: not with -c"},
+	    {{"-p", "1", "p"}, "-p attaches to a running process: no PROGRAM with it: 'p'"},
+	    {{"-p", "1", "-f"}, "-f cannot be used with -p"},
+	    {{NULL}, "no PROGRAM given"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[8] = {"fortstat"}, got[256], want[256];
+		struct options o;
+		size_t n;
+
+		for (n = 0; n < 6 && cases[i].argv[n]; n++)
+			argv[n + 1] = (char *)cases[i].argv[n];
+		ck_assert_int_eq(parse_err(&o, argv, got, sizeof(got)), EXIT_FS_ERROR);
+		snprintf(want, sizeof(want), "fortstat: error: %s (try 'fortstat --help')\n",
+			 cases[i].line);
+		ck_assert_str_eq(got, want);
+	}
+}
+END_TEST
+
+/*
+ * Every option --help names (--NAME and -X) is one the parser knows: given
+ * alone, it may want an argument or a PROGRAM, never be unknown. (--help's
+ * and --version's output goes to /dev/null.)
+ */
+START_TEST(test_help_options)
+{
+	char *help = NULL, *p, *opt, *seen[256], err[512];
+	size_t len = 0, n_long = 0, n_short = 0, n_seen = 0;
+	FILE *f = open_memstream(&help, &len);
+	int out = dup(1), null = open("/dev/null", O_WRONLY);
+
+	ck_assert_ptr_nonnull(f);
+	cli_usage(f);
+	fclose(f);
+	ck_assert_int_ge(null, 0);
+	fflush(stdout);
+	dup2(null, 1);
+	for (p = help; (p = strchr(p, '-'));) {
+		size_t k = p[1] == '-' ? 2 : 1, m = k;
+		struct options o;
+		char *argv[3] = {"fortstat", NULL, NULL};
+		int rc;
+
+		while ((p[m] >= 'a' && p[m] <= 'z') || (p[m] >= 'A' && p[m] <= 'Z') ||
+		       (m > k && p[m] == '-'))
+			m++;
+		/* an option: "--name" (two letters at least), or "-x" alone after a space */
+		if (m == k || (k == 2 && m < 4) ||
+		    (k == 1 && (m != 2 || p == help || p[-1] != ' '))) {
+			p += m;
+			continue;
+		}
+		opt = strndup(p, m);
+		argv[1] = opt;
+		rc = parse_err(&o, argv, err, sizeof(err));
+		ck_assert_msg(!strstr(err, "unknown option"), "%s: %s", opt, err);
+		ck_assert_msg(rc == -1 || rc == 0 || rc == EXIT_FS_ERROR, "%s: %d", opt, rc);
+		k == 2 ? n_long++ : n_short++;
+		/* kept to the end: getopt may still point into the last argv */
+		ck_assert_uint_lt(n_seen, 256);
+		seen[n_seen++] = opt;
+		p += m;
+	}
+	fflush(stdout);
+	dup2(out, 1);
+	close(out);
+	close(null);
+	ck_assert_uint_ge(n_long, 38); /* each of the 38 long options at least once */
+	ck_assert_uint_ge(n_short, 11);
+	while (n_seen)
+		free(seen[--n_seen]);
+	free(help);
+}
+END_TEST
+
 /* -p PID and --duration: no PROGRAM, no -f; the tracer gets both. */
 START_TEST(test_attach)
 {
@@ -339,6 +475,8 @@ int main(void)
 	tcase_add_test(tc, test_sample);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_error_messages);
+	tcase_add_test(tc, test_help_options);
 	tcase_add_test(tc, test_pin);
 	tcase_add_test(tc, test_find_program);
 	tcase_add_test(tc, test_trace_opts);

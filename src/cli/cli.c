@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,77 +17,350 @@
 #include "fortstat/util.h"
 #include "fortstat/version.h"
 
-enum {
-	OPT_ALL = 256,
-	OPT_FORMAT,
-	OPT_SORT,
-	OPT_CLOCK,
-	OPT_PIN,
-	OPT_INCLUSIVE,
-	OPT_GRAPH,
-	OPT_SVG,
-	OPT_LINES,
-	OPT_THREADS,
-	OPT_NO_CORRECT,
-	OPT_MERGE,
-	OPT_PROGRESS,
-	OPT_NO_PROGRESS,
-	OPT_INTERVAL,
-	OPT_DURATION,
-	OPT_PROBES,
-	OPT_TRAPS,
-	OPT_THROTTLE,
-	OPT_NO_THROTTLE,
-	OPT_WIDTH,
-	OPT_TOP,
-	OPT_TIMELINE,
-	OPT_TIMELINE_MIN,
-	OPT_TIMELINE_MAX,
-	OPT_SAMPLE,
-	OPT_ALLOC,
+/*
+ * An option: what getopt_long needs of it (its long name, has_arg, its
+ * short letter or 0) and what it does: `fn` takes its argument (NULL when
+ * it has none) and returns -1 to go on, or the status to exit with (a usage
+ * error said in one line; 0 after --help and --version). The handlers
+ * shared by several options set the field at `off` (offsetof) and say
+ * `err` of a bad argument.
+ */
+struct cli_opt {
+	const char *name;
+	int has_arg;
+	int letter;
+	int (*fn)(struct options *o, const char *arg, const struct cli_opt *e);
+	size_t off;
+	const char *err;
 };
 
-static const struct option long_opts[] = {
-    {"names", required_argument, NULL, 'n'},
-    {"exclude", required_argument, NULL, 'x'},
-    {"all", no_argument, NULL, OPT_ALL},
-    {"lib", required_argument, NULL, 'l'},
-    {"follow", no_argument, NULL, 'f'},
-    {"pid", required_argument, NULL, 'p'},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"output", required_argument, NULL, 'o'},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"sort", required_argument, NULL, OPT_SORT},
-    {"zeros", no_argument, NULL, 'z'},
-    {"inclusive", no_argument, NULL, OPT_INCLUSIVE},
-    {"graph", no_argument, NULL, OPT_GRAPH},
-    {"svg", required_argument, NULL, OPT_SVG},
-    {"timeline", required_argument, NULL, OPT_TIMELINE},
-    {"timeline-min", required_argument, NULL, OPT_TIMELINE_MIN},
-    {"timeline-max", required_argument, NULL, OPT_TIMELINE_MAX},
-    {"lines", no_argument, NULL, OPT_LINES},
-    {"sample", optional_argument, NULL, OPT_SAMPLE},
-    {"threads", no_argument, NULL, OPT_THREADS},
-    {"width", required_argument, NULL, OPT_WIDTH},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"no-correct", no_argument, NULL, OPT_NO_CORRECT},
-    {"merge", no_argument, NULL, OPT_MERGE},
-    {"progress", no_argument, NULL, OPT_PROGRESS},
-    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-    {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"probes", no_argument, NULL, OPT_PROBES},
-    {"traps", no_argument, NULL, OPT_TRAPS},
-    {"throttle", required_argument, NULL, OPT_THROTTLE},
-    {"no-throttle", no_argument, NULL, OPT_NO_THROTTLE},
-    {"alloc", no_argument, NULL, OPT_ALLOC},
-    {"count-only", no_argument, NULL, 'c'},
-    {"clock", required_argument, NULL, OPT_CLOCK},
-    {"pin", required_argument, NULL, OPT_PIN},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+#define FIELD(o, e, type) ((type *)((char *)(o) + (e)->off))
+
+static int usage_error(const char *msg, const char *arg)
+{
+	if (arg)
+		fs_error("%s '%s' (try 'fortstat --help')", msg, arg);
+	else
+		fs_error("%s (try 'fortstat --help')", msg);
+	return EXIT_FS_ERROR;
+}
+
+/* A number of seconds above 0 and at most a year ("0.5", "60", "1e3"): 0 or -1. */
+static int parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 366 * 86400.0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ---- the options' handlers ---- */
+
+/* The bool at e->off set. */
+static int opt_true(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	*FIELD(o, e, bool) = true;
+	return -1;
+}
+
+/* The string at e->off set to arg. */
+static int opt_string(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	*FIELD(o, e, const char *) = arg;
+	return -1;
+}
+
+/* The string at e->off set to arg, a file name: not empty. */
+static int opt_file(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	if (!*arg)
+		return usage_error(e->err, NULL);
+	*FIELD(o, e, const char *) = arg;
+	return -1;
+}
+
+/* The size_t at e->off set to arg, a count from 1 to 1,000,000. */
+static int opt_count(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > 1000000)
+		return usage_error(e->err, arg);
+	*FIELD(o, e, size_t) = (size_t)v;
+	return -1;
+}
+
+static int opt_lib(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)e;
+	if (o->n_libs == CLI_MAX_LIBS)
+		return usage_error("too many -l patterns (at most 32):", arg);
+	o->libs[o->n_libs++] = arg;
+	return -1;
+}
+
+static int opt_format(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)e;
+	if (report_parse_format(arg, &o->report.format) < 0)
+		return usage_error("unknown --format (table, csv, json, folded, "
+				   "callgrind, pprof):",
+				   arg);
+	return -1;
+}
+
+static int opt_sort(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)e;
+	if (report_parse_sort(arg, &o->report.sort) < 0)
+		return usage_error("unknown --sort key (time, calls, name, wait):", arg);
+	return -1;
+}
+
+static int opt_timeline_min(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+
+	(void)e;
+	errno = 0;
+	o->timeline_min_us = strtod(arg, &end);
+	if (errno || end == arg || *end || !(o->timeline_min_us >= 0) || o->timeline_min_us > 1e12)
+		return usage_error("--timeline-min needs a number of microseconds:", arg);
+	return -1;
+}
+
+static int opt_timeline_max(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+	long long v;
+
+	(void)e;
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > TIMELINE_MAX_LIMIT)
+		return usage_error("--timeline-max needs a number of calls:", arg);
+	o->timeline_max = (size_t)v;
+	return -1;
+}
+
+/* --sample[=HZ]: arg NULL without HZ. */
+static int opt_sample(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+	long v = SAMPLE_HZ_DEFAULT;
+
+	(void)e;
+	errno = 0;
+	if (arg)
+		v = strtol(arg, &end, 10);
+	if (arg && (errno || end == arg || *end || v <= 0 || v > SAMPLE_HZ_MAX))
+		return usage_error("--sample needs a rate in Hz (1 to 100000):", arg);
+	o->sample_hz = (unsigned)v;
+	return -1;
+}
+
+static int opt_progress(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	(void)e;
+	o->progress = 1;
+	return -1;
+}
+
+static int opt_no_progress(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	(void)e;
+	o->progress = 0;
+	return -1;
+}
+
+static int opt_interval(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)e;
+	if (parse_seconds(arg, &o->interval_s) < 0)
+		return usage_error("--interval needs a number of seconds above 0:", arg);
+	return -1;
+}
+
+static int opt_pid(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+	long v;
+
+	(void)e;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
+		return usage_error("-p needs a process id:", arg);
+	o->pid = (int)v;
+	return -1;
+}
+
+static int opt_duration(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+
+	(void)e;
+	errno = 0;
+	o->duration = strtod(arg, &end);
+	if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 1e8)
+		return usage_error("--duration needs a number of seconds > 0:", arg);
+	return -1;
+}
+
+static int opt_probes(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	(void)e;
+	o->probes = true;
+	o->mech_asked = true;
+	return -1;
+}
+
+static int opt_traps(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	(void)e;
+	o->probes = false;
+	o->mech_asked = true;
+	return -1;
+}
+
+static int opt_throttle(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	char *end;
+	unsigned long long calls = strtoull(arg, &end, 10);
+	double usec = *end == ',' ? strtod(end + 1, &end) : -1;
+
+	(void)e;
+	if (*end || calls < 1 || !(usec > 0) || usec > 1e9 || arg[0] == '-')
+		return usage_error("--throttle is CALLS,USEC (e.g. 100000,10), not", arg);
+	o->throttle_calls = calls;
+	o->throttle_usec = usec;
+	return -1;
+}
+
+static int opt_no_throttle(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	(void)e;
+	o->throttle_calls = 0;
+	return -1;
+}
+
+static int opt_clock(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)e;
+	if (!strcmp(arg, "cpu"))
+		o->clock = CLOCK_KIND_CPU;
+	else if (!strcmp(arg, "wall"))
+		o->clock = CLOCK_KIND_WALL;
+	else if (!strcmp(arg, "both"))
+		o->clock = CLOCK_KIND_CPU;
+	else
+		return usage_error("unknown --clock (cpu, wall, both):", arg);
+	o->report.both = !strcmp(arg, "both");
+	return -1;
+}
+
+static int opt_pin(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)e;
+	if (!strcmp(arg, "auto"))
+		o->pin = PIN_AUTO;
+	else if (!strcmp(arg, "always"))
+		o->pin = PIN_ALWAYS;
+	else if (!strcmp(arg, "never"))
+		o->pin = PIN_NEVER;
+	else
+		return usage_error("unknown --pin (auto, always, never):", arg);
+	return -1;
+}
+
+static int opt_verbose(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)arg;
+	(void)e;
+	o->verbose++;
+	return -1;
+}
+
+static int opt_help(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)o;
+	(void)arg;
+	(void)e;
+	cli_usage(stdout);
+	return 0;
+}
+
+static int opt_version(struct options *o, const char *arg, const struct cli_opt *e)
+{
+	(void)o;
+	(void)arg;
+	(void)e;
+	printf("fortstat %s\n", fs_version());
+	return 0;
+}
+
+#define AT(field) offsetof(struct options, field)
+
+/* Every option, in the order getopt_long looks for a long name. */
+static const struct cli_opt cli_opts[] = {
+    {"names", required_argument, 'n', opt_string, AT(names_file), NULL},
+    {"exclude", required_argument, 'x', opt_string, AT(exclude_file), NULL},
+    {"all", no_argument, 0, opt_true, AT(all), NULL},
+    {"lib", required_argument, 'l', opt_lib, 0, NULL},
+    {"follow", no_argument, 'f', opt_true, AT(follow), NULL},
+    {"pid", required_argument, 'p', opt_pid, 0, NULL},
+    {"duration", required_argument, 0, opt_duration, 0, NULL},
+    {"output", required_argument, 'o', opt_string, AT(output), NULL},
+    {"format", required_argument, 0, opt_format, 0, NULL},
+    {"sort", required_argument, 0, opt_sort, 0, NULL},
+    {"zeros", no_argument, 'z', opt_true, AT(report.zeros), NULL},
+    {"inclusive", no_argument, 0, opt_true, AT(report.inclusive), NULL},
+    {"graph", no_argument, 0, opt_true, AT(report.graph), NULL},
+    {"svg", required_argument, 0, opt_file, AT(svg), "--svg needs a file name"},
+    {"timeline", required_argument, 0, opt_file, AT(timeline), "--timeline needs a file name"},
+    {"timeline-min", required_argument, 0, opt_timeline_min, 0, NULL},
+    {"timeline-max", required_argument, 0, opt_timeline_max, 0, NULL},
+    {"lines", no_argument, 0, opt_true, AT(report.lines), NULL},
+    {"sample", optional_argument, 0, opt_sample, 0, NULL},
+    {"threads", no_argument, 0, opt_true, AT(report.threads), NULL},
+    {"width", required_argument, 0, opt_count, AT(report.width),
+     "--width needs a number of columns:"},
+    {"top", required_argument, 0, opt_count, AT(report.top), "--top needs a number of rows:"},
+    {"no-correct", no_argument, 0, opt_true, AT(no_correct), NULL},
+    {"merge", no_argument, 0, opt_true, AT(merge), NULL},
+    {"progress", no_argument, 0, opt_progress, 0, NULL},
+    {"no-progress", no_argument, 0, opt_no_progress, 0, NULL},
+    {"interval", required_argument, 0, opt_interval, 0, NULL},
+    {"probes", no_argument, 0, opt_probes, 0, NULL},
+    {"traps", no_argument, 0, opt_traps, 0, NULL},
+    {"throttle", required_argument, 0, opt_throttle, 0, NULL},
+    {"no-throttle", no_argument, 0, opt_no_throttle, 0, NULL},
+    {"alloc", no_argument, 0, opt_true, AT(report.alloc), NULL},
+    {"count-only", no_argument, 'c', opt_true, AT(count_only), NULL},
+    {"clock", required_argument, 0, opt_clock, 0, NULL},
+    {"pin", required_argument, 0, opt_pin, 0, NULL},
+    {"verbose", no_argument, 'v', opt_verbose, 0, NULL},
+    {"help", no_argument, 'h', opt_help, 0, NULL},
+    {"version", no_argument, 'V', opt_version, 0, NULL},
 };
+
+#define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+/* getopt_long's value of a long option: its index in cli_opts past any letter. */
+#define LONG_VAL 256
 
 void cli_usage(FILE *out)
 {
@@ -214,33 +488,12 @@ void cli_usage(FILE *out)
 	      out);
 }
 
-static int usage_error(const char *msg, const char *arg)
-{
-	if (arg)
-		fs_error("%s '%s' (try 'fortstat --help')", msg, arg);
-	else
-		fs_error("%s (try 'fortstat --help')", msg);
-	return EXIT_FS_ERROR;
-}
+/* ---- parsing ---- */
 
-/* A number of seconds above 0 and at most a year ("0.5", "60", "1e3"): 0 or -1. */
-static int parse_seconds(const char *arg, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0) || v > 366 * 86400.0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int cli_parse(int argc, char **argv, struct options *o)
+/* o set to the defaults, then to FORTSTAT_MECHANISM's: -1, or a usage error's status. */
+static int set_defaults(struct options *o)
 {
 	const char *mech;
-	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->report.format = FMT_TABLE;
@@ -263,226 +516,54 @@ int cli_parse(int argc, char **argv, struct options *o)
 		else if (strcmp(mech, "probes"))
 			return usage_error("FORTSTAT_MECHANISM is traps or probes, not", mech);
 	}
-	optind = 1;
-	opterr = 0;
-	/* '+': options stop at PROGRAM; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:n:x:l:o:p:fzcvhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o->names_file = optarg;
-			break;
-		case 'x':
-			o->exclude_file = optarg;
-			break;
-		case OPT_ALL:
-			o->all = true;
-			break;
-		case 'f':
-			o->follow = true;
-			break;
-		case 'l':
-			if (o->n_libs == CLI_MAX_LIBS)
-				return usage_error("too many -l patterns (at most 32):", optarg);
-			o->libs[o->n_libs++] = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_FORMAT:
-			if (report_parse_format(optarg, &o->report.format) < 0)
-				return usage_error("unknown --format (table, csv, json, folded, "
-						   "callgrind, pprof):",
-						   optarg);
-			break;
-		case OPT_SORT:
-			if (report_parse_sort(optarg, &o->report.sort) < 0)
-				return usage_error("unknown --sort key (time, calls, name, wait):",
-						   optarg);
-			break;
-		case 'z':
-			o->report.zeros = true;
-			break;
-		case 'c':
-			o->count_only = true;
-			break;
-		case OPT_INCLUSIVE:
-			o->report.inclusive = true;
-			break;
-		case OPT_GRAPH:
-			o->report.graph = true;
-			break;
-		case OPT_SVG:
-			if (!*optarg)
-				return usage_error("--svg needs a file name", NULL);
-			o->svg = optarg;
-			break;
-		case OPT_TIMELINE:
-			if (!*optarg)
-				return usage_error("--timeline needs a file name", NULL);
-			o->timeline = optarg;
-			break;
-		case OPT_TIMELINE_MIN: {
-			char *end;
+	return -1;
+}
 
-			errno = 0;
-			o->timeline_min_us = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->timeline_min_us >= 0) ||
-			    o->timeline_min_us > 1e12)
-				return usage_error("--timeline-min needs a number of microseconds:",
-						   optarg);
-			break;
-		}
-		case OPT_TIMELINE_MAX: {
-			char *end;
-			long long v;
+/*
+ * getopt_long's tables made from cli_opts: longs[N_OPTS + 1], each option's
+ * value LONG_VAL + its index; shorts (3 * N_OPTS + 3 chars) the letters.
+ */
+static void getopt_tables(struct option *longs, char *shorts)
+{
+	char *s = shorts;
 
-			errno = 0;
-			v = strtoll(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > TIMELINE_MAX_LIMIT)
-				return usage_error("--timeline-max needs a number of calls:",
-						   optarg);
-			o->timeline_max = (size_t)v;
-			break;
-		}
-		case OPT_LINES:
-			o->report.lines = true;
-			break;
-		case OPT_SAMPLE: {
-			char *end;
-			long v = SAMPLE_HZ_DEFAULT;
+	/* '+': options stop at PROGRAM; its own options are its own. ':': a missing argument */
+	*s++ = '+';
+	*s++ = ':';
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *e = &cli_opts[i];
 
-			errno = 0;
-			if (optarg)
-				v = strtol(optarg, &end, 10);
-			if (optarg &&
-			    (errno || end == optarg || *end || v <= 0 || v > SAMPLE_HZ_MAX))
-				return usage_error("--sample needs a rate in Hz (1 to 100000):",
-						   optarg);
-			o->sample_hz = (unsigned)v;
-			break;
-		}
-		case OPT_THREADS:
-			o->report.threads = true;
-			break;
-		case OPT_WIDTH:
-		case OPT_TOP: {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > 1000000)
-				return usage_error(c == OPT_WIDTH
-						       ? "--width needs a number of columns:"
-						       : "--top needs a number of rows:",
-						   optarg);
-			if (c == OPT_WIDTH)
-				o->report.width = (size_t)v;
-			else
-				o->report.top = (size_t)v;
-			break;
-		}
-		case OPT_NO_CORRECT:
-			o->no_correct = true;
-			break;
-		case OPT_MERGE:
-			o->merge = true;
-			break;
-		case OPT_PROGRESS:
-			o->progress = 1;
-			break;
-		case OPT_NO_PROGRESS:
-			o->progress = 0;
-			break;
-		case OPT_INTERVAL:
-			if (parse_seconds(optarg, &o->interval_s) < 0)
-				return usage_error("--interval needs a number of seconds above 0:",
-						   optarg);
-			break;
-		case 'p': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > INT_MAX)
-				return usage_error("-p needs a process id:", optarg);
-			o->pid = (int)v;
-			break;
-		}
-		case OPT_DURATION: {
-			char *end;
-
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->duration > 0) ||
-			    o->duration > 1e8)
-				return usage_error("--duration needs a number of seconds > 0:",
-						   optarg);
-			break;
-		}
-		case OPT_PROBES:
-			o->probes = true;
-			o->mech_asked = true;
-			break;
-		case OPT_TRAPS:
-			o->probes = false;
-			o->mech_asked = true;
-			break;
-		case OPT_THROTTLE: {
-			char *end;
-			unsigned long long calls = strtoull(optarg, &end, 10);
-			double usec = *end == ',' ? strtod(end + 1, &end) : -1;
-
-			if (*end || calls < 1 || !(usec > 0) || usec > 1e9 || optarg[0] == '-')
-				return usage_error("--throttle is CALLS,USEC (e.g. 100000,10), not",
-						   optarg);
-			o->throttle_calls = calls;
-			o->throttle_usec = usec;
-			break;
-		}
-		case OPT_NO_THROTTLE:
-			o->throttle_calls = 0;
-			break;
-		case OPT_ALLOC:
-			o->report.alloc = true;
-			break;
-		case OPT_CLOCK:
-			if (!strcmp(optarg, "cpu"))
-				o->clock = CLOCK_KIND_CPU;
-			else if (!strcmp(optarg, "wall"))
-				o->clock = CLOCK_KIND_WALL;
-			else if (!strcmp(optarg, "both"))
-				o->clock = CLOCK_KIND_CPU;
-			else
-				return usage_error("unknown --clock (cpu, wall, both):", optarg);
-			o->report.both = !strcmp(optarg, "both");
-			break;
-		case OPT_PIN:
-			if (!strcmp(optarg, "auto"))
-				o->pin = PIN_AUTO;
-			else if (!strcmp(optarg, "always"))
-				o->pin = PIN_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				o->pin = PIN_NEVER;
-			else
-				return usage_error("unknown --pin (auto, always, never):", optarg);
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			cli_usage(stdout);
-			return 0;
-		case 'V':
-			printf("fortstat %s\n", fs_version());
-			return 0;
-		case ':':
-			return usage_error("option needs an argument:", argv[optind - 1]);
-		default:
-			return usage_error("unknown option:", argv[optind - 1]);
-		}
+		longs[i] = (struct option){e->name, e->has_arg, NULL, LONG_VAL + (int)i};
+		if (!e->letter)
+			continue;
+		*s++ = (char)e->letter;
+		if (e->has_arg != no_argument)
+			*s++ = ':';
+		if (e->has_arg == optional_argument)
+			*s++ = ':';
 	}
+	longs[N_OPTS] = (struct option){NULL, 0, NULL, 0};
+	*s = '\0';
+}
+
+/* The option getopt_long's value c stands for, or NULL (unknown). */
+static const struct cli_opt *opt_of(int c)
+{
+	if (c >= LONG_VAL && c < LONG_VAL + (int)N_OPTS)
+		return &cli_opts[c - LONG_VAL];
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (cli_opts[i].letter && cli_opts[i].letter == c)
+			return &cli_opts[i];
+	return NULL;
+}
+
+/*
+ * The options taken (the first `optind` of argv): what they say together,
+ * and PROGRAM and its arguments (or --merge's FILEs) in o->argv. Returns
+ * -1, or a usage error's status.
+ */
+static int check_options(int argc, char **argv, struct options *o)
+{
 	if (o->merge && o->sample_hz)
 		return usage_error("--sample is for a run, not --merge", NULL);
 	if (o->merge && o->timeline)
@@ -521,6 +602,32 @@ int cli_parse(int argc, char **argv, struct options *o)
 	o->argc = argc - optind;
 	o->report.clock = o->clock; /* the clock whose times the report shows */
 	return -1;
+}
+
+int cli_parse(int argc, char **argv, struct options *o)
+{
+	struct option longs[N_OPTS + 1];
+	char shorts[3 * N_OPTS + 3];
+	const struct cli_opt *e;
+	int c, rc;
+
+	rc = set_defaults(o);
+	if (rc >= 0)
+		return rc;
+	getopt_tables(longs, shorts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (c == ':')
+			return usage_error("option needs an argument:", argv[optind - 1]);
+		e = opt_of(c);
+		if (!e)
+			return usage_error("unknown option:", argv[optind - 1]);
+		rc = e->fn(o, optarg, e);
+		if (rc >= 0)
+			return rc;
+	}
+	return check_options(argc, argv, o);
 }
 
 /* 0 if path is a regular file we may execute; else a negative errno. */

@@ -442,34 +442,33 @@ static bool lockable(const uint8_t *c, size_t left, size_t at)
 	return c[at + 1] >> 6 != 3;
 }
 
-unsigned x86_lendec(const uint8_t *code, size_t left, uint64_t addr, struct x86_ld *d)
+/*
+ * Take the legacy prefixes at s->pos (s->pos past them, their flags set):
+ * the byte after them, or -1 when the bytes end first.
+ */
+static int prefixes(struct ld *s)
 {
-	struct ld s = {.c = code, .left = left};
-	unsigned op, f;
-	int o, r;
+	int o;
 
-	d->len = 0;
-	d->flags = 0;
-	d->target = 0;
 	for (;;) {
-		o = byte(&s, s.pos);
+		o = byte(s, s->pos);
 		if (o < 0)
-			return 0;
+			return -1;
 		switch (o) {
 		case 0x66:
-			s.p66 = true;
+			s->p66 = true;
 			break;
 		case 0x67:
-			s.p67 = true;
+			s->p67 = true;
 			break;
 		case 0xf3:
-			s.rep = true;
+			s->rep = true;
 			break;
 		case 0xf2:
-			s.repne = true;
+			s->repne = true;
 			break;
 		case 0xf0:
-			s.lock = true;
+			s->lock = true;
 			break;
 		case 0x2e:
 		case 0x36:
@@ -479,11 +478,135 @@ unsigned x86_lendec(const uint8_t *code, size_t left, uint64_t addr, struct x86_
 		case 0x65:
 			break;
 		default:
-			goto opcode;
+			return o;
 		}
-		s.pos++;
+		s->pos++;
 	}
-opcode:
+}
+
+/*
+ * The one-byte opcode op (s->pos past it; r its ModRM's reg field, or -1)
+ * and the operands after it, as x86_lendec.
+ */
+static unsigned one_byte(struct ld *s, unsigned op, int r, uint64_t addr, struct x86_ld *d)
+{
+	if (op >= 0x70 && op <= 0x7f)
+		return branch(s, 1, addr, d);
+	if (op >= 0xb8 && op <= 0xbf) { /* mov imm, imm64 with REX.W */
+		if (s->p66 && (s->rep || s->repne))
+			return 0;
+		s->pos += (s->rex & 8) ? 8 : s->p66 ? 2 : 4;
+		return done(s, d);
+	}
+	switch (op) {
+	case 0x0f:
+		if (byte(s, s->pos) == 0x0f) { /* 3DNow!: ModRM, then the opcode as imm8 */
+			s->pos++;
+			if (!operands(s, MB, d) || !amd3dnow(s->c[s->pos - 1]))
+				return 0;
+			return done(s, d);
+		}
+		return two_byte(s, addr, d);
+	case 0xc4:
+	case 0xc5:
+		s->pos--;
+		return vex(s, (int)op, d);
+	case 0x8f: /* pop r/m; another reg field: XOP or invalid */
+		return r == 0 ? operands(s, M, d) : 0;
+	case 0x8c: /* mov %sreg (es, cs, ss, ds, fs, gs) */
+		return r >= 0 && r <= 5 ? operands(s, M, d) : 0;
+	case 0x8e: /* mov to %sreg: not cs */
+		return r >= 0 && r <= 5 && r != 1 ? operands(s, M, d) : 0;
+	case 0x8d: /* lea: a register operand is invalid */
+		return mod_of(s) >= 0 && mod_of(s) != 3 ? operands(s, M, d) : 0;
+	case 0x90:
+		for (size_t k = 0; k < s->npfx; k++)
+			if (s->c[k] != 0x66)
+				return 0; /* only 0x66 before a nop */
+		if (s->rex == 0x41)	  /* xchg %eax,%r8d */
+			return done(s, d);
+		if (s->rex)
+			return 0;
+		d->flags |= X86_LD_PAD;
+		return done(s, d);
+	case 0xa0:
+	case 0xa1:
+	case 0xa2:
+	case 0xa3: /* mov moffs */
+		s->pos += s->p67 ? 4 : 8;
+		return done(s, d);
+	case 0xc2: /* ret imm16 */
+	case 0xc3:
+		if (s->p66 || s->rex)
+			return 0;
+		s->pos += op == 0xc2 ? 2 : 0;
+		d->flags |= X86_LD_ENDS;
+		return done(s, d);
+	case 0xc6:
+		if (byte(s, s->pos) == 0xf8) /* xabort imm8 */
+			return operands(s, MB, d);
+		return r == 0 ? operands(s, MB, d) : 0;
+	case 0xc7:
+		if (byte(s, s->pos) == 0xf8) { /* xbegin rel32 */
+			s->pos++;
+			return branch(s, 4, addr, d);
+		}
+		return r == 0 ? operands(s, MZ, d) : 0;
+	case 0xc8: /* enter imm16, imm8 */
+		s->pos += 3;
+		return done(s, d);
+	case 0xcc: /* int3 */
+		d->flags |= X86_LD_PAD;
+		return done(s, d);
+	case 0xe0:
+	case 0xe1:
+	case 0xe2:
+	case 0xe3: /* loopne, loope, loop, jrcxz */
+	case 0xeb:
+		if (op == 0xeb)
+			d->flags |= X86_LD_ENDS;
+		return branch(s, 1, addr, d);
+	case 0xe8:
+	case 0xe9:
+		if (op == 0xe9)
+			d->flags |= X86_LD_ENDS;
+		return branch(s, 4, addr, d);
+	case 0xf6:
+	case 0xf7:
+		if (r < 0)
+			return 0;
+		if (r >= 2)
+			return operands(s, M, d);
+		return operands(s, op == 0xf6 ? MB : MZ, d);
+	case 0xfe:
+		return r == 0 || r == 1 ? operands(s, M, d) : 0;
+	case 0xff:
+		if (r == 4) { /* jmp r/m */
+			if (s->p66)
+				return 0;
+			d->flags |= X86_LD_ENDS;
+			return operands(s, M, d);
+		}
+		if (r == 2 && s->p66)
+			return 0;
+		return r == 0 || r == 1 || r == 2 || r == 6 ? operands(s, M, d) : 0;
+	default:
+		return 0;
+	}
+}
+
+unsigned x86_lendec(const uint8_t *code, size_t left, uint64_t addr, struct x86_ld *d)
+{
+	struct ld s = {.c = code, .left = left};
+	unsigned op, f;
+	int o, r;
+
+	d->len = 0;
+	d->flags = 0;
+	d->target = 0;
+	o = prefixes(&s);
+	if (o < 0)
+		return 0;
 	s.npfx = s.pos;
 	if (s.lock && !lockable(code, left, s.pos))
 		return 0;
@@ -502,107 +625,5 @@ opcode:
 	if (f & X)
 		return 0;
 	r = reg_of(&s);
-	if (op >= 0x70 && op <= 0x7f)
-		return branch(&s, 1, addr, d);
-	if (op >= 0xb8 && op <= 0xbf) { /* mov imm, imm64 with REX.W */
-		if (s.p66 && (s.rep || s.repne))
-			return 0;
-		s.pos += (s.rex & 8) ? 8 : s.p66 ? 2 : 4;
-		return done(&s, d);
-	}
-	switch (op) {
-	case 0x0f:
-		if (byte(&s, s.pos) == 0x0f) { /* 3DNow!: ModRM, then the opcode as imm8 */
-			s.pos++;
-			if (!operands(&s, MB, d) || !amd3dnow(code[s.pos - 1]))
-				return 0;
-			return done(&s, d);
-		}
-		return two_byte(&s, addr, d);
-	case 0xc4:
-	case 0xc5:
-		s.pos--;
-		return vex(&s, (int)op, d);
-	case 0x8f: /* pop r/m; another reg field: XOP or invalid */
-		return r == 0 ? operands(&s, M, d) : 0;
-	case 0x8c: /* mov %sreg (es, cs, ss, ds, fs, gs) */
-		return r >= 0 && r <= 5 ? operands(&s, M, d) : 0;
-	case 0x8e: /* mov to %sreg: not cs */
-		return r >= 0 && r <= 5 && r != 1 ? operands(&s, M, d) : 0;
-	case 0x8d: /* lea: a register operand is invalid */
-		return mod_of(&s) >= 0 && mod_of(&s) != 3 ? operands(&s, M, d) : 0;
-	case 0x90:
-		for (size_t k = 0; k < s.npfx; k++)
-			if (code[k] != 0x66)
-				return 0; /* only 0x66 before a nop */
-		if (s.rex == 0x41)	  /* xchg %eax,%r8d */
-			return done(&s, d);
-		if (s.rex)
-			return 0;
-		d->flags |= X86_LD_PAD;
-		return done(&s, d);
-	case 0xa0:
-	case 0xa1:
-	case 0xa2:
-	case 0xa3: /* mov moffs */
-		s.pos += s.p67 ? 4 : 8;
-		return done(&s, d);
-	case 0xc2: /* ret imm16 */
-	case 0xc3:
-		if (s.p66 || s.rex)
-			return 0;
-		s.pos += op == 0xc2 ? 2 : 0;
-		d->flags |= X86_LD_ENDS;
-		return done(&s, d);
-	case 0xc6:
-		if (byte(&s, s.pos) == 0xf8) /* xabort imm8 */
-			return operands(&s, MB, d);
-		return r == 0 ? operands(&s, MB, d) : 0;
-	case 0xc7:
-		if (byte(&s, s.pos) == 0xf8) { /* xbegin rel32 */
-			s.pos++;
-			return branch(&s, 4, addr, d);
-		}
-		return r == 0 ? operands(&s, MZ, d) : 0;
-	case 0xc8: /* enter imm16, imm8 */
-		s.pos += 3;
-		return done(&s, d);
-	case 0xcc: /* int3 */
-		d->flags |= X86_LD_PAD;
-		return done(&s, d);
-	case 0xe0:
-	case 0xe1:
-	case 0xe2:
-	case 0xe3: /* loopne, loope, loop, jrcxz */
-	case 0xeb:
-		if (op == 0xeb)
-			d->flags |= X86_LD_ENDS;
-		return branch(&s, 1, addr, d);
-	case 0xe8:
-	case 0xe9:
-		if (op == 0xe9)
-			d->flags |= X86_LD_ENDS;
-		return branch(&s, 4, addr, d);
-	case 0xf6:
-	case 0xf7:
-		if (r < 0)
-			return 0;
-		if (r >= 2)
-			return operands(&s, M, d);
-		return operands(&s, op == 0xf6 ? MB : MZ, d);
-	case 0xfe:
-		return r == 0 || r == 1 ? operands(&s, M, d) : 0;
-	case 0xff:
-		if (r == 4) { /* jmp r/m */
-			if (s.p66)
-				return 0;
-			d->flags |= X86_LD_ENDS;
-			return operands(&s, M, d);
-		}
-		if (r == 2 && s.p66)
-			return 0;
-		return r == 0 || r == 1 || r == 2 || r == 6 ? operands(&s, M, d) : 0;
-	default:
-		return 0;
-	}
+	return one_byte(&s, op, r, addr, d);
 }

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * acct_copy.c - deep copies of an accounting state (account.h): acct_dup,
+ * the whole of it; acct_lane, one lane's times as a state of its own.
+ */
+#include "fortstat/account.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_int.h"
+#include "fortstat/util.h"
+
+/* A deep copy of a, sharing nothing with it; never NULL. */
+struct acct *acct_dup(const struct acct *a)
+{
+	struct acct *c = xcalloc(1, sizeof(*c));
+	size_t nr = a->n ? a->n : 1;
+
+	synced(a);
+	c->n = a->n;
+	c->lanes = a->lanes;
+	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	for (int k = 1; k < a->lanes; k++)
+		c->lr[k] = dup_array(a->lr[k], nr, sizeof(*a->lr[k]));
+	c->list_cap = a->list_cap;
+	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
+	for (size_t i = 0; i < a->thr_n; i++) {
+		const struct thread *t = a->list[i];
+		struct thread *th = xmalloc(sizeof(*th));
+
+		*th = *t;
+		th->fr = dup_array(t->fr, t->cap, sizeof(*t->fr));
+		th->active = dup_array(t->active, a->n, sizeof(*t->active));
+		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
+		th->ctx = NULL; /* a cache: made again when needed */
+		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		for (int k = 1; k < a->lanes; k++)
+			th->lr[k] = dup_array(t->lr[k], nr, sizeof(*t->lr[k]));
+		arcset_dup(&th->arcs, &t->arcs);
+		cct_dup(&th->cct, &t->cct);
+		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
+		c->list[c->thr_n++] = th;
+	}
+	arcset_dup(&c->arcs, &a->arcs);
+	cct_dup(&c->cct, &a->cct);
+	return c;
+}
+
+/* Lane k's times over lane 0's in routine results r (n of them). */
+static void lane_routines(struct acct_routine *r, const struct ltimes *lt, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		r[i].self = lt[i].self;
+		r[i].total = lt[i].total;
+	}
+}
+
+static void lane_arcs(struct arcset *s, int k)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		s->v[i].self = s->lt[k][i].self;
+		s->v[i].time = s->lt[k][i].total;
+	}
+}
+
+static void lane_nodes(struct cct *c, int k)
+{
+	for (size_t i = 0; i < c->n; i++)
+		c->v[i].self = c->lself[k][i];
+}
+
+/* Copies of arcs s and tree t holding lane k's times alone (one lane). */
+static void dup_lane(struct arcset *ds, struct cct *dt, const struct arcset *s, const struct cct *t,
+		     int k)
+{
+	arcset_dup(ds, s);
+	cct_dup(dt, t);
+	if (k) {
+		lane_arcs(ds, k);
+		lane_nodes(dt, k);
+	}
+	for (int j = 1; j < s->lanes; j++) {
+		free(ds->lt[j]);
+		ds->lt[j] = NULL;
+	}
+	for (int j = 1; j < t->lanes; j++) {
+		free(dt->lself[j]);
+		dt->lself[j] = NULL;
+	}
+	ds->lanes = dt->lanes = 1;
+}
+
+/*
+ * Lane k of a as a state of its own (one lane, lane k's times): a deep copy
+ * that shares nothing with a. Never NULL.
+ */
+struct acct *acct_lane(const struct acct *a, int k)
+{
+	struct acct *c = xcalloc(1, sizeof(*c));
+	size_t nr = a->n ? a->n : 1;
+
+	synced(a);
+	if (k < 0 || k >= a->lanes)
+		k = 0;
+	c->n = a->n;
+	c->lanes = 1;
+	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	if (k)
+		lane_routines(c->r, a->lr[k], a->n);
+	c->list_cap = a->list_cap;
+	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
+	for (size_t i = 0; i < a->thr_n; i++) {
+		const struct thread *t = a->list[i];
+		struct thread *th = xcalloc(1, sizeof(*th));
+
+		th->tid = t->tid;
+		th->seen = t->seen;
+		th->last[0] = t->last[k];
+		th->depth = th->cap = t->depth;
+		th->fr = t->depth ? dup_array(t->fr, t->depth, sizeof(*t->fr)) : NULL;
+		for (size_t j = 0; j < t->depth; j++)
+			th->fr[j].t_enter[0] = t->fr[j].t_enter[k];
+		th->active = dup_array(t->active, a->n, sizeof(*t->active));
+		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
+		th->entries = t->entries;
+		th->made = t->made;
+		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		if (k)
+			lane_routines(th->r, t->lr[k], a->n);
+		dup_lane(&th->arcs, &th->cct, &t->arcs, &t->cct, k);
+		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
+		c->list[c->thr_n++] = th;
+	}
+	dup_lane(&c->arcs, &c->cct, &a->arcs, &a->cct, k);
+	return c;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * acct_state.c - an accounting state (account.h) made, grown and freed, and
+ * its threads found and made (acct_int.h).
+ */
+#include "fortstat/account.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_int.h"
+#include "fortstat/util.h"
+
+/* ---- threads ---- */
+
+struct thread *thread_lookup(const struct acct *a, int tid)
+{
+	uint64_t p;
+
+	return u64map_get(&a->thr, (uint64_t)(uint32_t)tid + 1, &p) ? (struct thread *)(uintptr_t)p
+								    : NULL;
+}
+
+struct thread *thread_new(struct acct *a, int tid)
+{
+	struct thread *th = thread_lookup(a, tid);
+
+	if (th) {
+		a->hot = th;
+		return th;
+	}
+	if (a->thr_n == a->list_cap) {
+		a->list_cap = a->list_cap ? 2 * a->list_cap : 16;
+		a->list = xrealloc(a->list, a->list_cap * sizeof(*a->list));
+	}
+	if (a->thr_n == 1)
+		solo_sync(a); /* from now on, every event updates the program's too */
+	th = xcalloc(1, sizeof(*th));
+	th->tid = tid;
+	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
+	for (int k = 1; k < a->lanes; k++)
+		th->lr[k] = xcalloc(a->n ? a->n : 1, sizeof(*th->lr[k]));
+	th->arcs.lanes = a->lanes;
+	cct_init(&th->cct, true, a->lanes);
+	u64map_put(&a->thr, (uint64_t)(uint32_t)tid + 1, (uint64_t)(uintptr_t)th);
+	a->list[a->thr_n++] = th;
+	a->hot = th;
+	return th;
+}
+
+/* ---- the interface ---- */
+
+/* A new accounting state for n_routines routines and `lanes` clocks, all zero. Never NULL. */
+struct acct *acct_new_lanes(size_t n_routines, int lanes)
+{
+	struct acct *a = xcalloc(1, sizeof(*a));
+
+	a->n = n_routines;
+	a->lanes = lanes < 1 ? 1 : lanes > ACCT_LANES ? ACCT_LANES : lanes;
+	a->r = xcalloc(n_routines ? n_routines : 1, sizeof(*a->r));
+	for (int k = 1; k < a->lanes; k++)
+		a->lr[k] = xcalloc(n_routines ? n_routines : 1, sizeof(*a->lr[k]));
+	a->arcs.lanes = a->lanes;
+	cct_init(&a->cct, false, a->lanes);
+	return a;
+}
+
+struct acct *acct_new(size_t n_routines)
+{
+	return acct_new_lanes(n_routines, 1);
+}
+
+void acct_set_recorder(struct acct *a, int lane, acct_record_fn fn, void *arg)
+{
+	a->rec = fn;
+	a->rec_arg = arg;
+	a->rec_lane = lane >= 0 && lane < a->lanes ? lane : 0;
+}
+
+int acct_lanes(const struct acct *a)
+{
+	return a->lanes;
+}
+
+/* Grow a zeroed array of n elements of size sz to m elements. */
+static void *grow_zeroed(void *p, size_t n, size_t m, size_t sz)
+{
+	p = xrealloc(p, m * sz);
+	memset((char *)p + n * sz, 0, (m - n) * sz);
+	return p;
+}
+
+void acct_grow(struct acct *a, size_t n_routines)
+{
+	size_t old = a->n, i, o1 = old ? old : 1;
+
+	if (n_routines <= old)
+		return;
+	a->r = grow_zeroed(a->r, o1, n_routines, sizeof(*a->r));
+	for (int k = 1; k < a->lanes; k++)
+		a->lr[k] = grow_zeroed(a->lr[k], o1, n_routines, sizeof(*a->lr[k]));
+	for (i = 0; i < a->thr_n; i++) {
+		struct thread *th = a->list[i];
+
+		th->r = grow_zeroed(th->r, o1, n_routines, sizeof(*th->r));
+		for (int k = 1; k < a->lanes; k++)
+			th->lr[k] = grow_zeroed(th->lr[k], o1, n_routines, sizeof(*th->lr[k]));
+		if (th->active) {
+			th->active = grow_zeroed(th->active, old, n_routines, sizeof(*th->active));
+			th->rnode = grow_zeroed(th->rnode, old, n_routines, sizeof(*th->rnode));
+		}
+	}
+	a->n = n_routines;
+}
+
+/* Free everything acct_new and the events allocated; a may be NULL. */
+void acct_free(struct acct *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->thr_n; i++) {
+		struct thread *th = a->list[i];
+
+		free(th->fr);
+		free(th->active);
+		free(th->rnode);
+		free(th->ctx);
+		free(th->r);
+		for (int k = 1; k < a->lanes; k++)
+			free(th->lr[k]);
+		arcset_free(&th->arcs);
+		cct_free(&th->cct);
+		free(th);
+	}
+	u64map_free(&a->thr);
+	free(a->list);
+	arcset_free(&a->arcs);
+	cct_free(&a->cct);
+	free(a->r);
+	for (int k = 1; k < a->lanes; k++)
+		free(a->lr[k]);
+	free(a);
+}
