@@ -314,12 +314,25 @@ START_TEST(test_next_stop)
 	struct stop s;
 	int code = -1;
 	pid_t pid, other;
+	int go[2];
+	char c;
 
+	/*
+	 * The child waits for the pipe to close, then ends 200 ms later: the
+	 * poll and the interrupted wait cannot see it end, however late this
+	 * process runs on a loaded machine (a child sleeping 300 ms from its
+	 * start made them race: 2 of 4 runs failed at load 13).
+	 */
+	ck_assert_int_eq(pipe(go), 0);
 	pid = fork();
 	if (pid == 0) {
-		usleep(300000);
+		close(go[1]);
+		while (read(go[0], &c, 1) > 0)
+			;
+		usleep(200000);
 		_exit(3);
 	}
+	close(go[0]);
 	ck_assert_int_gt(pid, 0);
 	ck_assert_int_eq(next_stop(pid, NEXT_POLL, &s), 0);
 	sigemptyset(&sa.sa_mask);
@@ -327,6 +340,7 @@ START_TEST(test_next_stop)
 	n_alarms = 0;
 	setitimer(ITIMER_REAL, &it, NULL);
 	ck_assert_int_eq(next_stop(pid, NEXT_INTR, &s), -EINTR);
+	close(go[1]);
 	ck_assert_int_eq(next_stop(pid, 0, &s), 1);
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
