@@ -38,7 +38,7 @@
 
 #include "fortstat/account.h"
 #include "fortstat/alloc.h"
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 
 struct books;
 struct symtab;

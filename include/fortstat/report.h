@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 
 struct profile;
 

@@ -260,8 +260,3 @@ void folded_name(FILE *out, const char *s)
 	for (; *s; s++)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
-
-const char *clock_name(enum clock_kind c)
-{
-	return c == CLOCK_KIND_WALL ? "wall" : "cpu";
-}

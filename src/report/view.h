@@ -146,9 +146,6 @@ static inline const char *stack_name(int tid, char *buf, size_t len)
 /* The trust verdict of one report (trust.h); trust_free frees. */
 void report_trust(const struct report *rp, struct trust *t);
 
-/* "cpu" or "wall". */
-const char *clock_name(enum clock_kind c);
-
 /* The views of a whole section (its threads from rp->sec with opts->threads). */
 void write_table(FILE *out, const struct report *rp);
 void write_csv(FILE *out, const struct report *rp);
