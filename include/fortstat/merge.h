@@ -55,14 +55,4 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 /* An SVG flame graph of the summed calling contexts: as merge_write. */
 int merge_write_svg(const struct merge *m, FILE *out);
 
-/*
- * fortstat --merge FILE...: read every file, then write the report to
- * `output` (NULL: standard output) and the flame graph to `svg` (or NULL),
- * each built in memory first and put in place whole (a temporary file
- * renamed), so that a failure leaves nothing half-written. Returns 0, or
- * EXIT_FS_ERROR after one line saying why.
- */
-int merge_command(char *const *files, size_t n, const struct report_opts *opts, const char *output,
-		  const char *svg);
-
 #endif

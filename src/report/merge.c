@@ -15,11 +15,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fortstat/cli.h"
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
-#include "fortstat/output.h"
-#include "fortstat/rank.h"
 #include "fortstat/util.h"
 #include "merge_int.h"
 #include "xml.h"
@@ -718,75 +715,5 @@ int merge_add_file(struct merge *m, const char *path)
 	close(fd);
 	rc = add_buf(m, path, buf, len);
 	free(buf);
-	return rc;
-}
-
-/* ---- fortstat --merge ---- */
-
-/* buf, whole, to path (a file replaced whole: output_replace) or to standard output. */
-static int put_whole(const char *path, const char *buf, size_t len)
-{
-	bool renamed;
-
-	if (!path)
-		return rank_write_whole(stdout, buf, len);
-	return output_replace(path, buf, len, &renamed);
-}
-
-int merge_command(char *const *files, size_t n, const struct report_opts *opts, const char *output,
-		  const char *svg)
-{
-	struct merge *m;
-	char *rep = NULL, *pic = NULL;
-	size_t rep_len = 0, pic_len = 0;
-	FILE *f;
-	int err = 0, rc = EXIT_FS_ERROR;
-
-	if (!n) {
-		fs_error("--merge: no files given (fortstat --merge FILE...)");
-		return EXIT_FS_ERROR;
-	}
-	m = merge_new();
-	for (size_t i = 0; i < n; i++)
-		if (merge_add_file(m, files[i]) < 0)
-			goto out;
-	f = open_memstream(&rep, &rep_len);
-	if (!f || (err = merge_write(m, f, opts)) < 0) {
-		if (f)
-			fclose(f);
-		if (err != -ENODATA)
-			fs_error("--merge: cannot build the report: %s",
-				 strerror(f ? -err : errno));
-		goto out;
-	}
-	fclose(f);
-	if (svg) {
-		f = open_memstream(&pic, &pic_len);
-		if (!f || (err = merge_write_svg(m, f)) < 0) {
-			if (f)
-				fclose(f);
-			if (err != -ENODATA)
-				fs_error("--merge: cannot build the flame graph: %s",
-					 strerror(f ? -err : errno));
-			goto out;
-		}
-		fclose(f);
-	}
-	/* Both are built: now they go out. */
-	err = put_whole(output, rep, rep_len);
-	if (err) {
-		fs_error("%s: cannot write the report: %s", output ? output : "stdout",
-			 strerror(-err));
-		goto out;
-	}
-	if (svg && (err = put_whole(svg, pic, pic_len)) < 0) {
-		fs_error("%s: cannot write the flame graph: %s", svg, strerror(-err));
-		goto out;
-	}
-	rc = 0;
-out:
-	free(rep);
-	free(pic);
-	merge_free(m);
 	return rc;
 }
