@@ -60,23 +60,6 @@ int report_write_svg(FILE *out, const struct profile *p, size_t sec, const struc
 	return flushed(out);
 }
 
-char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts)
-{
-	struct report rp;
-	struct trust t;
-	char *w;
-
-	if (!p || !opts || sec >= p->n_sections)
-		return NULL;
-	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
-	report_trust(&rp, &t);
-	w = t.warning;
-	t.warning = NULL;
-	trust_free(&t);
-	report_free(&rp);
-	return w;
-}
-
 /* "table", "csv", "json", "folded", "callgrind" or "pprof" into *f: 0, or -1 (untouched). */
 int report_parse_format(const char *s, enum report_format *f)
 {

@@ -260,3 +260,20 @@ void folded_name(FILE *out, const char *s)
 	for (; *s; s++)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
+
+char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts)
+{
+	struct report rp;
+	struct trust t;
+	char *w;
+
+	if (!p || !opts || sec >= p->n_sections)
+		return NULL;
+	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
+	report_trust(&rp, &t);
+	w = t.warning;
+	t.warning = NULL;
+	trust_free(&t);
+	report_free(&rp);
+	return w;
+}
