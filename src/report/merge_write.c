@@ -11,9 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "fortstat/cli.h"
 #include "fortstat/pprof.h"
-#include "fortstat/rank.h"
 #include "fortstat/report.h"
 #include "fortstat/util.h"
 #include "csv.h"
