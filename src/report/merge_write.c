@@ -16,6 +16,7 @@
 #include "fortstat/util.h"
 #include "csv.h"
 #include "merge_int.h"
+#include "view.h"
 #include "xml.h"
 
 /* ---- writing ---- */
@@ -145,7 +146,7 @@ static void fmt_imbalance(char *buf, size_t len, const struct merge *m, const st
 		snprintf(buf, len, "-");
 }
 
-static void write_table(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_table(const struct merge *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n, i;
 	uint32_t *rows = sorted_rows(m, opts, &n);
@@ -211,7 +212,7 @@ static void csv_stat(FILE *out, const struct merge *m, const struct mstat *s, bo
 		fprintf(out, "%.6f", max_of(m, s) / mean_of(m, s));
 }
 
-static void write_csv(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_csv(const struct merge *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n;
 	uint32_t *rows = sorted_rows(m, opts, &n);
@@ -232,27 +233,6 @@ static void write_csv(const struct merge *m, FILE *out, const struct report_opts
 		fputc('\n', out);
 	}
 	free(rows);
-}
-
-/* A JSON string: escapes quotes, backslashes and control characters (input was valid UTF-8). */
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
 
 /* {"min": ..., "mean": ..., "max": ..., "sum": ..., "max_input": i, "imbalance": x} */
@@ -281,7 +261,7 @@ static void json_stat(FILE *out, const struct merge *m, const struct mstat *s, b
 		fputs("null}", out);
 }
 
-static void write_json(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_json(const struct merge *m, FILE *out, const struct report_opts *opts)
 {
 	bool timed = !m->count_only;
 	size_t n, i;
@@ -339,15 +319,8 @@ static void write_json(const struct merge *m, FILE *out, const struct report_opt
 	free(rows);
 }
 
-/* A name as a frame of a folded stack: ';' and line breaks would split it. */
-static void folded_name(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
-}
-
 /* A context's value in folded stacks and flame graphs: self microseconds, or calls. */
-static uint64_t node_value(const struct merge *m, const struct mnode *x)
+static uint64_t merged_value(const struct merge *m, const struct mnode *x)
 {
 	if (m->count_only)
 		return x->calls;
@@ -364,14 +337,14 @@ static int cmp_lines(const void *p, const void *q)
 	return strcmp(((const struct line *)p)->text, ((const struct line *)q)->text);
 }
 
-static void write_folded(const struct merge *m, FILE *out)
+static void merged_folded(const struct merge *m, FILE *out)
 {
 	struct line *v = xcalloc(m->n_nodes, sizeof(*v));
 	uint32_t *path = xcalloc(m->n_nodes + 1, sizeof(*path));
 	size_t n = 0;
 
 	for (size_t i = 1; i < m->n_nodes; i++) {
-		uint64_t val = node_value(m, &m->nodes[i]);
+		uint64_t val = merged_value(m, &m->nodes[i]);
 		size_t depth = 0;
 		FILE *f;
 
@@ -401,7 +374,7 @@ static void write_folded(const struct merge *m, FILE *out)
 	free(path);
 }
 
-static void write_callgrind(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_callgrind(const struct merge *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n;
 	uint32_t *rows = sorted_rows(m, opts, &n);
@@ -453,7 +426,7 @@ static void write_callgrind(const struct merge *m, FILE *out, const struct repor
  * one mapping named after the program, at no address (the reports have
  * none).
  */
-static int write_pprof(const struct merge *m, FILE *out)
+static int merged_pprof(const struct merge *m, FILE *out)
 {
 	bool timed = !m->count_only;
 	const char *clock = m->clock && *m->clock ? m->clock : "time";
@@ -519,10 +492,10 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 		return -EINVAL;
 	switch (opts->format) {
 	case FMT_CSV:
-		write_csv(m, out, opts);
+		merged_csv(m, out, opts);
 		break;
 	case FMT_JSON:
-		write_json(m, out, opts);
+		merged_json(m, out, opts);
 		break;
 	case FMT_FOLDED:
 		if (m->no_stacks) {
@@ -530,10 +503,10 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 				 "fortstat)");
 			return -ENODATA;
 		}
-		write_folded(m, out);
+		merged_folded(m, out);
 		break;
 	case FMT_CALLGRIND:
-		write_callgrind(m, out, opts);
+		merged_callgrind(m, out, opts);
 		break;
 	case FMT_PPROF:
 		if (m->no_stacks) {
@@ -541,12 +514,12 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 				 "fortstat)");
 			return -ENODATA;
 		}
-		if ((err = write_pprof(m, out)) < 0)
+		if ((err = merged_pprof(m, out)) < 0)
 			return err;
 		break;
 	case FMT_TABLE:
 	default:
-		write_table(m, out, opts);
+		merged_table(m, out, opts);
 		break;
 	}
 	errno = 0;
@@ -591,7 +564,7 @@ int merge_write_svg(const struct merge *m, FILE *out)
 	}
 	/* a parent's index is below its children's */
 	for (i = n; i-- > 1;) {
-		incl[i] += (double)node_value(m, &m->nodes[i]);
+		incl[i] += (double)merged_value(m, &m->nodes[i]);
 		incl[m->nodes[i].parent] += incl[i];
 	}
 	for (i = 1; i < n; i++) {

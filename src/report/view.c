@@ -277,3 +277,50 @@ char *report_warning(const struct profile *p, size_t sec, const struct report_op
 	report_free(&rp);
 	return w;
 }
+
+void json_str(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*s) {
+		size_t n;
+
+		switch (*s) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f) {
+				fprintf(out, "\\u%04x", *s);
+				break;
+			}
+			n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", out);
+				break;
+			}
+			fwrite(s, 1, n, out);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	fputc('"', out);
+}

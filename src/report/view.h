@@ -133,6 +133,13 @@ uint64_t node_value(const struct report *rp, size_t i);
 /* A name as a frame of a folded stack (';' and line breaks would split it). */
 void folded_name(FILE *out, const char *s);
 
+/*
+ * A JSON string, or null for NULL: quotes, backslashes and control
+ * characters escaped, valid UTF-8 as it is, each byte of invalid UTF-8 as
+ * \ufffd (the JSON stays valid whatever the program's names hold).
+ */
+void json_str(FILE *out, const char *str);
+
 /* A stack's name for people: "thread TID", or "goroutine K" (ACCT_GOROUTINE0). */
 static inline const char *stack_name(int tid, char *buf, size_t len)
 {
