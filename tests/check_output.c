@@ -248,6 +248,16 @@ START_TEST(test_per_process)
 	s = contents("r.101");
 	ck_assert_str_eq(s, "child\nchild after exec\n");
 	free(s);
+	/* %r is the rank given to outputs_open, in every process's name */
+	snprintf(name, sizeof(name), "%s/q.%%r.%%p", dir);
+	ck_assert_int_eq(outputs_open(&o, name, 7), 0);
+	a = outputs_for(&o, 100, &again);
+	ck_assert_ptr_nonnull(a);
+	fputs("rank 7\n", a);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	s = contents("q.7.100");
+	ck_assert_str_eq(s, "rank 7\n");
+	free(s);
 }
 END_TEST
 
