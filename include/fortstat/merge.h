@@ -39,6 +39,18 @@ int merge_add_text(struct merge *m, const char *what, const char *text, size_t l
 /* How many inputs were folded in. */
 size_t merge_n_inputs(const struct merge *m);
 
+struct profile;
+
+/*
+ * The merge as a report model (profile.h): one section, the program's,
+ * whose routines (those of every input, by name) carry their spread over
+ * the inputs (profile_section.merged) and whose results (`all`) are the
+ * sums: calls, self and inclusive time on the inputs' clock, arcs and
+ * calling contexts; the inputs in profile.inputs. Never NULL: free it with
+ * profile_free().
+ */
+struct profile *merge_profile(const struct merge *m);
+
 /*
  * Write the merged report in opts->format to out: table (sorted by
  * opts->sort: mean self time, mean calls or name; opts->inclusive adds the

@@ -115,6 +115,28 @@ struct profile_node {
 };
 
 /*
+ * --merge: one quantity of a routine over the inputs (calls, or seconds on
+ * the inputs' clock), as they were read: over the inputs that have the
+ * routine (an input without it counts 0 there, which the views apply).
+ */
+struct profile_spread {
+	double min, max, sum;
+	uint32_t imax; /* the input of the max */
+	uint32_t seen; /* inputs that have the routine */
+};
+
+/* --merge: a routine's calls, self and inclusive time over the inputs. */
+struct profile_merged {
+	struct profile_spread calls, self, total;
+};
+
+/* --merge: one report merged: its file, and its MPI rank (-1: none). */
+struct profile_input {
+	char *file;
+	int rank;
+};
+
+/*
  * User and system CPU time as the kernel counted them (usage.h), and the
  * elapsed (wall) time they were counted over: a thread's from when fortstat
  * first saw it to its exit; a process's, its threads' sums over its time.
@@ -235,6 +257,12 @@ struct profile_section {
 	struct alloc_totals alloc_total;
 	struct alloc_ctx *alloc_ctx; /* ... their calling contexts (alloc.h), n_alloc_ctx */
 	size_t n_alloc_ctx;
+	/*
+	 * --merge: each routine's spread over the inputs (n_routines of them;
+	 * NULL: one run), beside `all`, which then holds the sums: calls, and
+	 * times on the inputs' clock (profile.merged_clock).
+	 */
+	struct profile_merged *merged;
 	struct profile_set all;	     /* every thread's results together */
 	struct profile_set *threads; /* each thread's, in order of first event */
 	size_t n_threads;
@@ -257,6 +285,15 @@ struct profile {
 	int rank, size; /* its rank, and the job's size (0: unknown) */
 	char **libs;	/* the -l patterns given (profile_set_libs; NULL: none) */
 	size_t n_libs;
+	/*
+	 * --merge: the reports merged (n_inputs of them; 0: one run), the
+	 * clock they named (NULL: none said), whether one had no calling
+	 * contexts ("stacks": a report of an older fortstat).
+	 */
+	struct profile_input *inputs;
+	size_t n_inputs;
+	char *merged_clock;
+	bool merged_no_stacks;
 };
 
 /* The facts of one section that the books do not hold (see profile_section). */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
+#include "fortstat/profile.h"
 #include "fortstat/util.h"
 #include "merge_int.h"
 #include "xml.h"
@@ -716,4 +717,84 @@ int merge_add_file(struct merge *m, const char *path)
 	rc = add_buf(m, path, buf, len);
 	free(buf);
 	return rc;
+}
+
+/* Seconds as the profile's nanoseconds: what is not above 0 is 0. */
+static acct_time_t ns_of(double s)
+{
+	return s > 0 ? (acct_time_t)(s * 1e9 + 0.5) : 0;
+}
+
+struct profile *merge_profile(const struct merge *m)
+{
+	static const double none[FS_N_CLOCKS];
+	struct profile *p = profile_new(NULL, none, none, 0, true);
+	struct profile_section *sec;
+	enum clock_kind c = merge_clock(m->clock);
+
+	p->sections = xcalloc(1, sizeof(*p->sections));
+	p->n_sections = 1;
+	sec = &p->sections[0];
+	sec->label = xstrdup(m->program ? m->program : "");
+	sec->count_only = m->count_only;
+	sec->clock_known[c] = !m->count_only;
+	sec->n_routines = m->n_r;
+	sec->routines = xcalloc(m->n_r + 1, sizeof(*sec->routines));
+	sec->merged = xcalloc(m->n_r + 1, sizeof(*sec->merged));
+	sec->all.r = xcalloc(m->n_r + 1, sizeof(*sec->all.r));
+	for (size_t i = 0; i < m->n_r; i++) {
+		const struct mroutine *r = &m->r[i];
+		struct profile_spread *to[3] = {&sec->merged[i].calls, &sec->merged[i].self,
+						&sec->merged[i].total};
+		const struct mstat *from[3] = {&r->calls, &r->self, &r->total};
+
+		sec->routines[i] =
+		    (struct profile_routine){.name = xstrdup(r->name),
+					     .file = r->file ? xstrdup(r->file) : NULL,
+					     .line = r->line,
+					     .mainline = r->mainline,
+					     .selected = true};
+		for (int k = 0; k < 3; k++)
+			*to[k] = (struct profile_spread){.min = from[k]->min,
+							 .max = from[k]->max,
+							 .sum = from[k]->sum,
+							 .imax = from[k]->imax,
+							 .seen = from[k]->seen};
+		sec->all.r[i].calls = r->calls.sum > 0 ? (uint64_t)(r->calls.sum + 0.5) : 0;
+		sec->all.r[i].self[c] = ns_of(r->self.sum);
+		sec->all.r[i].total[c] = ns_of(r->total.sum);
+		sec->all.r[i].gross_self[c] = sec->all.r[i].self[c];
+		sec->all.r[i].gross_total[c] = sec->all.r[i].total[c];
+	}
+	sec->all.n_arcs = m->n_arcs;
+	sec->all.arcs = xcalloc(m->n_arcs + 1, sizeof(*sec->all.arcs));
+	for (size_t i = 0; i < m->n_arcs; i++) {
+		const struct marc *a = &m->arcs[i];
+		struct profile_arc *to = &sec->all.arcs[i];
+
+		to->caller = a->caller == NONE ? PROFILE_NONE : a->caller;
+		to->callee = a->callee;
+		to->calls = a->calls;
+		to->time_s[c] = a->time_s;
+		to->self_s[c] = a->self_s;
+	}
+	sec->all.n_nodes = m->n_nodes;
+	sec->all.nodes = xcalloc(m->n_nodes + 1, sizeof(*sec->all.nodes));
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		const struct mnode *x = &m->nodes[i];
+		struct profile_node *to = &sec->all.nodes[i];
+
+		to->parent = x->parent == NONE ? PROFILE_NONE : x->parent;
+		to->routine = x->routine == NONE ? PROFILE_NONE : x->routine;
+		to->calls = x->calls;
+		to->self[c] = ns_of(x->self_s);
+	}
+	p->n_inputs = m->n_in;
+	p->inputs = xcalloc(m->n_in + 1, sizeof(*p->inputs));
+	for (size_t i = 0; i < m->n_in; i++)
+		p->inputs[i] =
+		    (struct profile_input){.file = xstrdup(m->in[i].file), .rank = m->in[i].rank};
+	p->merged_clock = m->clock ? xstrdup(m->clock) : NULL;
+	p->merged_no_stacks = m->no_stacks;
+	return p;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "fortstat/clockkind.h"
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
 #include "fortstat/merge.h"
@@ -116,6 +117,12 @@ static inline uint64_t hash_bytes(const char *s, size_t n)
 	memcpy(&w, s, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 	return h ^ (h >> 29);
+}
+
+/* The clock that the inputs' "clock" names ("wall", else the CPU's). */
+static inline enum clock_kind merge_clock(const char *name)
+{
+	return name && !strcmp(name, "wall") ? CLOCK_KIND_WALL : CLOCK_KIND_CPU;
 }
 
 static inline uint64_t hash_name(const char *s)

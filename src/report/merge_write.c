@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * merge_write.c - fortstat --merge's views: the folded reports as a table,
- * CSV, JSON, folded stacks, callgrind, pprof and SVG.
+ * CSV, JSON, folded stacks, callgrind, pprof and SVG, read from the report
+ * model (profile.h) that merge_profile fills: each routine's spread over
+ * the inputs (min/mean/max/sum, the input of the max) beside the sums.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +14,7 @@
 
 #include "config.h"
 #include "fortstat/pprof.h"
+#include "fortstat/profile.h"
 #include "fortstat/report.h"
 #include "fortstat/util.h"
 #include "csv.h"
@@ -19,31 +22,70 @@
 #include "view.h"
 #include "xml.h"
 
+/*
+ * The merged profile as the views read it: its one section's routines and
+ * their spreads, the sums' arcs and calling contexts, the inputs.
+ */
+struct mview {
+	const struct profile_routine *rt; /* n_r of them */
+	const struct profile_merged *ms;  /* ... each one's spread over the inputs */
+	size_t n_r;
+	const struct profile_input *in;
+	size_t n_in;
+	const struct profile_arc *arcs;
+	size_t n_arcs;
+	const struct profile_node *nodes;
+	size_t n_nodes;
+	const char *program, *clock;
+	bool count_only, no_stacks;
+	enum clock_kind c; /* the sums' clock */
+};
+
+static void mview_of(struct mview *v, const struct profile *p)
+{
+	const struct profile_section *sec = &p->sections[0];
+
+	*v = (struct mview){.rt = sec->routines,
+			    .ms = sec->merged,
+			    .n_r = sec->n_routines,
+			    .in = p->inputs,
+			    .n_in = p->n_inputs,
+			    .arcs = sec->all.arcs,
+			    .n_arcs = sec->all.n_arcs,
+			    .nodes = sec->all.nodes,
+			    .n_nodes = sec->all.n_nodes,
+			    .program = sec->label,
+			    .clock = p->merged_clock,
+			    .count_only = sec->count_only,
+			    .no_stacks = p->merged_no_stacks,
+			    .c = merge_clock(p->merged_clock)};
+}
+
 /* ---- writing ---- */
 
-static double mean_of(const struct merge *m, const struct mstat *s)
+static double mean_of(const struct mview *m, const struct profile_spread *s)
 {
 	return s->sum / (double)m->n_in;
 }
 
 /* Min and max with the inputs that lack the routine counted as 0. */
-static double min_of(const struct merge *m, const struct mstat *s)
+static double min_of(const struct mview *m, const struct profile_spread *s)
 {
 	return s->seen < m->n_in && s->min > 0 ? 0 : s->min;
 }
 
-static double max_of(const struct merge *m, const struct mstat *s)
+static double max_of(const struct mview *m, const struct profile_spread *s)
 {
 	return s->seen < m->n_in && s->max < 0 ? 0 : s->max;
 }
 
 /* The label of input i: its rank, else its position among the inputs. */
-static long input_label(const struct merge *m, uint32_t i)
+static long input_label(const struct mview *m, uint32_t i)
 {
 	return m->in[i].rank >= 0 ? m->in[i].rank : (long)i;
 }
 
-static bool all_ranked(const struct merge *m)
+static bool all_ranked(const struct mview *m)
 {
 	for (size_t i = 0; i < m->n_in; i++)
 		if (m->in[i].rank < 0)
@@ -53,9 +95,10 @@ static bool all_ranked(const struct merge *m)
 
 static int cmp_rows(const void *p, const void *q, void *arg)
 {
-	const struct merge *m = ((void **)arg)[0];
+	const struct mview *m = ((void **)arg)[0];
 	const struct report_opts *o = ((void **)arg)[1];
-	const struct mroutine *x = &m->r[*(const uint32_t *)p], *y = &m->r[*(const uint32_t *)q];
+	uint32_t i = *(const uint32_t *)p, k = *(const uint32_t *)q;
+	const struct profile_merged *x = &m->ms[i], *y = &m->ms[k];
 	double a = 0, b = 0;
 
 	if (o->sort == SORT_TIME && !m->count_only)
@@ -64,18 +107,18 @@ static int cmp_rows(const void *p, const void *q, void *arg)
 		a = x->calls.sum, b = y->calls.sum;
 	if (a != b)
 		return a > b ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return strcmp(m->rt[i].name, m->rt[k].name);
 }
 
 /* The routines to show (called in some input), sorted as opts says; *n of them. */
-static uint32_t *sorted_rows(const struct merge *m, const struct report_opts *opts, size_t *n)
+static uint32_t *sorted_rows(const struct mview *m, const struct report_opts *opts, size_t *n)
 {
 	uint32_t *v = xcalloc(m->n_r + 1, sizeof(*v));
 	const void *arg[2] = {m, opts};
 
 	*n = 0;
 	for (size_t i = 0; i < m->n_r; i++)
-		if (m->r[i].calls.seen)
+		if (m->ms[i].calls.seen)
 			v[(*n)++] = (uint32_t)i;
 	qsort_r(v, *n, sizeof(*v), cmp_rows, (void *)arg);
 	return v;
@@ -86,13 +129,13 @@ static uint32_t *sorted_rows(const struct merge *m, const struct report_opts *op
  * names overflow it), and with a width (--width, the terminal's) at most
  * what the other columns leave of it, at least 20 (the names shortened).
  */
-static int name_width(const struct merge *m, const uint32_t *rows, size_t n,
+static int name_width(const struct mview *m, const uint32_t *rows, size_t n,
 		      const struct report_opts *opts)
 {
 	size_t w = 8, other = 2 + 13 + 15 + 13;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t l = name_columns(m->r[rows[i]].name);
+		size_t l = name_columns(m->rt[rows[i]].name);
 
 		if (l > w)
 			w = l;
@@ -116,7 +159,7 @@ static void put_name(FILE *out, const char *name, int w, const struct report_opt
 }
 
 /* --top: "  (12 more routines: 3.2 % of the sum)", the rows not shown. */
-static void rest_line(const struct merge *m, FILE *out, const uint32_t *rows, size_t n,
+static void rest_line(const struct mview *m, FILE *out, const uint32_t *rows, size_t n,
 		      size_t shown)
 {
 	double all = 0, rest = 0;
@@ -124,7 +167,7 @@ static void rest_line(const struct merge *m, FILE *out, const uint32_t *rows, si
 	if (shown >= n)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct mroutine *r = &m->r[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
 		double v = m->count_only ? r->calls.sum : r->self.sum;
 
 		all += v;
@@ -136,7 +179,8 @@ static void rest_line(const struct merge *m, FILE *out, const uint32_t *rows, si
 		m->count_only ? "calls" : "time");
 }
 
-static void fmt_imbalance(char *buf, size_t len, const struct merge *m, const struct mstat *s)
+static void fmt_imbalance(char *buf, size_t len, const struct mview *m,
+			  const struct profile_spread *s)
 {
 	double mean = mean_of(m, s);
 
@@ -146,7 +190,7 @@ static void fmt_imbalance(char *buf, size_t len, const struct merge *m, const st
 		snprintf(buf, len, "-");
 }
 
-static void merged_table(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_table(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n, i;
 	uint32_t *rows = sorted_rows(m, opts, &n);
@@ -174,12 +218,13 @@ static void merged_table(const struct merge *m, FILE *out, const struct report_o
 		fputc('\n', out);
 	}
 	for (i = 0; i < shown; i++) {
-		const struct mroutine *r = &m->r[rows[i]];
-		const struct mstat *s = m->count_only ? &r->calls : &r->self;
+		const struct profile_routine *rt = &m->rt[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
+		const struct profile_spread *s = m->count_only ? &r->calls : &r->self;
 
 		fmt_imbalance(imb, sizeof(imb), m, s);
-		fprintf(out, "%c ", r->mainline ? '*' : ' ');
-		put_name(out, r->name, w, opts);
+		fprintf(out, "%c ", rt->mainline ? '*' : ' ');
+		put_name(out, rt->name, w, opts);
 		fprintf(out, " %12.0f %14.2f %12.0f", min_of(m, &r->calls), mean_of(m, &r->calls),
 			max_of(m, &r->calls));
 		if (m->count_only) {
@@ -200,7 +245,7 @@ static void merged_table(const struct merge *m, FILE *out, const struct report_o
 	free(rows);
 }
 
-static void csv_stat(FILE *out, const struct merge *m, const struct mstat *s, bool timed)
+static void csv_stat(FILE *out, const struct mview *m, const struct profile_spread *s, bool timed)
 {
 	if (!timed) {
 		fputs(",,,,,,", out);
@@ -212,7 +257,7 @@ static void csv_stat(FILE *out, const struct merge *m, const struct mstat *s, bo
 		fprintf(out, "%.6f", max_of(m, s) / mean_of(m, s));
 }
 
-static void merged_csv(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_csv(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n;
 	uint32_t *rows = sorted_rows(m, opts, &n);
@@ -222,10 +267,11 @@ static void merged_csv(const struct merge *m, FILE *out, const struct report_opt
 	      "total_min_s,total_mean_s,total_max_s,total_sum_s,total_max_at,total_imbalance\n",
 	      out);
 	for (size_t i = 0; i < n; i++) {
-		const struct mroutine *r = &m->r[rows[i]];
+		const struct profile_routine *rt = &m->rt[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
 
-		csv_field(out, r->name);
-		fprintf(out, ",%d,%.0f,%.6f,%.0f,%.0f,%ld", r->mainline, min_of(m, &r->calls),
+		csv_field(out, rt->name);
+		fprintf(out, ",%d,%.0f,%.6f,%.0f,%.0f,%ld", rt->mainline, min_of(m, &r->calls),
 			mean_of(m, &r->calls), max_of(m, &r->calls), r->calls.sum,
 			input_label(m, r->calls.imax));
 		csv_stat(out, m, &r->self, !m->count_only);
@@ -236,7 +282,7 @@ static void merged_csv(const struct merge *m, FILE *out, const struct report_opt
 }
 
 /* {"min": ..., "mean": ..., "max": ..., "sum": ..., "max_input": i, "imbalance": x} */
-static void json_stat(FILE *out, const struct merge *m, const struct mstat *s, bool whole,
+static void json_stat(FILE *out, const struct mview *m, const struct profile_spread *s, bool whole,
 		      bool timed)
 {
 	double mean = mean_of(m, s);
@@ -261,7 +307,7 @@ static void json_stat(FILE *out, const struct merge *m, const struct mstat *s, b
 		fputs("null}", out);
 }
 
-static void merged_json(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_json(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
 	bool timed = !m->count_only;
 	size_t n, i;
@@ -283,35 +329,37 @@ static void merged_json(const struct merge *m, FILE *out, const struct report_op
 	fprintf(out, ",\n  \"count_only\": %s,\n  \"routines\": [",
 		m->count_only ? "true" : "false");
 	for (i = 0; i < n; i++) {
-		const struct mroutine *r = &m->r[rows[i]];
+		const struct profile_routine *rt = &m->rt[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
 
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-		json_str(out, r->name);
+		json_str(out, rt->name);
 		fprintf(out, ", \"mainline\": %s, \"inputs_with\": %" PRIu32 ", \"calls\": ",
-			r->mainline ? "true" : "false", r->calls.seen);
+			rt->mainline ? "true" : "false", r->calls.seen);
 		json_stat(out, m, &r->calls, true, true);
 		fputs(", \"self_s\": ", out);
 		json_stat(out, m, &r->self, false, timed);
 		fputs(", \"total_s\": ", out);
 		json_stat(out, m, &r->total, false, timed);
 		fputs(", \"file\": ", out);
-		json_str(out, r->file);
-		if (r->line > 0)
-			fprintf(out, ", \"line\": %d}", r->line);
+		json_str(out, rt->file);
+		if (rt->line > 0)
+			fprintf(out, ", \"line\": %d}", rt->line);
 		else
 			fputs(", \"line\": null}", out);
 	}
 	fputs(n ? "\n  ],\n  \"arcs\": [" : "],\n  \"arcs\": [", out);
 	for (i = 0; i < m->n_arcs; i++) {
-		const struct marc *a = &m->arcs[i];
+		const struct profile_arc *a = &m->arcs[i];
 
 		fprintf(out, "%s\n    {\"caller\": ", i ? "," : "");
-		json_str(out, a->caller == NONE ? NULL : m->r[a->caller].name);
+		json_str(out, a->caller == PROFILE_NONE ? NULL : m->rt[a->caller].name);
 		fputs(", \"callee\": ", out);
-		json_str(out, m->r[a->callee].name);
+		json_str(out, m->rt[a->callee].name);
 		fprintf(out, ", \"calls\": %" PRIu64, a->calls);
 		if (timed)
-			fprintf(out, ", \"time_s\": %.9f, \"self_s\": %.9f}", a->time_s, a->self_s);
+			fprintf(out, ", \"time_s\": %.9f, \"self_s\": %.9f}", a->time_s[m->c],
+				a->self_s[m->c]);
 		else
 			fputs(", \"time_s\": null, \"self_s\": null}", out);
 	}
@@ -320,11 +368,11 @@ static void merged_json(const struct merge *m, FILE *out, const struct report_op
 }
 
 /* A context's value in folded stacks and flame graphs: self microseconds, or calls. */
-static uint64_t merged_value(const struct merge *m, const struct mnode *x)
+static uint64_t merged_value(const struct mview *m, const struct profile_node *x)
 {
 	if (m->count_only)
 		return x->calls;
-	return x->self_s > 0 ? (uint64_t)(x->self_s * 1e6 + 0.5) : 0;
+	return (x->self[m->c] + 500) / 1000;
 }
 
 struct line {
@@ -337,7 +385,7 @@ static int cmp_lines(const void *p, const void *q)
 	return strcmp(((const struct line *)p)->text, ((const struct line *)q)->text);
 }
 
-static void merged_folded(const struct merge *m, FILE *out)
+static void merged_folded(const struct mview *m, FILE *out)
 {
 	struct line *v = xcalloc(m->n_nodes, sizeof(*v));
 	uint32_t *path = xcalloc(m->n_nodes + 1, sizeof(*path));
@@ -350,14 +398,14 @@ static void merged_folded(const struct merge *m, FILE *out)
 
 		if (!val)
 			continue;
-		for (uint32_t k = (uint32_t)i; k && k != NONE && depth <= m->n_nodes;
+		for (uint32_t k = (uint32_t)i; k && k != PROFILE_NONE && depth <= m->n_nodes;
 		     k = m->nodes[k].parent)
 			path[depth++] = k;
 		f = open_memstream(&v[n].text, &v[n].len);
 		if (!f)
 			continue;
 		while (depth--) {
-			folded_name(f, m->r[m->nodes[path[depth]].routine].name);
+			folded_name(f, m->rt[m->nodes[path[depth]].routine].name);
 			if (depth)
 				fputc(';', f);
 		}
@@ -374,7 +422,7 @@ static void merged_folded(const struct merge *m, FILE *out)
 	free(path);
 }
 
-static void merged_callgrind(const struct merge *m, FILE *out, const struct report_opts *opts)
+static void merged_callgrind(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n;
 	uint32_t *rows = sorted_rows(m, opts, &n);
@@ -382,10 +430,10 @@ static void merged_callgrind(const struct merge *m, FILE *out, const struct repo
 	bool timed = !m->count_only;
 
 	for (size_t i = 0; i < n; i++) {
-		us += timed && m->r[rows[i]].self.sum > 0
-			  ? (uint64_t)(m->r[rows[i]].self.sum * 1e6 + 0.5)
+		us += timed && m->ms[rows[i]].self.sum > 0
+			  ? (uint64_t)(m->ms[rows[i]].self.sum * 1e6 + 0.5)
 			  : 0;
-		calls += (uint64_t)m->r[rows[i]].calls.sum;
+		calls += (uint64_t)m->ms[rows[i]].calls.sum;
 	}
 	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION " --merge\n",
 	      out);
@@ -394,25 +442,27 @@ static void merged_callgrind(const struct merge *m, FILE *out, const struct repo
 	      out);
 	fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n", us, calls);
 	for (size_t i = 0; i < n; i++) {
-		const struct mroutine *r = &m->r[rows[i]];
+		const struct profile_routine *r = &m->rt[rows[i]];
+		const struct profile_merged *ms = &m->ms[rows[i]];
 
 		fprintf(out, "\nfl=%s\nfn=%s\n%d %" PRIu64 " %.0f\n", r->file ? r->file : "???",
 			r->name, r->line > 0 ? r->line : 0,
-			timed && r->self.sum > 0 ? (uint64_t)(r->self.sum * 1e6 + 0.5) : 0,
-			r->calls.sum);
+			timed && ms->self.sum > 0 ? (uint64_t)(ms->self.sum * 1e6 + 0.5) : 0,
+			ms->calls.sum);
 		for (size_t k = 0; k < m->n_arcs; k++) {
-			const struct marc *a = &m->arcs[k];
-			const struct mroutine *c = &m->r[a->callee];
+			const struct profile_arc *a = &m->arcs[k];
+			const struct profile_routine *c = &m->rt[a->callee];
 
 			if (a->caller != rows[i])
 				continue;
-			fprintf(out,
-				"cfi=%s\ncfn=%s\ncalls=%" PRIu64 " %d\n%d %" PRIu64 " %" PRIu64
-				"\n",
-				c->file ? c->file : "???", c->name, a->calls,
-				c->line > 0 ? c->line : 0, r->line > 0 ? r->line : 0,
-				timed && a->time_s > 0 ? (uint64_t)(a->time_s * 1e6 + 0.5) : 0,
-				a->calls);
+			fprintf(
+			    out,
+			    "cfi=%s\ncfn=%s\ncalls=%" PRIu64 " %d\n%d %" PRIu64 " %" PRIu64 "\n",
+			    c->file ? c->file : "???", c->name, a->calls, c->line > 0 ? c->line : 0,
+			    r->line > 0 ? r->line : 0,
+			    timed && a->time_s[m->c] > 0 ? (uint64_t)(a->time_s[m->c] * 1e6 + 0.5)
+							 : 0,
+			    a->calls);
 		}
 	}
 	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 "\n", us, calls);
@@ -426,7 +476,7 @@ static void merged_callgrind(const struct merge *m, FILE *out, const struct repo
  * one mapping named after the program, at no address (the reports have
  * none).
  */
-static int merged_pprof(const struct merge *m, FILE *out)
+static int merged_pprof(const struct mview *m, FILE *out)
 {
 	bool timed = !m->count_only;
 	const char *clock = m->clock && *m->clock ? m->clock : "time";
@@ -440,11 +490,11 @@ static int merged_pprof(const struct merge *m, FILE *out)
 	int err;
 
 	for (size_t i = 1; i < m->n_nodes; i++) {
-		const struct mnode *x = &m->nodes[i];
+		const struct profile_node *x = &m->nodes[i];
 		size_t depth = 0;
 
 		values[0] = (int64_t)x->calls;
-		values[1] = timed && x->self_s > 0 ? (int64_t)(x->self_s * 1e9 + 0.5) : 0;
+		values[1] = timed ? (int64_t)x->self[m->c] : 0;
 		if (!values[0] && !values[1])
 			continue;
 		/* a parent's index is below its child's: the walk ends at the root */
@@ -455,10 +505,11 @@ static int merged_pprof(const struct merge *m, FILE *out)
 			if (r >= m->n_r)
 				break;
 			if (!loc[r])
-				loc[r] = pprof_location(pp, map, 0,
-							pprof_function(pp, m->r[r].name, NULL,
-								       m->r[r].file, m->r[r].line),
-							m->r[r].line);
+				loc[r] =
+				    pprof_location(pp, map, 0,
+						   pprof_function(pp, m->rt[r].name, NULL,
+								  m->rt[r].file, m->rt[r].line),
+						   m->rt[r].line);
 			stack[depth++] = loc[r];
 		}
 		pprof_sample(pp, stack, depth, values, NULL, 0);
@@ -484,12 +535,10 @@ static int merged_pprof(const struct merge *m, FILE *out)
 	return err;
 }
 
-int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts)
+static int write_view(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
 	int err;
 
-	if (!m->n_in)
-		return -EINVAL;
 	switch (opts->format) {
 	case FMT_CSV:
 		merged_csv(m, out, opts);
@@ -532,20 +581,20 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 
 static int cmp_siblings(const void *p, const void *q, void *arg)
 {
-	const struct merge *cmp_m = arg;
-	const struct mnode *x = &cmp_m->nodes[*(const uint32_t *)p];
-	const struct mnode *y = &cmp_m->nodes[*(const uint32_t *)q];
+	const struct mview *cmp_m = arg;
+	const struct profile_node *x = &cmp_m->nodes[*(const uint32_t *)p];
+	const struct profile_node *y = &cmp_m->nodes[*(const uint32_t *)q];
 
 	if (x->parent != y->parent)
 		return x->parent < y->parent ? -1 : 1;
-	return strcmp(cmp_m->r[x->routine].name, cmp_m->r[y->routine].name);
+	return strcmp(cmp_m->rt[x->routine].name, cmp_m->rt[y->routine].name);
 }
 
 /*
  * A flame graph of the summed contexts: each frame as wide as its inclusive
  * value (self microseconds, or calls when counting), children in name order.
  */
-int merge_write_svg(const struct merge *m, FILE *out)
+static int write_svg_view(const struct mview *m, FILE *out)
 {
 	size_t n = m->n_nodes, i;
 	double *incl = xcalloc(n, sizeof(*incl)), *x = xcalloc(n, sizeof(*x));
@@ -597,7 +646,7 @@ int merge_write_svg(const struct merge *m, FILE *out)
 		m->count_only ? "calls" : "self microseconds, summed");
 	for (i = 1; i < n; i++) {
 		double w = incl[i] * scale, y = (max_depth - depth[i] + 2) * fh;
-		const char *name = m->r[m->nodes[i].routine].name;
+		const char *name = m->rt[m->nodes[i].routine].name;
 		unsigned h = (unsigned)hash_name(name);
 
 		if (w < 0.5)
@@ -626,4 +675,34 @@ int merge_write_svg(const struct merge *m, FILE *out)
 	if (fflush(out) != 0 || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+int merge_write(const struct merge *mg, FILE *out, const struct report_opts *opts)
+{
+	struct profile *p;
+	struct mview m;
+	int err;
+
+	if (!mg->n_in)
+		return -EINVAL;
+	p = merge_profile(mg);
+	mview_of(&m, p);
+	err = write_view(&m, out, opts);
+	profile_free(p);
+	return err;
+}
+
+int merge_write_svg(const struct merge *mg, FILE *out)
+{
+	struct profile *p;
+	struct mview m;
+	int err;
+
+	if (!mg->n_in)
+		return -EINVAL;
+	p = merge_profile(mg);
+	mview_of(&m, p);
+	err = write_svg_view(&m, out);
+	profile_free(p);
+	return err;
 }
