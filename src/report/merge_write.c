@@ -27,6 +27,7 @@
  * their spreads, the sums' arcs and calling contexts, the inputs.
  */
 struct mview {
+	const struct profile *p;
 	const struct profile_routine *rt; /* n_r of them */
 	const struct profile_merged *ms;  /* ... each one's spread over the inputs */
 	size_t n_r;
@@ -45,7 +46,8 @@ static void mview_of(struct mview *v, const struct profile *p)
 {
 	const struct profile_section *sec = &p->sections[0];
 
-	*v = (struct mview){.rt = sec->routines,
+	*v = (struct mview){.p = p,
+			    .rt = sec->routines,
 			    .ms = sec->merged,
 			    .n_r = sec->n_routines,
 			    .in = p->inputs,
@@ -375,53 +377,6 @@ static uint64_t merged_value(const struct mview *m, const struct profile_node *x
 	return (x->self[m->c] + 500) / 1000;
 }
 
-struct line {
-	char *text;
-	size_t len;
-};
-
-static int cmp_lines(const void *p, const void *q)
-{
-	return strcmp(((const struct line *)p)->text, ((const struct line *)q)->text);
-}
-
-static void merged_folded(const struct mview *m, FILE *out)
-{
-	struct line *v = xcalloc(m->n_nodes, sizeof(*v));
-	uint32_t *path = xcalloc(m->n_nodes + 1, sizeof(*path));
-	size_t n = 0;
-
-	for (size_t i = 1; i < m->n_nodes; i++) {
-		uint64_t val = merged_value(m, &m->nodes[i]);
-		size_t depth = 0;
-		FILE *f;
-
-		if (!val)
-			continue;
-		for (uint32_t k = (uint32_t)i; k && k != PROFILE_NONE && depth <= m->n_nodes;
-		     k = m->nodes[k].parent)
-			path[depth++] = k;
-		f = open_memstream(&v[n].text, &v[n].len);
-		if (!f)
-			continue;
-		while (depth--) {
-			folded_name(f, m->rt[m->nodes[path[depth]].routine].name);
-			if (depth)
-				fputc(';', f);
-		}
-		fprintf(f, " %" PRIu64 "\n", val);
-		if (fclose(f) == 0)
-			n++;
-	}
-	qsort(v, n, sizeof(*v), cmp_lines);
-	for (size_t i = 0; i < n; i++) {
-		fwrite(v[i].text, 1, v[i].len, out);
-		free(v[i].text);
-	}
-	free(v);
-	free(path);
-}
-
 static void merged_callgrind(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
 	size_t n;
@@ -537,6 +492,7 @@ static int merged_pprof(const struct mview *m, FILE *out)
 
 static int write_view(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
+	struct report_opts o;
 	int err;
 
 	switch (opts->format) {
@@ -552,8 +508,12 @@ static int write_view(const struct mview *m, FILE *out, const struct report_opts
 				 "fortstat)");
 			return -ENODATA;
 		}
-		merged_folded(m, out);
-		break;
+		/* the run's folded stacks, from the sums on the inputs' clock */
+		o = *opts;
+		o.format = FMT_FOLDED;
+		o.clock = m->c;
+		o.threads = false;
+		return report_write(out, m->p, 0, &o);
 	case FMT_CALLGRIND:
 		merged_callgrind(m, out, opts);
 		break;
