@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * merge_write.c - fortstat --merge's views: the folded reports as a table,
- * CSV, JSON, folded stacks, callgrind, pprof and SVG, read from the report
- * model (profile.h) that merge_profile fills: each routine's spread over
- * the inputs (min/mean/max/sum, the input of the max) beside the sums.
+ * merge_write.c - fortstat --merge's views, from the report model
+ * (profile.h) that merge_profile fills: each routine's spread over the
+ * inputs (min/mean/max/sum, the input of the max) beside the sums. The
+ * table, CSV, JSON, pprof and SVG are written here; folded stacks and
+ * callgrind by the run's writers (folded.c, callgrind.c) from the sums.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -377,53 +378,6 @@ static uint64_t merged_value(const struct mview *m, const struct profile_node *x
 	return (x->self[m->c] + 500) / 1000;
 }
 
-static void merged_callgrind(const struct mview *m, FILE *out, const struct report_opts *opts)
-{
-	size_t n;
-	uint32_t *rows = sorted_rows(m, opts, &n);
-	uint64_t us = 0, calls = 0;
-	bool timed = !m->count_only;
-
-	for (size_t i = 0; i < n; i++) {
-		us += timed && m->ms[rows[i]].self.sum > 0
-			  ? (uint64_t)(m->ms[rows[i]].self.sum * 1e6 + 0.5)
-			  : 0;
-		calls += (uint64_t)m->ms[rows[i]].calls.sum;
-	}
-	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION " --merge\n",
-	      out);
-	fprintf(out, "cmd: %s (%zu inputs merged)\npositions: line\n", m->program, m->n_in);
-	fputs("event: us : self time (microseconds)\nevent: calls : calls\nevents: us calls\n",
-	      out);
-	fprintf(out, "summary: %" PRIu64 " %" PRIu64 "\n", us, calls);
-	for (size_t i = 0; i < n; i++) {
-		const struct profile_routine *r = &m->rt[rows[i]];
-		const struct profile_merged *ms = &m->ms[rows[i]];
-
-		fprintf(out, "\nfl=%s\nfn=%s\n%d %" PRIu64 " %.0f\n", r->file ? r->file : "???",
-			r->name, r->line > 0 ? r->line : 0,
-			timed && ms->self.sum > 0 ? (uint64_t)(ms->self.sum * 1e6 + 0.5) : 0,
-			ms->calls.sum);
-		for (size_t k = 0; k < m->n_arcs; k++) {
-			const struct profile_arc *a = &m->arcs[k];
-			const struct profile_routine *c = &m->rt[a->callee];
-
-			if (a->caller != rows[i])
-				continue;
-			fprintf(
-			    out,
-			    "cfi=%s\ncfn=%s\ncalls=%" PRIu64 " %d\n%d %" PRIu64 " %" PRIu64 "\n",
-			    c->file ? c->file : "???", c->name, a->calls, c->line > 0 ? c->line : 0,
-			    r->line > 0 ? r->line : 0,
-			    timed && a->time_s[m->c] > 0 ? (uint64_t)(a->time_s[m->c] * 1e6 + 0.5)
-							 : 0,
-			    a->calls);
-		}
-	}
-	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 "\n", us, calls);
-	free(rows);
-}
-
 /*
  * A gzipped profile.proto of the summed contexts (pprof.h): sample types
  * calls and the reports' clock (nanoseconds, not when counting), a sample
@@ -490,9 +444,18 @@ static int merged_pprof(const struct mview *m, FILE *out)
 	return err;
 }
 
+/* A view that the run's writer makes of the merged profile: the sums, on the inputs' clock. */
+static int run_view(const struct mview *m, FILE *out, const struct report_opts *opts)
+{
+	struct report_opts o = *opts;
+
+	o.clock = m->c;
+	o.threads = false;
+	return report_write(out, m->p, 0, &o);
+}
+
 static int write_view(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
-	struct report_opts o;
 	int err;
 
 	switch (opts->format) {
@@ -508,15 +471,9 @@ static int write_view(const struct mview *m, FILE *out, const struct report_opts
 				 "fortstat)");
 			return -ENODATA;
 		}
-		/* the run's folded stacks, from the sums on the inputs' clock */
-		o = *opts;
-		o.format = FMT_FOLDED;
-		o.clock = m->c;
-		o.threads = false;
-		return report_write(out, m->p, 0, &o);
+		return run_view(m, out, opts);
 	case FMT_CALLGRIND:
-		merged_callgrind(m, out, opts);
-		break;
+		return run_view(m, out, opts);
 	case FMT_PPROF:
 		if (m->no_stacks) {
 			fs_error("pprof: an input has no \"stacks\" (a report of an older "
