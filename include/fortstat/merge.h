@@ -67,4 +67,11 @@ int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts
 /* An SVG flame graph of the summed calling contexts: as merge_write. */
 int merge_write_svg(const struct merge *m, FILE *out);
 
+/*
+ * merge_write and merge_write_svg of the merge's profile (merge_profile):
+ * -EINVAL when p is not one.
+ */
+int report_write_merged(FILE *out, const struct profile *p, const struct report_opts *opts);
+int report_write_merged_svg(FILE *out, const struct profile *p);
+
 #endif

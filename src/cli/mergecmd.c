@@ -10,6 +10,7 @@
 
 #include "fortstat/merge.h"
 #include "fortstat/output.h"
+#include "fortstat/profile.h"
 #include "fortstat/util.h"
 
 /* buf, whole, to path (a file replaced whole: output_replace) or to standard output. */
@@ -26,6 +27,7 @@ int merge_command(char *const *files, size_t n, const struct report_opts *opts, 
 		  const char *svg)
 {
 	struct merge *m;
+	struct profile *p = NULL;
 	char *rep = NULL, *pic = NULL;
 	size_t rep_len = 0, pic_len = 0;
 	FILE *f;
@@ -39,8 +41,12 @@ int merge_command(char *const *files, size_t n, const struct report_opts *opts, 
 	for (size_t i = 0; i < n; i++)
 		if (merge_add_file(m, files[i]) < 0)
 			goto out;
+	/* the report model, as a run's: the merge's own state is no longer needed */
+	p = merge_profile(m);
+	merge_free(m);
+	m = NULL;
 	f = open_memstream(&rep, &rep_len);
-	if (!f || (err = merge_write(m, f, opts)) < 0) {
+	if (!f || (err = report_write_merged(f, p, opts)) < 0) {
 		if (f)
 			fclose(f);
 		if (err != -ENODATA)
@@ -51,7 +57,7 @@ int merge_command(char *const *files, size_t n, const struct report_opts *opts, 
 	fclose(f);
 	if (svg) {
 		f = open_memstream(&pic, &pic_len);
-		if (!f || (err = merge_write_svg(m, f)) < 0) {
+		if (!f || (err = report_write_merged_svg(f, p)) < 0) {
 			if (f)
 				fclose(f);
 			if (err != -ENODATA)
@@ -77,5 +83,6 @@ out:
 	free(rep);
 	free(pic);
 	merge_free(m);
+	profile_free(p);
 	return rc;
 }

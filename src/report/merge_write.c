@@ -594,17 +594,35 @@ static int write_svg_view(const struct mview *m, FILE *out)
 	return 0;
 }
 
+int report_write_merged(FILE *out, const struct profile *p, const struct report_opts *opts)
+{
+	struct mview m;
+
+	if (!p || !p->n_inputs || p->n_sections != 1 || !p->sections[0].merged)
+		return -EINVAL;
+	mview_of(&m, p);
+	return write_view(&m, out, opts);
+}
+
+int report_write_merged_svg(FILE *out, const struct profile *p)
+{
+	struct mview m;
+
+	if (!p || !p->n_inputs || p->n_sections != 1 || !p->sections[0].merged)
+		return -EINVAL;
+	mview_of(&m, p);
+	return write_svg_view(&m, out);
+}
+
 int merge_write(const struct merge *mg, FILE *out, const struct report_opts *opts)
 {
 	struct profile *p;
-	struct mview m;
 	int err;
 
 	if (!mg->n_in)
 		return -EINVAL;
 	p = merge_profile(mg);
-	mview_of(&m, p);
-	err = write_view(&m, out, opts);
+	err = report_write_merged(out, p, opts);
 	profile_free(p);
 	return err;
 }
@@ -612,14 +630,12 @@ int merge_write(const struct merge *mg, FILE *out, const struct report_opts *opt
 int merge_write_svg(const struct merge *mg, FILE *out)
 {
 	struct profile *p;
-	struct mview m;
 	int err;
 
 	if (!mg->n_in)
 		return -EINVAL;
 	p = merge_profile(mg);
-	mview_of(&m, p);
-	err = write_svg_view(&m, out);
+	err = report_write_merged_svg(out, p);
 	profile_free(p);
 	return err;
 }
