@@ -479,6 +479,34 @@ START_TEST(test_merge_folded_callgrind)
 }
 END_TEST
 
+/*
+ * Microseconds from the sums as a run's views take them, from whole
+ * nanoseconds: 10.5 us + 2 us is 12.5 us, shown 13 (the sum as a double,
+ * 1.2499999999999999e-05 s, rounded 12 before).
+ */
+START_TEST(test_merge_half_us)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", 0, RT("main", "1", "0.0000105", "0.1", "true"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 0.1, "
+		      "\"self_s\": 0.0000105}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.0000105}"));
+	add(m, report("./p", 1, RT("main", "1", "0.000002", "0.1", "true"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 0.1, "
+		      "\"self_s\": 0.000002}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.000002}"));
+	s = merged(m, FMT_FOLDED, SORT_TIME);
+	ck_assert_str_eq(s, "main 13\n");
+	free(s);
+	s = merged(m, FMT_CALLGRIND, SORT_TIME);
+	ck_assert_ptr_nonnull(strstr(s, "summary: 13 2\n"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
 START_TEST(test_merge_table_sort)
 {
 	struct merge *m = three_ranks();
@@ -776,6 +804,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_json);
 	tcase_add_test(tc, test_merge_profile);
 	tcase_add_test(tc, test_merge_folded_callgrind);
+	tcase_add_test(tc, test_merge_half_us);
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
 	tcase_add_test(tc, test_merge_reordered);
