@@ -3,8 +3,8 @@
  * merge_write.c - fortstat --merge's views, from the report model
  * (profile.h) that merge_profile fills: each routine's spread over the
  * inputs (min/mean/max/sum, the input of the max) beside the sums. The
- * table, CSV, JSON, pprof and SVG are written here; folded stacks and
- * callgrind by the run's writers (folded.c, callgrind.c) from the sums.
+ * table, CSV, JSON and SVG are written here; folded stacks, callgrind and
+ * pprof by the run's writers (folded.c, callgrind.c, pprof.c) from the sums.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "fortstat/pprof.h"
 #include "fortstat/profile.h"
 #include "fortstat/report.h"
 #include "fortstat/util.h"
@@ -378,72 +376,6 @@ static uint64_t merged_value(const struct mview *m, const struct profile_node *x
 	return (x->self[m->c] + 500) / 1000;
 }
 
-/*
- * A gzipped profile.proto of the summed contexts (pprof.h): sample types
- * calls and the reports' clock (nanoseconds, not when counting), a sample
- * per context; the routines as functions with their files and lines, in
- * one mapping named after the program, at no address (the reports have
- * none).
- */
-static int merged_pprof(const struct mview *m, FILE *out)
-{
-	bool timed = !m->count_only;
-	const char *clock = m->clock && *m->clock ? m->clock : "time";
-	const char *types[2] = {"calls", clock}, *units[2] = {"count", "nanoseconds"};
-	struct pprof *pp = pprof_new(types, units, timed ? 2 : 1);
-	uint64_t *loc = xcalloc(m->n_r + 1, sizeof(*loc));
-	uint64_t *stack = xcalloc(m->n_nodes + 1, sizeof(*stack));
-	int64_t values[2];
-	uint64_t map = pprof_mapping(pp, m->program);
-	char *s;
-	int err;
-
-	for (size_t i = 1; i < m->n_nodes; i++) {
-		const struct profile_node *x = &m->nodes[i];
-		size_t depth = 0;
-
-		values[0] = (int64_t)x->calls;
-		values[1] = timed ? (int64_t)x->self[m->c] : 0;
-		if (!values[0] && !values[1])
-			continue;
-		/* a parent's index is below its child's: the walk ends at the root */
-		for (uint32_t k = (uint32_t)i; k && k < m->n_nodes && depth < m->n_nodes;
-		     k = m->nodes[k].parent) {
-			uint32_t r = m->nodes[k].routine;
-
-			if (r >= m->n_r)
-				break;
-			if (!loc[r])
-				loc[r] =
-				    pprof_location(pp, map, 0,
-						   pprof_function(pp, m->rt[r].name, NULL,
-								  m->rt[r].file, m->rt[r].line),
-						   m->rt[r].line);
-			stack[depth++] = loc[r];
-		}
-		pprof_sample(pp, stack, depth, values, NULL, 0);
-	}
-	pprof_set_period(pp, "calls", "count", 1);
-	pprof_set_default(pp, timed ? clock : "calls");
-	s = xasprintf("fortstat %s --merge: %zu inputs of %s", PACKAGE_VERSION, m->n_in,
-		      m->program);
-	pprof_comment(pp, s);
-	free(s);
-	for (size_t i = 0; i < m->n_in; i++) {
-		if (m->in[i].rank >= 0)
-			s = xasprintf("input %zu: %s (rank %d)", i, m->in[i].file, m->in[i].rank);
-		else
-			s = xasprintf("input %zu: %s", i, m->in[i].file);
-		pprof_comment(pp, s);
-		free(s);
-	}
-	err = pprof_write(pp, out);
-	pprof_free(pp);
-	free(loc);
-	free(stack);
-	return err;
-}
-
 /* A view that the run's writer makes of the merged profile: the sums, on the inputs' clock. */
 static int run_view(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
@@ -456,8 +388,6 @@ static int run_view(const struct mview *m, FILE *out, const struct report_opts *
 
 static int write_view(const struct mview *m, FILE *out, const struct report_opts *opts)
 {
-	int err;
-
 	switch (opts->format) {
 	case FMT_CSV:
 		merged_csv(m, out, opts);
@@ -480,9 +410,7 @@ static int write_view(const struct mview *m, FILE *out, const struct report_opts
 				 "fortstat)");
 			return -ENODATA;
 		}
-		if ((err = merged_pprof(m, out)) < 0)
-			return err;
-		break;
+		return run_view(m, out, opts);
 	case FMT_TABLE:
 	default:
 		merged_table(m, out, opts);
