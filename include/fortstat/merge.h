@@ -58,20 +58,13 @@ struct profile *merge_profile(const struct merge *m);
  * "self_s", "total_s" as {"min", "mean", "max", "sum", "max_input",
  * "imbalance"}), folded stacks, callgrind or pprof (from the sums: a
  * gzipped profile.proto, sample types calls and the reports' clock in
- * nanoseconds, one sample per summed context). Returns 0, -EINVAL without
- * inputs, -ENODATA for folded stacks or pprof when an input had no "stacks"
- * (said in one line), or a write error's negative errno.
+ * nanoseconds, one sample per summed context): report_write of the
+ * merge's profile (merge_profile). Returns 0, -EINVAL without inputs, -ENODATA for folded stacks or
+ * pprof when an input had no "stacks" (said in one line), or a write error's negative errno.
  */
 int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts);
 
 /* An SVG flame graph of the summed calling contexts: as merge_write. */
 int merge_write_svg(const struct merge *m, FILE *out);
-
-/*
- * merge_write and merge_write_svg of the merge's profile (merge_profile):
- * -EINVAL when p is not one.
- */
-int report_write_merged(FILE *out, const struct profile *p, const struct report_opts *opts);
-int report_write_merged_svg(FILE *out, const struct profile *p);
 
 #endif

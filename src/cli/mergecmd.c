@@ -46,7 +46,7 @@ int merge_command(char *const *files, size_t n, const struct report_opts *opts, 
 	merge_free(m);
 	m = NULL;
 	f = open_memstream(&rep, &rep_len);
-	if (!f || (err = report_write_merged(f, p, opts)) < 0) {
+	if (!f || (err = report_write(f, p, 0, opts)) < 0) {
 		if (f)
 			fclose(f);
 		if (err != -ENODATA)
@@ -57,7 +57,7 @@ int merge_command(char *const *files, size_t n, const struct report_opts *opts, 
 	fclose(f);
 	if (svg) {
 		f = open_memstream(&pic, &pic_len);
-		if (!f || (err = report_write_merged_svg(f, p)) < 0) {
+		if (!f || (err = report_write_svg(f, p, 0, opts)) < 0) {
 			if (f)
 				fclose(f);
 			if (err != -ENODATA)

@@ -18,6 +18,7 @@
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
 #include "fortstat/profile.h"
+#include "fortstat/report.h"
 #include "fortstat/util.h"
 #include "merge_int.h"
 #include "xml.h"
@@ -797,4 +798,30 @@ struct profile *merge_profile(const struct merge *m)
 	p->merged_clock = m->clock ? xstrdup(m->clock) : NULL;
 	p->merged_no_stacks = m->no_stacks;
 	return p;
+}
+
+int merge_write(const struct merge *mg, FILE *out, const struct report_opts *opts)
+{
+	struct profile *p;
+	int err;
+
+	if (!mg->n_in)
+		return -EINVAL;
+	p = merge_profile(mg);
+	err = report_write(out, p, 0, opts);
+	profile_free(p);
+	return err;
+}
+
+int merge_write_svg(const struct merge *mg, FILE *out)
+{
+	struct profile *p;
+	int err;
+
+	if (!mg->n_in)
+		return -EINVAL;
+	p = merge_profile(mg);
+	err = report_write_svg(out, p, 0, &(struct report_opts){0});
+	profile_free(p);
+	return err;
 }
