@@ -507,6 +507,25 @@ START_TEST(test_merge_half_us)
 }
 END_TEST
 
+/* A routine an input listed but never called is in the merged callgrind file too. */
+START_TEST(test_merge_uncalled)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", -1,
+		      RT("main", "1", "0.5", "0.5", "true") "," RT("never", "0", "0", "0", "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 0.5, "
+		      "\"self_s\": 0.5}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.5}"));
+	s = merged(m, FMT_CALLGRIND, SORT_TIME);
+	ck_assert_ptr_nonnull(strstr(s, "\nfn=never\n3 0 0\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\nfn=main\n3 500000 1\n"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
 START_TEST(test_merge_table_sort)
 {
 	struct merge *m = three_ranks();
@@ -805,6 +824,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_profile);
 	tcase_add_test(tc, test_merge_folded_callgrind);
 	tcase_add_test(tc, test_merge_half_us);
+	tcase_add_test(tc, test_merge_uncalled);
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
 	tcase_add_test(tc, test_merge_reordered);

@@ -62,6 +62,7 @@ static int write_merged(FILE *out, const struct profile *p, const struct report_
 	mview_of(&m, p);
 	o.clock = m.c;
 	o.threads = false;
+	o.zeros = true; /* every routine an input listed, called or not */
 	switch (o.format) {
 	case FMT_CSV:
 		write_merged_csv(&m, out, &o);
