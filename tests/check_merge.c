@@ -10,6 +10,7 @@
 
 #include "fortstat/jsonin.h"
 #include "fortstat/merge.h"
+#include "fortstat/profile.h"
 
 /* ---- the JSON reader ---- */
 
@@ -359,6 +360,72 @@ static struct merge *three_ranks(void)
 	return m;
 }
 
+/* The merge as the report model: the spreads beside the sums, arcs, contexts and inputs. */
+START_TEST(test_merge_profile)
+{
+	struct merge *m = three_ranks();
+	struct profile *p = merge_profile(m);
+	const struct profile_section *sec;
+	uint32_t solve = PROFILE_NONE, work = PROFILE_NONE, main_r = PROFILE_NONE;
+	uint64_t node_calls = 0;
+
+	ck_assert_uint_eq(p->n_sections, 1);
+	sec = &p->sections[0];
+	ck_assert_str_eq(sec->label, "./p");
+	ck_assert(!sec->count_only);
+	ck_assert(sec->clock_known[CLOCK_KIND_CPU] && !sec->clock_known[CLOCK_KIND_WALL]);
+	ck_assert_str_eq(p->merged_clock, "cpu");
+	ck_assert_uint_eq(p->n_inputs, 3);
+	ck_assert_int_eq(p->inputs[1].rank, 1);
+	ck_assert_str_eq(p->inputs[2].file, "synthetic");
+	ck_assert_uint_eq(sec->n_routines, 3);
+	for (uint32_t i = 0; i < sec->n_routines; i++) {
+		if (!strcmp(sec->routines[i].name, "solve"))
+			solve = i;
+		else if (!strcmp(sec->routines[i].name, "work"))
+			work = i;
+		else if (!strcmp(sec->routines[i].name, "main"))
+			main_r = i;
+	}
+	ck_assert(solve != PROFILE_NONE && work != PROFILE_NONE && main_r != PROFILE_NONE);
+	ck_assert(sec->routines[main_r].mainline && !sec->routines[solve].mainline);
+	ck_assert_str_eq(sec->routines[solve].file, "x.c");
+	/* solve: calls 10 20 30, self 1 3 2 s: sums in `all`, the spread beside */
+	ck_assert_uint_eq(sec->all.r[solve].calls, 60);
+	ck_assert_uint_eq(sec->all.r[solve].self[CLOCK_KIND_CPU], 6000000000ULL);
+	ck_assert_uint_eq(sec->all.r[solve].self[CLOCK_KIND_WALL], 0);
+	ck_assert(sec->merged[solve].calls.min == 10 && sec->merged[solve].calls.max == 30);
+	ck_assert_uint_eq(sec->merged[solve].self.imax, 1);
+	ck_assert(sec->merged[solve].self.sum == 6.0);
+	/* work is in two inputs of three */
+	ck_assert_uint_eq(sec->merged[work].calls.seen, 2);
+	ck_assert_uint_eq(sec->all.r[work].calls, 12);
+	/* arcs summed: main -> solve 60 calls, 6 s */
+	for (size_t k = 0; k < sec->all.n_arcs; k++) {
+		const struct profile_arc *a = &sec->all.arcs[k];
+
+		if (a->caller == main_r && a->callee == solve) {
+			ck_assert_uint_eq(a->calls, 60);
+			ck_assert(a->time_s[CLOCK_KIND_CPU] == 6.0);
+		}
+		if (a->callee == main_r)
+			ck_assert_uint_eq(a->caller, PROFILE_NONE);
+	}
+	/* the contexts: the root, main, main;solve, main;work; every call in one */
+	ck_assert_uint_eq(sec->all.n_nodes, 4);
+	ck_assert_uint_eq(sec->all.nodes[0].parent, PROFILE_NONE);
+	for (size_t k = 1; k < sec->all.n_nodes; k++) {
+		ck_assert_uint_lt(sec->all.nodes[k].parent, k);
+		node_calls += sec->all.nodes[k].calls;
+		if (sec->all.nodes[k].routine == work)
+			ck_assert_uint_eq(sec->all.nodes[k].self[CLOCK_KIND_CPU], 4000000000ULL);
+	}
+	ck_assert_uint_eq(node_calls, 3 + 60 + 12);
+	profile_free(p);
+	merge_free(m);
+}
+END_TEST
+
 START_TEST(test_merge_json)
 {
 	struct merge *m = three_ranks();
@@ -407,6 +474,53 @@ START_TEST(test_merge_folded_callgrind)
 				     "fn=main\n3 1500000 3\ncfi=x.c\ncfn=solve\ncalls=60 3\n3 "
 				     "6000000 60\ncfi=x.c\ncfn=work\ncalls=12 3\n3 4000000 12\n"));
 	ck_assert_ptr_nonnull(strstr(s, "\ntotals: 11500000 75\n"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
+/*
+ * Microseconds from the sums as a run's views take them, from whole
+ * nanoseconds: 10.5 us + 2 us is 12.5 us, shown 13 (the sum as a double,
+ * 1.2499999999999999e-05 s, rounded 12 before).
+ */
+START_TEST(test_merge_half_us)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", 0, RT("main", "1", "0.0000105", "0.1", "true"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 0.1, "
+		      "\"self_s\": 0.0000105}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.0000105}"));
+	add(m, report("./p", 1, RT("main", "1", "0.000002", "0.1", "true"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 0.1, "
+		      "\"self_s\": 0.000002}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.000002}"));
+	s = merged(m, FMT_FOLDED, SORT_TIME);
+	ck_assert_str_eq(s, "main 13\n");
+	free(s);
+	s = merged(m, FMT_CALLGRIND, SORT_TIME);
+	ck_assert_ptr_nonnull(strstr(s, "summary: 13 2\n"));
+	free(s);
+	merge_free(m);
+}
+END_TEST
+
+/* A routine an input listed but never called is in the merged callgrind file too. */
+START_TEST(test_merge_uncalled)
+{
+	struct merge *m = merge_new();
+	char *s;
+
+	add(m, report("./p", -1,
+		      RT("main", "1", "0.5", "0.5", "true") "," RT("never", "0", "0", "0", "false"),
+		      "{\"caller\": null, \"callee\": \"main\", \"calls\": 1, \"time_s\": 0.5, "
+		      "\"self_s\": 0.5}",
+		      "{\"frames\": [\"main\"], \"calls\": 1, \"self_s\": 0.5}"));
+	s = merged(m, FMT_CALLGRIND, SORT_TIME);
+	ck_assert_ptr_nonnull(strstr(s, "\nfn=never\n3 0 0\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\nfn=main\n3 500000 1\n"));
 	free(s);
 	merge_free(m);
 }
@@ -707,7 +821,10 @@ int main(void)
 	tcase_add_test(tc, test_json_keep);
 	tcase_add_test(tc, test_json_keep_errors);
 	tcase_add_test(tc, test_merge_json);
+	tcase_add_test(tc, test_merge_profile);
 	tcase_add_test(tc, test_merge_folded_callgrind);
+	tcase_add_test(tc, test_merge_half_us);
+	tcase_add_test(tc, test_merge_uncalled);
 	tcase_add_test(tc, test_merge_table_sort);
 	tcase_add_test(tc, test_merge_csv_svg);
 	tcase_add_test(tc, test_merge_reordered);

@@ -49,19 +49,90 @@ START_TEST(test_expand)
 {
 	char *s;
 
-	s = output_expand("r.%p.txt", 1234);
+	s = output_expand("r.%p.txt", 0, 1234, NULL);
 	ck_assert_str_eq(s, "r.1234.txt");
 	free(s);
-	s = output_expand("%p%p-%%p-%", 7);
+	s = output_expand("%p%p-%%p-%", 0, 7, NULL);
 	ck_assert_str_eq(s, "77-%p-%");
 	free(s);
-	s = output_expand("plain", 7);
+	s = output_expand("plain", 0, 7, NULL);
 	ck_assert_str_eq(s, "plain");
 	free(s);
 	/* long names grow */
-	s = output_expand("%p%p%p%p%p%p%p%p%p%p", -2147483647);
+	s = output_expand("%p%p%p%p%p%p%p%p%p%p", 0, -2147483647, NULL);
 	ck_assert_uint_eq(strlen(s), 110);
 	free(s);
+}
+END_TEST
+
+START_TEST(test_expand_rank)
+{
+	char *s;
+
+	s = output_expand("prof.%r.json", 12, 4242, "node7");
+	ck_assert_str_eq(s, "prof.12.json");
+	free(s);
+	s = output_expand("%h/%r-%p.%%r%%", 12, 4242, "node7");
+	ck_assert_str_eq(s, "node7/12-4242.%r%");
+	free(s);
+	s = output_expand("prof.%r", 0, 1, "h");
+	ck_assert_str_eq(s, "prof.0");
+	free(s);
+	/* unknown conversions and a trailing % stay as they are */
+	s = output_expand("a%xb%", 12, 1, "h");
+	ck_assert_str_eq(s, "a%xb%");
+	free(s);
+	s = output_expand("", 12, 1, "h");
+	ck_assert_str_eq(s, "");
+	free(s);
+	/* long expansions grow the buffer */
+	s = output_expand("%h%h%h%h", 12, 1, "a-rather-long-host-name.example.org");
+	ck_assert_uint_eq(strlen(s), 4 * strlen("a-rather-long-host-name.example.org"));
+	free(s);
+	/* %h with no host given: this machine's name */
+	{
+		char host[256] = "";
+
+		ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+		s = output_expand("%h", 12, 1, NULL);
+		ck_assert_str_eq(s, host);
+		free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_fmt_has)
+{
+	ck_assert(output_fmt_has("prof.%p", 'p'));
+	ck_assert(!output_fmt_has("prof.%%p", 'p'));
+	ck_assert(output_fmt_has("prof.%%%p", 'p'));
+	ck_assert(!output_fmt_has("prof.%r", 'p'));
+	ck_assert(output_fmt_has("prof.%r", 'r'));
+	ck_assert(!output_fmt_has("prof.%", 'p'));
+	ck_assert(!output_fmt_has(NULL, 'p'));
+}
+END_TEST
+
+/* What went through stdio before and the whole buffer after, in that order. */
+START_TEST(test_write_whole)
+{
+	char path[] = "/tmp/check_output_whole.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	char buf[64] = "";
+	static const char body[] = "one report\nin one piece\n";
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("before\n", f);
+	ck_assert_int_eq(output_write_whole(f, body, strlen(body)), 0);
+	fclose(f);
+	f = fopen(path, "r");
+	ck_assert_uint_eq(fread(buf, 1, sizeof(buf) - 1, f), strlen("before\n") + strlen(body));
+	fclose(f);
+	unlink(path);
+	ck_assert_str_eq(buf, "before\none report\nin one piece\n");
 }
 END_TEST
 
@@ -71,7 +142,7 @@ START_TEST(test_stderr)
 	struct outputs o;
 	bool again = true;
 
-	ck_assert_int_eq(outputs_open(&o, NULL), 0);
+	ck_assert_int_eq(outputs_open(&o, NULL, 0), 0);
 	ck_assert_ptr_eq(outputs_for(&o, 1, &again), stderr);
 	ck_assert(!again);
 	ck_assert_ptr_eq(outputs_for(&o, 2, &again), stderr);
@@ -95,7 +166,7 @@ START_TEST(test_one_file)
 	f = fopen(name, "w");
 	fputs("old contents\n", f);
 	fclose(f);
-	ck_assert_int_eq(outputs_open(&o, name), 0);
+	ck_assert_int_eq(outputs_open(&o, name, 0), 0);
 	s = contents("report.txt");
 	ck_assert_str_eq(s, "old contents\n");
 	free(s);
@@ -104,7 +175,7 @@ START_TEST(test_one_file)
 	ck_assert_str_eq(s, "old contents\n");
 	free(s);
 	snprintf(name, sizeof(name), "%s/new.txt", dir);
-	ck_assert_int_eq(outputs_open(&o, name), 0);
+	ck_assert_int_eq(outputs_open(&o, name, 0), 0);
 	ck_assert_int_eq(outputs_close(&o), 0);
 	ck_assert_ptr_null(contents("new.txt"));
 }
@@ -151,7 +222,7 @@ START_TEST(test_per_process)
 	FILE *a, *b;
 
 	snprintf(name, sizeof(name), "%s/r.%%p", dir);
-	ck_assert_int_eq(outputs_open(&o, name), 0);
+	ck_assert_int_eq(outputs_open(&o, name, 0), 0);
 	s = contents("r.100");
 	ck_assert_ptr_null(s);
 	a = outputs_for(&o, 100, &again);
@@ -177,6 +248,16 @@ START_TEST(test_per_process)
 	s = contents("r.101");
 	ck_assert_str_eq(s, "child\nchild after exec\n");
 	free(s);
+	/* %r is the rank given to outputs_open, in every process's name */
+	snprintf(name, sizeof(name), "%s/q.%%r.%%p", dir);
+	ck_assert_int_eq(outputs_open(&o, name, 7), 0);
+	a = outputs_for(&o, 100, &again);
+	ck_assert_ptr_nonnull(a);
+	fputs("rank 7\n", a);
+	ck_assert_int_eq(outputs_close(&o), 0);
+	s = contents("q.7.100");
+	ck_assert_str_eq(s, "rank 7\n");
+	free(s);
 }
 END_TEST
 
@@ -188,10 +269,10 @@ START_TEST(test_cannot_open)
 	bool again;
 
 	snprintf(name, sizeof(name), "%s/no/such/dir/r.txt", dir);
-	ck_assert_int_eq(outputs_open(&o, name), -ENOENT);
+	ck_assert_int_eq(outputs_open(&o, name, 0), -ENOENT);
 	ck_assert_int_eq(outputs_close(&o), 0);
 	snprintf(name, sizeof(name), "%s/no/r.%%p", dir);
-	ck_assert_int_eq(outputs_open(&o, name), 0);
+	ck_assert_int_eq(outputs_open(&o, name, 0), 0);
 	ck_assert_ptr_null(outputs_for(&o, 5, &again));
 	ck_assert(!again);
 	ck_assert_int_eq(outputs_close(&o), 0);
@@ -206,7 +287,7 @@ START_TEST(test_close_error)
 
 	if (access("/dev/full", W_OK) != 0)
 		return;
-	ck_assert_int_eq(outputs_open(&o, "/dev/full"), 0);
+	ck_assert_int_eq(outputs_open(&o, "/dev/full", 0), 0);
 	ck_assert_int_eq(outputs_close(&o), 0);
 	ck_assert_int_eq(output_replace("/dev/full", "does not fit\n", 13, &renamed), -ENOSPC);
 	ck_assert(!renamed);
@@ -280,6 +361,9 @@ static Suite *output_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_expand_rank);
+	tcase_add_test(tc, test_fmt_has);
+	tcase_add_test(tc, test_write_whole);
 	tcase_add_test(tc, test_stderr);
 	tcase_add_test(tc, test_one_file);
 	tcase_add_test(tc, test_check);

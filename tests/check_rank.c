@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_rank.c - Check suite for the rank from synthetic environments, -o names, whole writes. */
+/* check_rank.c - Check suite for the rank from synthetic environments. */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -96,82 +96,6 @@ START_TEST(test_bad_values)
 }
 END_TEST
 
-START_TEST(test_expand)
-{
-	struct rank_info ri = {.known = true, .rank = 12, .size = 16, .source = "PMI_RANK"};
-	struct rank_info none = {0};
-	char *s;
-
-	s = rank_expand("prof.%r.json", &ri, 4242, "node7");
-	ck_assert_str_eq(s, "prof.12.json");
-	free(s);
-	s = rank_expand("%h/%r-%p.%%r%%", &ri, 4242, "node7");
-	ck_assert_str_eq(s, "node7/12-4242.%r%");
-	free(s);
-	s = rank_expand("prof.%r", &none, 1, "h");
-	ck_assert_str_eq(s, "prof.0");
-	free(s);
-	s = rank_expand("prof.%r", NULL, 1, "h");
-	ck_assert_str_eq(s, "prof.0");
-	free(s);
-	/* unknown conversions and a trailing % stay as they are */
-	s = rank_expand("a%xb%", &ri, 1, "h");
-	ck_assert_str_eq(s, "a%xb%");
-	free(s);
-	s = rank_expand("", &ri, 1, "h");
-	ck_assert_str_eq(s, "");
-	free(s);
-	/* long expansions grow the buffer */
-	s = rank_expand("%h%h%h%h", &ri, 1, "a-rather-long-host-name.example.org");
-	ck_assert_uint_eq(strlen(s), 4 * strlen("a-rather-long-host-name.example.org"));
-	free(s);
-	/* %h with no host given: this machine's name */
-	{
-		char host[256] = "";
-
-		ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
-		s = rank_expand("%h", &ri, 1, NULL);
-		ck_assert_str_eq(s, host);
-		free(s);
-	}
-}
-END_TEST
-
-START_TEST(test_fmt_has)
-{
-	ck_assert(rank_fmt_has("prof.%p", 'p'));
-	ck_assert(!rank_fmt_has("prof.%%p", 'p'));
-	ck_assert(rank_fmt_has("prof.%%%p", 'p'));
-	ck_assert(!rank_fmt_has("prof.%r", 'p'));
-	ck_assert(rank_fmt_has("prof.%r", 'r'));
-	ck_assert(!rank_fmt_has("prof.%", 'p'));
-	ck_assert(!rank_fmt_has(NULL, 'p'));
-}
-END_TEST
-
-/* What went through stdio before and the whole buffer after, in that order. */
-START_TEST(test_write_whole)
-{
-	char path[] = "/tmp/check_rank.XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f;
-	char buf[64] = "";
-	static const char body[] = "one report\nin one piece\n";
-
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("before\n", f);
-	ck_assert_int_eq(rank_write_whole(f, body, strlen(body)), 0);
-	fclose(f);
-	f = fopen(path, "r");
-	ck_assert_uint_eq(fread(buf, 1, sizeof(buf) - 1, f), strlen("before\n") + strlen(body));
-	fclose(f);
-	unlink(path);
-	ck_assert_str_eq(buf, "before\none report\nin one piece\n");
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("rank");
@@ -183,9 +107,6 @@ int main(void)
 	tcase_add_test(tc, test_launchers);
 	tcase_add_test(tc, test_precedence);
 	tcase_add_test(tc, test_bad_values);
-	tcase_add_test(tc, test_expand);
-	tcase_add_test(tc, test_fmt_has);
-	tcase_add_test(tc, test_write_whole);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -15,7 +15,7 @@
 
 #include "fortstat/account.h"
 #include "fortstat/alloc.h"
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 
 /* A thread's two clocks at one stop, indexed by enum clock_kind (ns). */
 struct stamp {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 #include "fortstat/report.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"

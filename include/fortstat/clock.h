@@ -6,9 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The two clocks of every stop: a thread's CPU time, and wall time. */
-enum clock_kind { CLOCK_KIND_CPU, CLOCK_KIND_WALL };
-#define FS_N_CLOCKS 2
+#include "fortstat/clockkind.h" /* enum clock_kind, FS_N_CLOCKS: core's */
 
 enum fs_clock_src {
 	FS_CLOCK_WALL,	    /* CLOCK_MONOTONIC */

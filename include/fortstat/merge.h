@@ -39,6 +39,18 @@ int merge_add_text(struct merge *m, const char *what, const char *text, size_t l
 /* How many inputs were folded in. */
 size_t merge_n_inputs(const struct merge *m);
 
+struct profile;
+
+/*
+ * The merge as a report model (profile.h): one section, the program's,
+ * whose routines (those of every input, by name) carry their spread over
+ * the inputs (profile_section.merged) and whose results (`all`) are the
+ * sums: calls, self and inclusive time on the inputs' clock, arcs and
+ * calling contexts; the inputs in profile.inputs. Never NULL: free it with
+ * profile_free().
+ */
+struct profile *merge_profile(const struct merge *m);
+
 /*
  * Write the merged report in opts->format to out: table (sorted by
  * opts->sort: mean self time, mean calls or name; opts->inclusive adds the
@@ -46,23 +58,13 @@ size_t merge_n_inputs(const struct merge *m);
  * "self_s", "total_s" as {"min", "mean", "max", "sum", "max_input",
  * "imbalance"}), folded stacks, callgrind or pprof (from the sums: a
  * gzipped profile.proto, sample types calls and the reports' clock in
- * nanoseconds, one sample per summed context). Returns 0, -EINVAL without
- * inputs, -ENODATA for folded stacks or pprof when an input had no "stacks"
- * (said in one line), or a write error's negative errno.
+ * nanoseconds, one sample per summed context): report_write of the
+ * merge's profile (merge_profile). Returns 0, -EINVAL without inputs, -ENODATA for folded stacks or
+ * pprof when an input had no "stacks" (said in one line), or a write error's negative errno.
  */
 int merge_write(const struct merge *m, FILE *out, const struct report_opts *opts);
 
 /* An SVG flame graph of the summed calling contexts: as merge_write. */
 int merge_write_svg(const struct merge *m, FILE *out);
-
-/*
- * fortstat --merge FILE...: read every file, then write the report to
- * `output` (NULL: standard output) and the flame graph to `svg` (or NULL),
- * each built in memory first and put in place whole (a temporary file
- * renamed), so that a failure leaves nothing half-written. Returns 0, or
- * EXIT_FS_ERROR after one line saying why.
- */
-int merge_command(char *const *files, size_t n, const struct report_opts *opts, const char *output,
-		  const char *svg);
 
 #endif

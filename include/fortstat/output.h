@@ -18,14 +18,28 @@ struct outputs {
 	char **name;
 	size_t n;
 	FILE *prev; /* where the last report went (NULL: none yet) */
+	int rank;   /* the MPI rank for %r (0 outside a job) */
 };
 
 /*
- * `fmt` with each %p replaced by pid, %r by the MPI rank (0 outside a job),
- * %h by the host name and each %% by % (rank_expand); other characters as
- * they are. Malloc'ed.
+ * A report file name: `fmt` with each %r replaced by rank (the MPI rank, 0
+ * outside a job), %p by pid, %h by host (NULL: gethostname(), "localhost"
+ * when that fails) and each %% by %; any other % is kept as it is.
+ * Returns a malloc'ed string (never NULL).
  */
-char *output_expand(const char *fmt, int pid);
+char *output_expand(const char *fmt, int rank, int pid, const char *host);
+
+/* True when fmt holds the conversion %conv ("%%conv" is a %% and a letter: no). */
+bool output_fmt_has(const char *fmt, char conv);
+
+/*
+ * Write len bytes of buf to out at once: out is flushed, then the bytes go
+ * with write(2) on its descriptor, repeated only for what a short write left
+ * (a terminal or pipe takes a report of up to PIPE_BUF in one piece, a file
+ * with O_APPEND any size): the ranks of an MPI job that share a terminal
+ * never interleave. Returns 0 or a negative errno.
+ */
+int output_write_whole(FILE *out, const char *buf, size_t len);
 
 /*
  * Whether a report can be written to `name` later without touching it now:
@@ -39,13 +53,14 @@ int output_check(const char *name);
 bool output_is_terminal(const char *name);
 
 /*
- * Get ready to write reports to `pattern` (NULL: stderr). A name without
+ * Get ready to write reports to `pattern` (NULL: stderr), %r standing for
+ * `rank` in its names (output_expand). A name without
  * %p is expanded (%r, %h) and checked (output_check) at once, never
  * truncated: the reports replace it whole at the end (output_replace), so a
  * fortstat killed meanwhile leaves the previous report there. Returns 0, or
  * a negative errno after saying which file could not be written.
  */
-int outputs_open(struct outputs *o, const char *pattern);
+int outputs_open(struct outputs *o, const char *pattern, int rank);
 
 /*
  * The stream for the report of process pid, opened on first use with %p.

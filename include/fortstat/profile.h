@@ -38,7 +38,7 @@
 
 #include "fortstat/account.h"
 #include "fortstat/alloc.h"
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 
 struct books;
 struct symtab;
@@ -112,6 +112,28 @@ struct profile_node {
 	uint64_t calls;		       /* entries into this context */
 	uint64_t calls_made;	       /* calls made from it to timed routines */
 	acct_time_t self[FS_N_CLOCKS]; /* shown self time in this context, ns */
+};
+
+/*
+ * --merge: one quantity of a routine over the inputs (calls, or seconds on
+ * the inputs' clock), as they were read: over the inputs that have the
+ * routine (an input without it counts 0 there, which the views apply).
+ */
+struct profile_spread {
+	double min, max, sum;
+	uint32_t imax; /* the input of the max */
+	uint32_t seen; /* inputs that have the routine */
+};
+
+/* --merge: a routine's calls, self and inclusive time over the inputs. */
+struct profile_merged {
+	struct profile_spread calls, self, total;
+};
+
+/* --merge: one report merged: its file, and its MPI rank (-1: none). */
+struct profile_input {
+	char *file;
+	int rank;
 };
 
 /*
@@ -235,6 +257,12 @@ struct profile_section {
 	struct alloc_totals alloc_total;
 	struct alloc_ctx *alloc_ctx; /* ... their calling contexts (alloc.h), n_alloc_ctx */
 	size_t n_alloc_ctx;
+	/*
+	 * --merge: each routine's spread over the inputs (n_routines of them;
+	 * NULL: one run), beside `all`, which then holds the sums: calls, and
+	 * times on the inputs' clock (profile.merged_clock).
+	 */
+	struct profile_merged *merged;
 	struct profile_set all;	     /* every thread's results together */
 	struct profile_set *threads; /* each thread's, in order of first event */
 	size_t n_threads;
@@ -257,6 +285,15 @@ struct profile {
 	int rank, size; /* its rank, and the job's size (0: unknown) */
 	char **libs;	/* the -l patterns given (profile_set_libs; NULL: none) */
 	size_t n_libs;
+	/*
+	 * --merge: the reports merged (n_inputs of them; 0: one run), the
+	 * clock they named (NULL: none said), whether one had no calling
+	 * contexts ("stacks": a report of an older fortstat).
+	 */
+	struct profile_input *inputs;
+	size_t n_inputs;
+	char *merged_clock;
+	bool merged_no_stacks;
 };
 
 /* The facts of one section that the books do not hold (see profile_section). */

@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rank.h - fortstat as one rank of an MPI job: the rank and size that the
- * launcher (Open MPI, PMIx, MPICH/Hydra, Slurm) put in the environment, the
- * names of -o files (%r, %p, %h, %%), and reports written whole so that the
- * ranks sharing a terminal never interleave.
+ * launcher (Open MPI, PMIx, MPICH/Hydra, Slurm) put in the environment
+ * (the -o names it goes into, and whole writes: output.h).
  */
 #ifndef FORTSTAT_RANK_H
 #define FORTSTAT_RANK_H
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
 
 struct rank_info {
 	bool known;	    /* a launcher's variable gave the rank */
@@ -31,24 +28,5 @@ bool rank_from_env(char *const *envp, struct rank_info *ri);
 
 /* rank_from_env on this process's environment. */
 bool rank_detect(struct rank_info *ri);
-
-/*
- * A report file name: fmt with %r replaced by ri's rank (0 when ri is NULL
- * or !known), %p by pid, %h by host (NULL: gethostname(), "localhost" when
- * that fails) and %% by %; any other % is kept as it is. Returns a malloc'ed
- * string (never NULL).
- */
-char *rank_expand(const char *fmt, const struct rank_info *ri, int pid, const char *host);
-
-/* True when fmt holds the conversion %conv ("%%conv" is a %% and a letter: no). */
-bool rank_fmt_has(const char *fmt, char conv);
-
-/*
- * Write len bytes of buf to out at once: out is flushed, then the bytes go
- * with write(2) on its descriptor, repeated only for what a short write left
- * (a terminal or pipe takes a report of up to PIPE_BUF in one piece, a file
- * with O_APPEND any size). Returns 0 or a negative errno.
- */
-int rank_write_whole(FILE *out, const char *buf, size_t len);
 
 #endif

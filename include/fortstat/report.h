@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 
 struct profile;
 
@@ -58,6 +58,10 @@ char *name_shorten(const char *name, size_t width);
  * count-only) of each stack of timed routines. Callgrind: a profile that
  * callgrind_annotate and KCachegrind read (events: us, calls). Pprof:
  * report_write_pprof of this one section.
+ * A merge's profile (profile.inputs, merge.h's merge_profile): its table,
+ * CSV and JSON show each routine's spread over the inputs (merge.h says
+ * how); folded stacks, callgrind and pprof are a run's, of the sums on the
+ * inputs' clock (opts->clock and opts->threads aside).
  * Returns 0, -EINVAL on bad arguments (no section sec), or a negative errno
  * on a write error (out is flushed and checked).
  */
@@ -79,7 +83,9 @@ int report_write(FILE *out, const struct profile *p, size_t sec, const struct re
  * known. period_type calls/count, period 1; duration_nanos the longest
  * section's wall time and time_nanos when it started (now less it);
  * comments: fortstat's version, the command, each section's note and
- * warning. Returns 0, -EINVAL, or a negative errno on a write error.
+ * warning. A merge's (profile.inputs): its clock's type named as its inputs
+ * named it, no time, comments naming the merge and each input. Returns 0, -EINVAL, or a negative
+ * errno on a write error.
  */
 int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, size_t n,
 		       const struct report_opts *opts);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "fortstat/clock.h"
+#include "fortstat/clockkind.h"
 #include "fortstat/lines.h"
 
 struct symtab;

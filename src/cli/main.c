@@ -13,7 +13,7 @@
 #include "fortstat/calib.h"
 #include "fortstat/chrome.h"
 #include "fortstat/cli.h"
-#include "fortstat/merge.h"
+#include "fortstat/mergecmd.h"
 #include "fortstat/names.h"
 #include "fortstat/output.h"
 #include "fortstat/precheck.h"
@@ -162,14 +162,14 @@ static int open_outputs(struct session *s)
 {
 	int err;
 
-	if (outputs_open(&s->outs, s->o.output) < 0)
+	if (outputs_open(&s->outs, s->o.output, s->rank.rank) < 0)
 		return EXIT_FS_ERROR;
 	if (s->o.svg && (err = output_check(s->o.svg)) < 0) {
 		fs_error("%s: cannot write the flame graph: %s", s->o.svg, strerror(-err));
 		return EXIT_FS_ERROR;
 	}
-	if (s->o.timeline && !rank_fmt_has(s->o.timeline, 'p')) {
-		char *name = output_expand(s->o.timeline, getpid());
+	if (s->o.timeline && !output_fmt_has(s->o.timeline, 'p')) {
+		char *name = output_expand(s->o.timeline, s->rank.rank, getpid(), NULL);
 
 		err = output_check(name);
 		if (err < 0)
@@ -186,7 +186,7 @@ static int open_outputs(struct session *s)
  * (where the program's messages and fortstat's go too) for a run. Returns
  * 0, or EXIT_FS_ERROR after one line saying why.
  */
-static int check_binary(const struct options *o)
+static int check_binary(const struct options *o, int rank)
 {
 	char *name;
 	bool tty;
@@ -201,7 +201,7 @@ static int check_binary(const struct options *o)
 				  : "--format=pprof writes gzip data: give -o FILE");
 		return EXIT_FS_ERROR;
 	}
-	name = output_expand(o->output, getpid());
+	name = output_expand(o->output, rank, getpid(), NULL);
 	tty = output_is_terminal(name);
 	if (tty)
 		fs_error("-o %s: a terminal: --format=pprof writes gzip data to a file", name);
@@ -528,7 +528,7 @@ static int write_whole(FILE *out, const struct profile *p, size_t i, const struc
 	if (fclose(mem) != 0 && !err)
 		err = -ENOMEM;
 	if (!err)
-		err = rank_write_whole(out, buf, len);
+		err = output_write_whole(out, buf, len);
 	free(buf);
 	return err;
 }
@@ -550,7 +550,7 @@ static int write_replacing(struct session *s, const struct profile *p)
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++)
-		name[i] = output_expand(o->output, p->sections[i].pid);
+		name[i] = output_expand(o->output, s->rank.rank, p->sections[i].pid, NULL);
 	for (size_t i = 0; i < n; i++) {
 		char *buf = NULL;
 		size_t len = 0, group = 0, k = 0;
@@ -684,7 +684,7 @@ static int write_timeline(struct session *s)
 	const struct trace_result *res = &s->res;
 	struct chrome_proc *procs = xcalloc(res->n_sections + 1, sizeof(*procs));
 	size_t n = 0, len = 0;
-	char *name = output_expand(s->o.timeline, res->pid), *buf = NULL;
+	char *name = output_expand(s->o.timeline, s->rank.rank, res->pid, NULL), *buf = NULL;
 	FILE *mem = open_memstream(&buf, &len);
 	bool renamed;
 	int err;
@@ -798,15 +798,16 @@ int main(int argc, char **argv)
 	fs_verbose = s.o.verbose;
 	/* the reports go to standard error; --merge's to standard output */
 	s.o.report.width = report_width(&s.o, s.o.merge ? STDOUT_FILENO : STDERR_FILENO);
-	if (check_binary(&s.o))
+	rank_detect(&s.rank);
+	if (check_binary(&s.o, s.rank.rank))
 		return EXIT_FS_ERROR;
 	if (s.o.merge)
 		return merge_command(s.o.argv, (size_t)s.o.argc, &s.o.report, s.o.output, s.o.svg);
-	if (rank_detect(&s.rank))
+	if (s.rank.known)
 		fs_info(1, "rank %d of %d (%s)", s.rank.rank, s.rank.size, s.rank.source);
-	else if (s.o.output && rank_fmt_has(s.o.output, 'r'))
+	else if (s.o.output && output_fmt_has(s.o.output, 'r'))
 		fs_warn("-o %s: no MPI rank in the environment: %%r is 0", s.o.output);
-	if (!s.rank.known && s.o.timeline && rank_fmt_has(s.o.timeline, 'r'))
+	if (!s.rank.known && s.o.timeline && output_fmt_has(s.o.timeline, 'r'))
 		fs_warn("--timeline=%s: no MPI rank in the environment: %%r is 0", s.o.timeline);
 	s.trace = cli_trace_opts(&s.o);
 	/* Live reports: snapshots on SIGUSR1 (and --interval), the status line. */

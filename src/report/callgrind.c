@@ -196,14 +196,17 @@ void write_callgrind(FILE *out, const struct report *rp)
 	uint64_t us = 0, calls = 0;
 	size_t i, t;
 
-	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION "\n", out);
-	fputs("cmd:", out);
+	/* a merge (profile.inputs) says so, and how many reports it summed */
+	fputs("# callgrind format\nversion: 1\ncreator: fortstat " PACKAGE_VERSION, out);
+	fputs(rp->p->n_inputs ? " --merge\ncmd:" : "\ncmd:", out);
 	for (i = 0; argv && argv[i]; i++) {
 		fputc(' ', out);
 		folded_name(out, argv[i]);
 	}
 	if (!argv && rp->sec->label)
 		fprintf(out, " %s", rp->sec->label);
+	if (rp->p->n_inputs)
+		fprintf(out, " (%zu inputs merged)", rp->p->n_inputs);
 	fputs("\npositions: line\n", out);
 	fputs("event: us : self time (microseconds)\nevent: calls : calls\n", out);
 	if (cg_alloc(rp) && !rp->opts->threads)

@@ -107,3 +107,41 @@ void write_csv(FILE *out, const struct report *rp)
 		report_free(&tr);
 	}
 }
+
+/* ---- a merge's CSV ---- */
+
+static void csv_stat(FILE *out, const struct mview *m, const struct profile_spread *s, bool timed)
+{
+	if (!timed) {
+		fputs(",,,,,,", out);
+		return;
+	}
+	fprintf(out, ",%.9f,%.9f,%.9f,%.9f,%ld,", min_of(m, s), mean_of(m, s), max_of(m, s), s->sum,
+		input_label(m, s->imax));
+	if (mean_of(m, s) > 0)
+		fprintf(out, "%.6f", max_of(m, s) / mean_of(m, s));
+}
+
+void write_merged_csv(const struct mview *m, FILE *out, const struct report_opts *opts)
+{
+	size_t n;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+
+	fputs("routine,mainline,calls_min,calls_mean,calls_max,calls_sum,calls_max_at,"
+	      "self_min_s,self_mean_s,self_max_s,self_sum_s,self_max_at,self_imbalance,"
+	      "total_min_s,total_mean_s,total_max_s,total_sum_s,total_max_at,total_imbalance\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_routine *rt = &m->rt[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
+
+		csv_field(out, rt->name);
+		fprintf(out, ",%d,%.0f,%.6f,%.0f,%.0f,%ld", rt->mainline, min_of(m, &r->calls),
+			mean_of(m, &r->calls), max_of(m, &r->calls), r->calls.sum,
+			input_label(m, r->calls.imax));
+		csv_stat(out, m, &r->self, !m->count_only);
+		csv_stat(out, m, &r->total, !m->count_only);
+		fputc('\n', out);
+	}
+	free(rows);
+}

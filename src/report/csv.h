@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * csv.h - private to src/report/: CSV quoting, shared by the CSV view
- * (csv.c) and fortstat --merge's (merge_write.c).
+ * csv.h - private to src/report/: CSV quoting, for the CSV views (csv.c)
+ * of a run and of a merge.
  */
 #ifndef FORTSTAT_REPORT_CSV_H
 #define FORTSTAT_REPORT_CSV_H

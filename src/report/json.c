@@ -14,53 +14,6 @@
 #include "fortstat/util.h"
 #include "view.h"
 
-static void json_str(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	while (*s) {
-		size_t n;
-
-		switch (*s) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		default:
-			if (*s < 0x20 || *s == 0x7f) {
-				fprintf(out, "\\u%04x", *s);
-				break;
-			}
-			n = utf8_len(s);
-			if (!n) {
-				fputs("\\ufffd", out);
-				break;
-			}
-			fwrite(s, 1, n, out);
-			s += n;
-			continue;
-		}
-		s++;
-	}
-	fputc('"', out);
-}
-
 /* A number of seconds (null if it is not finite or times are not kept). */
 static void json_secs(FILE *out, double v, bool timed)
 {
@@ -499,4 +452,92 @@ void write_json(FILE *out, const struct report *rp)
 		fputs(t ? "\n  ]" : "]", out);
 	}
 	fputs("\n}\n", out);
+}
+
+/* ---- a merge's JSON ---- */
+
+/* {"min": ..., "mean": ..., "max": ..., "sum": ..., "max_input": i, "imbalance": x} */
+static void json_stat(FILE *out, const struct mview *m, const struct profile_spread *s, bool whole,
+		      bool timed)
+{
+	double mean = mean_of(m, s);
+
+	if (!timed) {
+		fputs("null", out);
+		return;
+	}
+	if (whole)
+		fprintf(out, "{\"min\": %.0f, \"mean\": %.6f, \"max\": %.0f, \"sum\": %.0f",
+			min_of(m, s), mean, max_of(m, s), s->sum);
+	else
+		fprintf(out, "{\"min\": %.9f, \"mean\": %.9f, \"max\": %.9f, \"sum\": %.9f",
+			min_of(m, s), mean, max_of(m, s), s->sum);
+	fprintf(out, ", \"max_input\": %" PRIu32, s->imax);
+	if (m->in[s->imax].rank >= 0)
+		fprintf(out, ", \"max_rank\": %d", m->in[s->imax].rank);
+	fputs(", \"imbalance\": ", out);
+	if (mean > 0)
+		fprintf(out, "%.6f}", max_of(m, s) / mean);
+	else
+		fputs("null}", out);
+}
+
+void write_merged_json(const struct mview *m, FILE *out, const struct report_opts *opts)
+{
+	bool timed = !m->count_only;
+	size_t n, i;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+
+	fputs("{\n  \"merged\": true,\n  \"program\": ", out);
+	json_str(out, m->program);
+	fprintf(out, ",\n  \"inputs\": %zu,\n  \"files\": [", m->n_in);
+	for (i = 0; i < m->n_in; i++) {
+		fputs(i ? ",\n    {\"file\": " : "\n    {\"file\": ", out);
+		json_str(out, m->in[i].file);
+		if (m->in[i].rank >= 0)
+			fprintf(out, ", \"rank\": %d}", m->in[i].rank);
+		else
+			fputs(", \"rank\": null}", out);
+	}
+	fputs(m->n_in ? "\n  ],\n  \"clock\": " : "],\n  \"clock\": ", out);
+	json_str(out, m->clock);
+	fprintf(out, ",\n  \"count_only\": %s,\n  \"routines\": [",
+		m->count_only ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		const struct profile_routine *rt = &m->rt[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(out, rt->name);
+		fprintf(out, ", \"mainline\": %s, \"inputs_with\": %" PRIu32 ", \"calls\": ",
+			rt->mainline ? "true" : "false", r->calls.seen);
+		json_stat(out, m, &r->calls, true, true);
+		fputs(", \"self_s\": ", out);
+		json_stat(out, m, &r->self, false, timed);
+		fputs(", \"total_s\": ", out);
+		json_stat(out, m, &r->total, false, timed);
+		fputs(", \"file\": ", out);
+		json_str(out, rt->file);
+		if (rt->line > 0)
+			fprintf(out, ", \"line\": %d}", rt->line);
+		else
+			fputs(", \"line\": null}", out);
+	}
+	fputs(n ? "\n  ],\n  \"arcs\": [" : "],\n  \"arcs\": [", out);
+	for (i = 0; i < m->n_arcs; i++) {
+		const struct profile_arc *a = &m->arcs[i];
+
+		fprintf(out, "%s\n    {\"caller\": ", i ? "," : "");
+		json_str(out, a->caller == PROFILE_NONE ? NULL : m->rt[a->caller].name);
+		fputs(", \"callee\": ", out);
+		json_str(out, m->rt[a->callee].name);
+		fprintf(out, ", \"calls\": %" PRIu64, a->calls);
+		if (timed)
+			fprintf(out, ", \"time_s\": %.9f, \"self_s\": %.9f}", a->time_s[m->c],
+				a->self_s[m->c]);
+		else
+			fputs(", \"time_s\": null, \"self_s\": null}", out);
+	}
+	fputs(m->n_arcs ? "\n  ]\n}\n" : "]\n}\n", out);
+	free(rows);
 }

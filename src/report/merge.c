@@ -15,11 +15,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fortstat/cli.h"
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
-#include "fortstat/output.h"
-#include "fortstat/rank.h"
+#include "fortstat/profile.h"
+#include "fortstat/report.h"
 #include "fortstat/util.h"
 #include "merge_int.h"
 #include "xml.h"
@@ -721,72 +720,108 @@ int merge_add_file(struct merge *m, const char *path)
 	return rc;
 }
 
-/* ---- fortstat --merge ---- */
-
-/* buf, whole, to path (a file replaced whole: output_replace) or to standard output. */
-static int put_whole(const char *path, const char *buf, size_t len)
+/* Seconds as the profile's nanoseconds: what is not above 0 is 0. */
+static acct_time_t ns_of(double s)
 {
-	bool renamed;
-
-	if (!path)
-		return rank_write_whole(stdout, buf, len);
-	return output_replace(path, buf, len, &renamed);
+	return s > 0 ? (acct_time_t)(s * 1e9 + 0.5) : 0;
 }
 
-int merge_command(char *const *files, size_t n, const struct report_opts *opts, const char *output,
-		  const char *svg)
+struct profile *merge_profile(const struct merge *m)
 {
-	struct merge *m;
-	char *rep = NULL, *pic = NULL;
-	size_t rep_len = 0, pic_len = 0;
-	FILE *f;
-	int err = 0, rc = EXIT_FS_ERROR;
+	static const double none[FS_N_CLOCKS];
+	struct profile *p = profile_new(NULL, none, none, 0, true);
+	struct profile_section *sec;
+	enum clock_kind c = merge_clock(m->clock);
 
-	if (!n) {
-		fs_error("--merge: no files given (fortstat --merge FILE...)");
-		return EXIT_FS_ERROR;
+	p->sections = xcalloc(1, sizeof(*p->sections));
+	p->n_sections = 1;
+	sec = &p->sections[0];
+	sec->label = xstrdup(m->program ? m->program : "");
+	sec->count_only = m->count_only;
+	sec->clock_known[c] = !m->count_only;
+	sec->n_routines = m->n_r;
+	sec->routines = xcalloc(m->n_r + 1, sizeof(*sec->routines));
+	sec->merged = xcalloc(m->n_r + 1, sizeof(*sec->merged));
+	sec->all.r = xcalloc(m->n_r + 1, sizeof(*sec->all.r));
+	for (size_t i = 0; i < m->n_r; i++) {
+		const struct mroutine *r = &m->r[i];
+		struct profile_spread *to[3] = {&sec->merged[i].calls, &sec->merged[i].self,
+						&sec->merged[i].total};
+		const struct mstat *from[3] = {&r->calls, &r->self, &r->total};
+
+		sec->routines[i] =
+		    (struct profile_routine){.name = xstrdup(r->name),
+					     .file = r->file ? xstrdup(r->file) : NULL,
+					     .line = r->line,
+					     .mainline = r->mainline,
+					     .selected = true};
+		for (int k = 0; k < 3; k++)
+			*to[k] = (struct profile_spread){.min = from[k]->min,
+							 .max = from[k]->max,
+							 .sum = from[k]->sum,
+							 .imax = from[k]->imax,
+							 .seen = from[k]->seen};
+		sec->all.r[i].calls = r->calls.sum > 0 ? (uint64_t)(r->calls.sum + 0.5) : 0;
+		sec->all.r[i].self[c] = ns_of(r->self.sum);
+		sec->all.r[i].total[c] = ns_of(r->total.sum);
+		sec->all.r[i].gross_self[c] = sec->all.r[i].self[c];
+		sec->all.r[i].gross_total[c] = sec->all.r[i].total[c];
 	}
-	m = merge_new();
-	for (size_t i = 0; i < n; i++)
-		if (merge_add_file(m, files[i]) < 0)
-			goto out;
-	f = open_memstream(&rep, &rep_len);
-	if (!f || (err = merge_write(m, f, opts)) < 0) {
-		if (f)
-			fclose(f);
-		if (err != -ENODATA)
-			fs_error("--merge: cannot build the report: %s",
-				 strerror(f ? -err : errno));
-		goto out;
+	sec->all.n_arcs = m->n_arcs;
+	sec->all.arcs = xcalloc(m->n_arcs + 1, sizeof(*sec->all.arcs));
+	for (size_t i = 0; i < m->n_arcs; i++) {
+		const struct marc *a = &m->arcs[i];
+		struct profile_arc *to = &sec->all.arcs[i];
+
+		to->caller = a->caller == NONE ? PROFILE_NONE : a->caller;
+		to->callee = a->callee;
+		to->calls = a->calls;
+		to->time_s[c] = a->time_s;
+		to->self_s[c] = a->self_s;
 	}
-	fclose(f);
-	if (svg) {
-		f = open_memstream(&pic, &pic_len);
-		if (!f || (err = merge_write_svg(m, f)) < 0) {
-			if (f)
-				fclose(f);
-			if (err != -ENODATA)
-				fs_error("--merge: cannot build the flame graph: %s",
-					 strerror(f ? -err : errno));
-			goto out;
-		}
-		fclose(f);
+	sec->all.n_nodes = m->n_nodes;
+	sec->all.nodes = xcalloc(m->n_nodes + 1, sizeof(*sec->all.nodes));
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		const struct mnode *x = &m->nodes[i];
+		struct profile_node *to = &sec->all.nodes[i];
+
+		to->parent = x->parent == NONE ? PROFILE_NONE : x->parent;
+		to->routine = x->routine == NONE ? PROFILE_NONE : x->routine;
+		to->calls = x->calls;
+		to->self[c] = ns_of(x->self_s);
 	}
-	/* Both are built: now they go out. */
-	err = put_whole(output, rep, rep_len);
-	if (err) {
-		fs_error("%s: cannot write the report: %s", output ? output : "stdout",
-			 strerror(-err));
-		goto out;
-	}
-	if (svg && (err = put_whole(svg, pic, pic_len)) < 0) {
-		fs_error("%s: cannot write the flame graph: %s", svg, strerror(-err));
-		goto out;
-	}
-	rc = 0;
-out:
-	free(rep);
-	free(pic);
-	merge_free(m);
-	return rc;
+	p->n_inputs = m->n_in;
+	p->inputs = xcalloc(m->n_in + 1, sizeof(*p->inputs));
+	for (size_t i = 0; i < m->n_in; i++)
+		p->inputs[i] =
+		    (struct profile_input){.file = xstrdup(m->in[i].file), .rank = m->in[i].rank};
+	p->merged_clock = m->clock ? xstrdup(m->clock) : NULL;
+	p->merged_no_stacks = m->no_stacks;
+	return p;
+}
+
+int merge_write(const struct merge *mg, FILE *out, const struct report_opts *opts)
+{
+	struct profile *p;
+	int err;
+
+	if (!mg->n_in)
+		return -EINVAL;
+	p = merge_profile(mg);
+	err = report_write(out, p, 0, opts);
+	profile_free(p);
+	return err;
+}
+
+int merge_write_svg(const struct merge *mg, FILE *out)
+{
+	struct profile *p;
+	int err;
+
+	if (!mg->n_in)
+		return -EINVAL;
+	p = merge_profile(mg);
+	err = report_write_svg(out, p, 0, &(struct report_opts){0});
+	profile_free(p);
+	return err;
 }

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * merge_int.h - the state of fortstat --merge, shared by its two halves:
- * merge.c (checking and folding reports in, the command) and merge_write.c
- * (the merged views: table, CSV, JSON, folded stacks, callgrind, pprof, SVG).
- * Private to src/report/.
+ * merge_int.h - the state of fortstat --merge while merge.c checks and
+ * folds the reports in (its views are written from the report model it
+ * then fills, merge_profile). Private to src/report/.
  */
 #ifndef FORTSTAT_MERGE_INT_H
 #define FORTSTAT_MERGE_INT_H
@@ -14,9 +13,11 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "fortstat/clockkind.h"
 #include "fortstat/jsonin.h"
 #include "fortstat/map.h"
 #include "fortstat/merge.h"
+#include "view.h" /* hash_bytes */
 
 #define NONE UINT32_MAX
 #define MERGE_MAX_FILE ((off_t)1 << 32) /* a report larger than 4 GiB is not one */
@@ -100,27 +101,5 @@ struct merge {
 	size_t n_touched;
 	struct json_doc spare; /* the last text's document: its nodes are reused */
 };
-
-/* A name's hash (the name table's, and the flame graph's colours). */
-static inline uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
-
-	/* eight bytes at a time, each mixed by a multiply and a shift */
-	for (; n >= 8; n -= 8, s += 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 29);
-}
-
-static inline uint64_t hash_name(const char *s)
-{
-	return hash_bytes(s, strlen(s));
-}
 
 #endif

@@ -10,21 +10,88 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fortstat/rank.h"
 #include "fortstat/util.h"
 
-char *output_expand(const char *fmt, int pid)
+bool output_fmt_has(const char *fmt, char conv)
 {
-	struct rank_info ri;
+	for (const char *p = fmt; p && *p; p++) {
+		if (p[0] != '%' || !p[1])
+			continue;
+		if (p[1] == conv)
+			return true;
+		p++; /* %% and the others: two characters */
+	}
+	return false;
+}
 
-	/* %r (the MPI rank) and %h (the host name) too: rank.h */
-	rank_detect(&ri);
-	return rank_expand(fmt, &ri, pid, NULL);
+char *output_expand(const char *fmt, int rank, int pid, const char *host)
+{
+	char hbuf[HOST_NAME_MAX + 1];
+	size_t cap = strlen(fmt) + 32, n = 0;
+	char *s = xmalloc(cap);
+
+	if (!host && output_fmt_has(fmt, 'h')) {
+		if (gethostname(hbuf, sizeof(hbuf)) < 0)
+			snprintf(hbuf, sizeof(hbuf), "localhost");
+		hbuf[sizeof(hbuf) - 1] = '\0';
+		host = hbuf;
+	}
+	for (const char *p = fmt; *p; p++) {
+		const char *piece = NULL;
+		char num[16], one[2] = {*p, '\0'};
+		size_t len;
+
+		if (p[0] == '%' && p[1] == 'p') {
+			snprintf(num, sizeof(num), "%d", pid);
+			piece = num;
+		} else if (p[0] == '%' && p[1] == 'r') {
+			snprintf(num, sizeof(num), "%d", rank);
+			piece = num;
+		} else if (p[0] == '%' && p[1] == 'h') {
+			piece = host;
+		} else if (p[0] == '%' && p[1] == '%') {
+			piece = "%";
+		}
+		if (piece)
+			p++;
+		else
+			piece = one;
+		len = strlen(piece);
+		while (n + len + 1 > cap)
+			s = xrealloc(s, cap *= 2);
+		memcpy(s + n, piece, len);
+		n += len;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+int output_write_whole(FILE *out, const char *buf, size_t len)
+{
+	int fd;
+
+	if (fflush(out) != 0)
+		return -errno;
+	fd = fileno(out);
+	if (fd < 0)
+		return -EBADF;
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }
 
 static bool per_process(const struct outputs *o)
 {
-	return o->pattern && rank_fmt_has(o->pattern, 'p');
+	return o->pattern && output_fmt_has(o->pattern, 'p');
 }
 
 int output_check(const char *name)
@@ -81,19 +148,20 @@ bool output_is_terminal(const char *name)
 	return tty;
 }
 
-int outputs_open(struct outputs *o, const char *pattern)
+int outputs_open(struct outputs *o, const char *pattern, int rank)
 {
 	char *name;
 	int err;
 
 	memset(o, 0, sizeof(*o));
 	o->pattern = pattern;
+	o->rank = rank;
 	o->one = stderr;
 	if (!pattern || per_process(o))
 		return 0;
 	/* the file is replaced whole at the end (output_replace): only checked now */
 	o->one = NULL;
-	name = output_expand(pattern, getpid());
+	name = output_expand(pattern, rank, getpid(), NULL);
 	err = output_check(name);
 	if (err < 0)
 		fs_error("%s: cannot write the report: %s", name, strerror(-err));
@@ -127,7 +195,8 @@ static FILE *file_named(struct outputs *o, char *name)
 
 FILE *outputs_for(struct outputs *o, int pid, bool *again)
 {
-	FILE *f = per_process(o) ? file_named(o, output_expand(o->pattern, pid)) : o->one;
+	FILE *f =
+	    per_process(o) ? file_named(o, output_expand(o->pattern, o->rank, pid, NULL)) : o->one;
 
 	*again = f && f == o->prev;
 	if (f)

@@ -735,13 +735,38 @@ static void add_section(struct ppview *v, const struct profile_section *sec, boo
 	free(loc);
 }
 
+/* A merge's comments: who wrote it, and each report merged. */
+static void add_merge_comments(struct ppview *v)
+{
+	const struct profile *p = v->p;
+	char *s = xasprintf("fortstat %s --merge: %zu inputs of %s", PACKAGE_VERSION, p->n_inputs,
+			    p->sections[0].label);
+
+	pprof_comment(v->pp, s);
+	free(s);
+	for (size_t i = 0; i < p->n_inputs; i++) {
+		if (p->inputs[i].rank >= 0)
+			s = xasprintf("input %zu: %s (rank %d)", i, p->inputs[i].file,
+				      p->inputs[i].rank);
+		else
+			s = xasprintf("input %zu: %s", i, p->inputs[i].file);
+		pprof_comment(v->pp, s);
+		free(s);
+	}
+}
+
 /* The comments: who wrote it, the command, each section's end and warning. */
 static void add_comments(struct ppview *v, const size_t *secs, size_t n)
 {
-	char *s = xasprintf("fortstat %s", fs_version()), *w;
+	char *s, *w;
 	size_t len = 0;
 	FILE *f;
 
+	if (v->p->n_inputs) {
+		add_merge_comments(v);
+		return;
+	}
+	s = xasprintf("fortstat %s", fs_version());
 	pprof_comment(v->pp, s);
 	free(s);
 	s = NULL;
@@ -772,6 +797,14 @@ static void add_comments(struct ppview *v, const size_t *secs, size_t n)
 	}
 }
 
+/* Clock c's sample type: its name, or in a merge the clock its inputs named ("time": none). */
+static const char *clock_type(const struct profile *p, enum clock_kind c)
+{
+	if (p->n_inputs)
+		return p->merged_clock && *p->merged_clock ? p->merged_clock : "time";
+	return clock_name(c);
+}
+
 int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, size_t n,
 		       const struct report_opts *opts)
 {
@@ -799,7 +832,7 @@ int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, s
 		}
 		v.vi[c] = known ? (int)v.n_values : -1;
 		if (known) {
-			types[v.n_values] = clock_name((enum clock_kind)c);
+			types[v.n_values] = clock_type(p, (enum clock_kind)c);
 			units[v.n_values++] = "nanoseconds";
 		}
 	}
@@ -823,11 +856,15 @@ int report_write_pprof(FILE *out, const struct profile *p, const size_t *secs, s
 	}
 	/* every call is a sample's worth: one call */
 	pprof_set_period(v.pp, "calls", "count", 1);
-	pprof_set_default(v.pp, v.vi[opts->clock] >= 0 ? clock_name(opts->clock) : "calls");
-	clock_gettime(CLOCK_REALTIME, &now);
-	pprof_set_time(v.pp,
-		       (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)(duration_s * 1e9),
-		       (int64_t)(duration_s * 1e9));
+	pprof_set_default(v.pp, v.vi[opts->clock] >= 0 ? clock_type(p, opts->clock) : "calls");
+	/* when it was made: a run's (a merge's reports were made at their own times) */
+	if (!p->n_inputs) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		pprof_set_time(v.pp,
+			       (int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
+				   (int64_t)(duration_s * 1e9),
+			       (int64_t)(duration_s * 1e9));
+	}
 	add_comments(&v, secs, n);
 	err = pprof_write(v.pp, out);
 	pprof_free(v.pp);

@@ -77,6 +77,7 @@ static void section_free(struct profile_section *sec)
 	}
 	free(sec->alloc);
 	free(sec->alloc_ctx);
+	free(sec->merged);
 	free(sec->routines);
 	set_free(&sec->all);
 	for (size_t t = 0; t < sec->n_threads; t++)
@@ -108,6 +109,10 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->n_libs; i++)
 		free(p->libs[i]);
 	free(p->libs);
+	for (size_t i = 0; i < p->n_inputs; i++)
+		free(p->inputs[i].file);
+	free(p->inputs);
+	free(p->merged_clock);
 	free(p);
 }
 

@@ -6,6 +6,7 @@
 
 #include "fortstat/profile.h"
 #include "fortstat/report.h"
+#include "fortstat/util.h"
 #include "view.h"
 
 /* Flush out and say how writing went: 0 or a negative errno. */
@@ -17,12 +18,12 @@ static int flushed(FILE *out)
 	return 0;
 }
 
-int report_write(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
+/* Section sec of a run's profile (or a merge's sums) in opts->format. */
+static int write_section(FILE *out, const struct profile *p, size_t sec,
+			 const struct report_opts *opts)
 {
 	struct report rp;
 
-	if (!out || !p || !opts || sec >= p->n_sections)
-		return -EINVAL;
 	if (opts->format == FMT_PPROF) /* binary, and one profile for several sections */
 		return report_write_pprof(out, p, &sec, 1, opts);
 	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
@@ -48,33 +49,72 @@ int report_write(FILE *out, const struct profile *p, size_t sec, const struct re
 	return flushed(out);
 }
 
+/*
+ * A merge's view (profile.inputs): its own table, CSV and JSON of each
+ * routine's spread over the inputs; the other views are a run's, of the
+ * sums on the inputs' clock.
+ */
+static int write_merged(FILE *out, const struct profile *p, const struct report_opts *opts)
+{
+	struct report_opts o = *opts;
+	struct mview m;
+
+	mview_of(&m, p);
+	o.clock = m.c;
+	o.threads = false;
+	o.zeros = true; /* every routine an input listed, called or not */
+	switch (o.format) {
+	case FMT_CSV:
+		write_merged_csv(&m, out, &o);
+		break;
+	case FMT_JSON:
+		write_merged_json(&m, out, &o);
+		break;
+	case FMT_TABLE:
+		write_merged_table(&m, out, &o);
+		break;
+	default:
+		if (m.no_stacks && (o.format == FMT_FOLDED || o.format == FMT_PPROF)) {
+			fs_error("%s: an input has no \"stacks\" (a report of an older fortstat)",
+				 o.format == FMT_FOLDED ? "folded stacks" : "pprof");
+			return -ENODATA;
+		}
+		return write_section(out, p, 0, &o);
+	}
+	return flushed(out);
+}
+
+/* A merge's profile: one section, each routine's spread beside the sums. */
+static bool is_merged(const struct profile *p)
+{
+	return p->n_inputs && p->n_sections == 1 && p->sections[0].merged;
+}
+
+int report_write(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
+{
+	if (!out || !p || !opts || sec >= p->n_sections || (p->n_inputs && !is_merged(p)))
+		return -EINVAL;
+	if (p->n_inputs)
+		return write_merged(out, p, opts);
+	return write_section(out, p, sec, opts);
+}
+
 int report_write_svg(FILE *out, const struct profile *p, size_t sec, const struct report_opts *opts)
 {
 	struct report rp;
 
-	if (!out || !p || !opts || sec >= p->n_sections)
+	if (!out || !p || !opts || sec >= p->n_sections || (p->n_inputs && !is_merged(p)))
 		return -EINVAL;
+	if (p->n_inputs) {
+		struct mview m;
+
+		mview_of(&m, p);
+		return write_merged_svg(&m, out);
+	}
 	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
 	write_svg(out, &rp);
 	report_free(&rp);
 	return flushed(out);
-}
-
-char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts)
-{
-	struct report rp;
-	struct trust t;
-	char *w;
-
-	if (!p || !opts || sec >= p->n_sections)
-		return NULL;
-	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
-	report_trust(&rp, &t);
-	w = t.warning;
-	t.warning = NULL;
-	trust_free(&t);
-	report_free(&rp);
-	return w;
 }
 
 /* "table", "csv", "json", "folded", "callgrind" or "pprof" into *f: 0, or -1 (untouched). */

@@ -310,3 +310,111 @@ void write_svg(FILE *out, const struct report *rp)
 		svg_script);
 	free(fl.v);
 }
+
+/* ---- a merge's flame graph ---- */
+
+/* A context's value in folded stacks and flame graphs: self microseconds, or calls. */
+static uint64_t merged_value(const struct mview *m, const struct profile_node *x)
+{
+	if (m->count_only)
+		return x->calls;
+	return (x->self[m->c] + 500) / 1000;
+}
+
+static int cmp_siblings(const void *p, const void *q, void *arg)
+{
+	const struct mview *cmp_m = arg;
+	const struct profile_node *x = &cmp_m->nodes[*(const uint32_t *)p];
+	const struct profile_node *y = &cmp_m->nodes[*(const uint32_t *)q];
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(cmp_m->rt[x->routine].name, cmp_m->rt[y->routine].name);
+}
+
+/*
+ * A flame graph of the summed contexts: each frame as wide as its inclusive
+ * value (self microseconds, or calls when counting), children in name order.
+ */
+int write_merged_svg(const struct mview *m, FILE *out)
+{
+	size_t n = m->n_nodes, i;
+	double *incl = xcalloc(n, sizeof(*incl)), *x = xcalloc(n, sizeof(*x));
+	double *next_x = xcalloc(n, sizeof(*next_x));
+	int *depth = xcalloc(n, sizeof(*depth)), max_depth = 0;
+	uint32_t *order = xcalloc(n, sizeof(*order));
+	const double width = 1200, fh = 17;
+	double scale;
+
+	if (!m->n_in)
+		return -EINVAL;
+	if (m->no_stacks) {
+		fs_error("flame graph: an input has no \"stacks\" (a report of an older fortstat)");
+		free(incl), free(x), free(next_x), free(depth), free(order);
+		return -ENODATA;
+	}
+	/* a parent's index is below its children's */
+	for (i = n; i-- > 1;) {
+		incl[i] += (double)merged_value(m, &m->nodes[i]);
+		incl[m->nodes[i].parent] += incl[i];
+	}
+	for (i = 1; i < n; i++) {
+		depth[i] = depth[m->nodes[i].parent] + 1;
+		if (depth[i] > max_depth)
+			max_depth = depth[i];
+		order[i - 1] = (uint32_t)i;
+	}
+	qsort_r(order, n - 1, sizeof(*order), cmp_siblings, (void *)m);
+	/*
+	 * Siblings in name order. Sorted by parent index, a parent's group comes
+	 * after its own parent's (a smaller index): it is placed before its children.
+	 */
+	for (i = 0; i + 1 < n; i++) {
+		uint32_t k = order[i], p = m->nodes[k].parent;
+
+		x[k] = x[p] + next_x[p];
+		next_x[p] += incl[k];
+	}
+	scale = incl[0] > 0 ? (width - 20) / incl[0] : 0;
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text x=\"10\" y=\"20\" font-family=\"monospace\" font-size=\"14\">",
+		width, (max_depth + 3) * fh);
+	xml_str(out, m->program);
+	fprintf(out, ": %zu inputs merged (%s)</text>\n", m->n_in,
+		m->count_only ? "calls" : "self microseconds, summed");
+	for (i = 1; i < n; i++) {
+		double w = incl[i] * scale, y = (max_depth - depth[i] + 2) * fh;
+		const char *name = m->rt[m->nodes[i].routine].name;
+		unsigned h = (unsigned)hash_name(name);
+
+		if (w < 0.5)
+			continue;
+		fprintf(out, "<g><title>");
+		xml_str(out, name);
+		fprintf(out,
+			" (%.0f %s)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.0f\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
+			incl[i], m->count_only ? "calls" : "us", 10 + x[i] * scale, y, w, fh - 1,
+			205 + h % 50, 80 + (h >> 8) % 150, (h >> 16) % 55);
+		/* the name when it fits, about 7 px a character */
+		if ((double)strlen(name) * 7 < w - 6) {
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%.1f\" font-family=\"monospace\" "
+				"font-size=\"11\">",
+				13 + x[i] * scale, y + fh - 5);
+			xml_str(out, name);
+			fputs("</text>", out);
+		}
+		fputs("</g>\n", out);
+	}
+	fputs("</svg>\n", out);
+	free(incl), free(x), free(next_x), free(depth), free(order);
+	errno = 0;
+	if (fflush(out) != 0 || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}

@@ -775,3 +775,126 @@ void write_table(FILE *out, const struct report *rp)
 		report_free(&tr);
 	}
 }
+
+/* ---- a merge's table: each routine's spread over the inputs ---- */
+
+/*
+ * The ROUTINE column: the longest name shown, at most 60 columns (longer
+ * names overflow it), and with a width (--width, the terminal's) at most
+ * what the other columns leave of it, at least 20 (the names shortened).
+ */
+static int merged_name_width(const struct mview *m, const uint32_t *rows, size_t n,
+			     const struct report_opts *opts)
+{
+	size_t w = 8, other = 2 + 13 + 15 + 13;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = name_columns(m->rt[rows[i]].name);
+
+		if (l > w)
+			w = l;
+	}
+	w = w > 60 ? 60 : w;
+	other += m->count_only ? 9 + 10 + 15 : 13 * 3 + 9 + 10 + 13 + (opts->inclusive ? 26 : 0);
+	if (opts->width && w > 20 && w + other > opts->width)
+		w = opts->width > other + 20 ? opts->width - other : 20;
+	return (int)w;
+}
+
+/* A name padded to w columns; with a width, shortened to fit them. */
+static void merged_put_name(FILE *out, const char *name, int w, const struct report_opts *opts)
+{
+	char *s = name_shorten(name, opts->width ? (size_t)w : 0);
+
+	fputs(s, out);
+	for (size_t cols = name_columns(s); cols < (size_t)w; cols++)
+		fputc(' ', out);
+	free(s);
+}
+
+/* --top: "  (12 more routines: 3.2 % of the sum)", the rows not shown. */
+static void merged_rest_line(const struct mview *m, FILE *out, const uint32_t *rows, size_t n,
+			     size_t shown)
+{
+	double all = 0, rest = 0;
+
+	if (shown >= n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_merged *r = &m->ms[rows[i]];
+		double v = m->count_only ? r->calls.sum : r->self.sum;
+
+		all += v;
+		if (i >= shown)
+			rest += v;
+	}
+	fprintf(out, "  (%zu more routine%s: %.1f %% of the %s)\n", n - shown,
+		n - shown == 1 ? "" : "s", all > 0 ? 100.0 * rest / all : 0.0,
+		m->count_only ? "calls" : "time");
+}
+
+static void merged_imbalance(char *buf, size_t len, const struct mview *m,
+			     const struct profile_spread *s)
+{
+	double mean = mean_of(m, s);
+
+	if (mean > 0)
+		snprintf(buf, len, "%.2f", max_of(m, s) / mean);
+	else
+		snprintf(buf, len, "-");
+}
+
+void write_merged_table(const struct mview *m, FILE *out, const struct report_opts *opts)
+{
+	size_t n, i;
+	uint32_t *rows = sorted_rows(m, opts, &n);
+	int w = merged_name_width(m, rows, n, opts);
+	size_t shown = opts->top && opts->top < n ? opts->top : n;
+	const char *at = all_ranked(m) ? "RANK" : "INPUT";
+	char imb[32];
+
+	fprintf(out, "fortstat --merge: %zu input%s of %s", m->n_in, m->n_in == 1 ? "" : "s",
+		m->program);
+	if (m->count_only)
+		fputs(", count only\n\n", out);
+	else
+		fprintf(out, ", %s clock; times are self times\n\n", m->clock ? m->clock : "?");
+	fputs("  ", out);
+	merged_put_name(out, "ROUTINE", w, opts);
+	fprintf(out, " %12s %14s %12s", "CALLS MIN", "CALLS MEAN", "CALLS MAX");
+	if (m->count_only)
+		fprintf(out, " %8s %9s %14s\n", at, "MAX/MEAN", "CALLS SUM");
+	else {
+		fprintf(out, " %12s %12s %12s %8s %9s %12s", "MIN (SEC)", "MEAN (SEC)", "MAX (SEC)",
+			at, "MAX/MEAN", "SUM (SEC)");
+		if (opts->inclusive)
+			fprintf(out, " %12s %12s", "INCL MEAN", "INCL MAX");
+		fputc('\n', out);
+	}
+	for (i = 0; i < shown; i++) {
+		const struct profile_routine *rt = &m->rt[rows[i]];
+		const struct profile_merged *r = &m->ms[rows[i]];
+		const struct profile_spread *s = m->count_only ? &r->calls : &r->self;
+
+		merged_imbalance(imb, sizeof(imb), m, s);
+		fprintf(out, "%c ", rt->mainline ? '*' : ' ');
+		merged_put_name(out, rt->name, w, opts);
+		fprintf(out, " %12.0f %14.2f %12.0f", min_of(m, &r->calls), mean_of(m, &r->calls),
+			max_of(m, &r->calls));
+		if (m->count_only) {
+			fprintf(out, " %8ld %9s %14.0f\n", input_label(m, s->imax), imb, s->sum);
+			continue;
+		}
+		fprintf(out, " %12.6f %12.6f %12.6f %8ld %9s %12.6f", min_of(m, s), mean_of(m, s),
+			max_of(m, s), input_label(m, s->imax), imb, s->sum);
+		if (opts->inclusive)
+			fprintf(out, " %12.6f %12.6f", mean_of(m, &r->total), max_of(m, &r->total));
+		fputc('\n', out);
+	}
+	merged_rest_line(m, out, rows, n, shown);
+	fprintf(out,
+		"\n  %s: the %s of the max; MAX/MEAN: imbalance; a routine missing from "
+		"an input counts 0 there\n",
+		at, all_ranked(m) ? "rank" : "input (0: the first file)");
+	free(rows);
+}

@@ -261,7 +261,147 @@ void folded_name(FILE *out, const char *s)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
-const char *clock_name(enum clock_kind c)
+char *report_warning(const struct profile *p, size_t sec, const struct report_opts *opts)
 {
-	return c == CLOCK_KIND_WALL ? "wall" : "cpu";
+	struct report rp;
+	struct trust t;
+	char *w;
+
+	if (!p || !opts || sec >= p->n_sections)
+		return NULL;
+	report_build(&rp, p, &p->sections[sec], &p->sections[sec].all, opts);
+	report_trust(&rp, &t);
+	w = t.warning;
+	t.warning = NULL;
+	trust_free(&t);
+	report_free(&rp);
+	return w;
+}
+
+void json_str(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*s) {
+		size_t n;
+
+		switch (*s) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f) {
+				fprintf(out, "\\u%04x", *s);
+				break;
+			}
+			n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", out);
+				break;
+			}
+			fwrite(s, 1, n, out);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	fputc('"', out);
+}
+
+/* ---- a merge's views ---- */
+
+void mview_of(struct mview *v, const struct profile *p)
+{
+	const struct profile_section *sec = &p->sections[0];
+
+	*v = (struct mview){.p = p,
+			    .rt = sec->routines,
+			    .ms = sec->merged,
+			    .n_r = sec->n_routines,
+			    .in = p->inputs,
+			    .n_in = p->n_inputs,
+			    .arcs = sec->all.arcs,
+			    .n_arcs = sec->all.n_arcs,
+			    .nodes = sec->all.nodes,
+			    .n_nodes = sec->all.n_nodes,
+			    .program = sec->label,
+			    .clock = p->merged_clock,
+			    .count_only = sec->count_only,
+			    .no_stacks = p->merged_no_stacks,
+			    .c = merge_clock(p->merged_clock)};
+}
+
+double mean_of(const struct mview *m, const struct profile_spread *s)
+{
+	return s->sum / (double)m->n_in;
+}
+
+double min_of(const struct mview *m, const struct profile_spread *s)
+{
+	return s->seen < m->n_in && s->min > 0 ? 0 : s->min;
+}
+
+double max_of(const struct mview *m, const struct profile_spread *s)
+{
+	return s->seen < m->n_in && s->max < 0 ? 0 : s->max;
+}
+
+long input_label(const struct mview *m, uint32_t i)
+{
+	return m->in[i].rank >= 0 ? m->in[i].rank : (long)i;
+}
+
+bool all_ranked(const struct mview *m)
+{
+	for (size_t i = 0; i < m->n_in; i++)
+		if (m->in[i].rank < 0)
+			return false;
+	return true;
+}
+
+static int cmp_rows(const void *p, const void *q, void *arg)
+{
+	const struct mview *m = ((void **)arg)[0];
+	const struct report_opts *o = ((void **)arg)[1];
+	uint32_t i = *(const uint32_t *)p, k = *(const uint32_t *)q;
+	const struct profile_merged *x = &m->ms[i], *y = &m->ms[k];
+	double a = 0, b = 0;
+
+	if (o->sort == SORT_TIME && !m->count_only)
+		a = x->self.sum, b = y->self.sum;
+	else if (o->sort != SORT_NAME)
+		a = x->calls.sum, b = y->calls.sum;
+	if (a != b)
+		return a > b ? -1 : 1;
+	return strcmp(m->rt[i].name, m->rt[k].name);
+}
+
+uint32_t *sorted_rows(const struct mview *m, const struct report_opts *opts, size_t *n)
+{
+	uint32_t *v = xcalloc(m->n_r + 1, sizeof(*v));
+	const void *arg[2] = {m, opts};
+
+	*n = 0;
+	for (size_t i = 0; i < m->n_r; i++)
+		if (m->ms[i].calls.seen)
+			v[(*n)++] = (uint32_t)i;
+	qsort_r(v, *n, sizeof(*v), cmp_rows, (void *)arg);
+	return v;
 }

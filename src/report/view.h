@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fortstat/account.h"
 #include "fortstat/profile.h"
@@ -133,6 +134,13 @@ uint64_t node_value(const struct report *rp, size_t i);
 /* A name as a frame of a folded stack (';' and line breaks would split it). */
 void folded_name(FILE *out, const char *s);
 
+/*
+ * A JSON string, or null for NULL: quotes, backslashes and control
+ * characters escaped, valid UTF-8 as it is, each byte of invalid UTF-8 as
+ * \ufffd (the JSON stays valid whatever the program's names hold).
+ */
+void json_str(FILE *out, const char *str);
+
 /* A stack's name for people: "thread TID", or "goroutine K" (ACCT_GOROUTINE0). */
 static inline const char *stack_name(int tid, char *buf, size_t len)
 {
@@ -146,9 +154,6 @@ static inline const char *stack_name(int tid, char *buf, size_t len)
 /* The trust verdict of one report (trust.h); trust_free frees. */
 void report_trust(const struct report *rp, struct trust *t);
 
-/* "cpu" or "wall". */
-const char *clock_name(enum clock_kind c);
-
 /* The views of a whole section (its threads from rp->sec with opts->threads). */
 void write_table(FILE *out, const struct report *rp);
 void write_csv(FILE *out, const struct report *rp);
@@ -156,5 +161,78 @@ void write_json(FILE *out, const struct report *rp);
 void write_folded(FILE *out, const struct report *rp);
 void write_callgrind(FILE *out, const struct report *rp);
 void write_svg(FILE *out, const struct report *rp);
+
+/* A name's hash (the name table's, and the flame graph's colours). */
+static inline uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+	/* eight bytes at a time, each mixed by a multiply and a shift */
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
+}
+
+/* The clock that the inputs' "clock" names ("wall", else the CPU's). */
+static inline enum clock_kind merge_clock(const char *name)
+{
+	return name && !strcmp(name, "wall") ? CLOCK_KIND_WALL : CLOCK_KIND_CPU;
+}
+
+static inline uint64_t hash_name(const char *s)
+{
+	return hash_bytes(s, strlen(s));
+}
+
+/* ---- a merge's views (profile.inputs: --merge) ---- */
+
+/*
+ * The merged profile as the views read it: its one section's routines and
+ * their spreads, the sums' arcs and calling contexts, the inputs.
+ */
+struct mview {
+	const struct profile *p;
+	const struct profile_routine *rt; /* n_r of them */
+	const struct profile_merged *ms;  /* ... each one's spread over the inputs */
+	size_t n_r;
+	const struct profile_input *in;
+	size_t n_in;
+	const struct profile_arc *arcs;
+	size_t n_arcs;
+	const struct profile_node *nodes;
+	size_t n_nodes;
+	const char *program, *clock;
+	bool count_only, no_stacks;
+	enum clock_kind c; /* the sums' clock */
+};
+
+/* The merged profile p (merge_profile) as its views read it. */
+void mview_of(struct mview *v, const struct profile *p);
+
+/* A spread's mean, min and max over every input (one without the routine counts 0). */
+double mean_of(const struct mview *m, const struct profile_spread *s);
+double min_of(const struct mview *m, const struct profile_spread *s);
+double max_of(const struct mview *m, const struct profile_spread *s);
+
+/* The label of input i: its rank, else its position among the inputs. */
+long input_label(const struct mview *m, uint32_t i);
+
+/* Whether every input has a rank. */
+bool all_ranked(const struct mview *m);
+
+/* The routines to show (called in some input), sorted as opts says; *n of them (free it). */
+uint32_t *sorted_rows(const struct mview *m, const struct report_opts *opts, size_t *n);
+
+/* A merge's own views: the spreads (table, CSV, JSON), the summed contexts (SVG). */
+void write_merged_table(const struct mview *m, FILE *out, const struct report_opts *opts);
+void write_merged_csv(const struct mview *m, FILE *out, const struct report_opts *opts);
+void write_merged_json(const struct mview *m, FILE *out, const struct report_opts *opts);
+int write_merged_svg(const struct mview *m, FILE *out);
 
 #endif
