@@ -267,7 +267,7 @@ void dispatch(struct tracer *tr, struct stop *s)
 		if (on_break(tr, th, s)) {
 			if (th->in_trap_handler)
 				trap_handler_check(tr, th);
-			tracee_resume(PTRACE_CONT, tid, thr_take_signal(th));
+			tracee_resume(PTRACE_CONT, tid, thr_take_signal(tr, th));
 			return;
 		}
 		on_signal(tr, th, SIGTRAP); /* not ours */

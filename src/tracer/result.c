@@ -226,7 +226,7 @@ void result_build(struct tracer *tr, const char *path, uint64_t now, bool snap,
 	res->n_patched = tr->procs[0]->n_patches;
 	if (tr->o->pid) { /* -p: said so, and what ran at attach */
 		res->attached = true;
-		res->active = tr->attach_active ? xstrdup(tr->attach_active) : NULL;
+		res->active = tr->att.active ? xstrdup(tr->att.active) : NULL;
 	}
 	*main_books = main_sec.books;
 }

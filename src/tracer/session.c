@@ -120,9 +120,7 @@ void tracer_free(struct tracer *tr)
 	free(tr->pend);
 	free(tr->seg[0]);
 	free(tr->seg[1]);
-	for (size_t i = 0; i < tr->n_sc; i++)
-		scf_free(&tr->sc[i]);
-	free(tr->sc);
+	gate_free(&tr->gate);
 	for (size_t k = 0; k < tr->n_procs; k++) {
 		struct pstate *ps = tr->procs[k];
 

@@ -255,6 +255,15 @@ void unpin_all(struct tracer *tr, pid_t also)
 	fs_info(1, "the program started a second thread: CPU masks restored");
 }
 
+int thr_take_signal(const struct tracer *tr, struct tthread *th)
+{
+	int sig = tr->att.settling ? 0 : th->defer_sig;
+
+	if (sig)
+		th->defer_sig = 0;
+	return sig;
+}
+
 /* Events go to the process's books, stamped with the thread's clocks at this stop. */
 void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret)
 {

@@ -27,7 +27,9 @@
 #include "fortstat/map.h"
 #include "fortstat/seccomp.h"
 #include "fortstat/sample.h"
+#include "attach.h"
 #include "cswitch.h"
+#include "gate.h"
 #include "stop.h"
 
 struct books;
@@ -126,8 +128,7 @@ struct tthread {
 	uint64_t
 	    go_cpu_seen; /* its CPU clock when its last goroutine's stop was accounted (golang.c) */
 	uint64_t go_cur; /* the g it runs, as the scheduler's hooks saw (0: none, unknown) */
-	bool held;	 /* -p: stopped by fortstat to patch or to detach (attach.c) */
-	bool held_group; /* ... in a group-stop (SIGSTOP): it stays stopped when let go */
+	struct attach_thr att; /* -p: held by fortstat (attach.h) */
 	int area;	 /* in-process probes: its area (0: the trap-only one), -1: none */
 	uint64_t p_tsc;	 /* the TSC at its last stop ... */
 	struct stamp p_at;  /* ... and its clocks then: events between are interpolated */
@@ -272,12 +273,8 @@ struct tracer {
 	bool probe_no_tsc;		/* the program forbids rdtsc: events stamped at stops */
 	uint64_t probe_cap;		/* events a thread's ring holds (PROBE_CAP) */
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
-	const char *attach_active;	/* -p: the routines active at attach (the result's) */
-	/* -p: the threads' seccomp filters, read at the attach (syscall_gate) */
-	struct scf_filters *sc;
-	size_t n_sc;
-	bool sc_strict; /* a thread runs in seccomp's strict mode */
-	int sc_err;	/* why a thread's filters could not be read (-errno), else 0 */
+	struct attach_state att;	/* -p (attach.h) */
+	struct gate gate;		/* -p: the threads' seccomp filters (gate.c) */
 	int n_cpus;	/* CPUs the program may run on (trace_usage) */
 	int sample_err; /* --sample: why perf_event_open was refused (-errno), said once; 0 */
 	struct sample_timer sample_timer; /* --sample: when to read every thread's ring */
@@ -339,10 +336,10 @@ struct tthread *thr_find(const struct tracer *tr, pid_t tid);
 
 /*
  * The signal deferred for thread th (defer_sig), taken to resume it with;
- * 0 while a detach settles (detach.c): it waits for the detach, for a
+ * 0 while a detach settles (att.settling): it waits for the detach, for a
  * handler started now could interrupt fortstat's code again.
  */
-int thr_take_signal(struct tthread *th);
+int thr_take_signal(const struct tracer *tr, struct tthread *th);
 
 /* The thread in cell `cell` of the table (0 .. tr->thr.cap-1), or NULL: for walking it. */
 struct tthread *thr_at(const struct tracer *tr, size_t cell);
@@ -922,18 +919,5 @@ const siginfo_t *stop_siginfo(struct stop *s);
  * (said under -vv unless ESRCH).
  */
 int tracee_resume(int op, pid_t tid, int sig);
-
-/* ---- attach.c ---- */
-
-/*
- * -p: may fortstat run system call nr(args), named `what` in messages
- * ("mmap of shared memory"), in held thread tid? By the threads' seccomp
- * filters read at the attach (a launched program, or one without a
- * filter: always). 0: it runs; 1: it would not (refused, or fatal to the
- * process: never to be tried), why in `why`; 2: unknown (a filter that
- * cannot be read or understood), why in `why`.
- */
-int syscall_gate(struct tracer *tr, pid_t tid, const char *what, long nr, const long args[6],
-		 char *why, size_t n);
 
 #endif
