@@ -36,21 +36,6 @@
 #include "fortstat/util.h"
 #include "tracer.h"
 
-/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
-bool is_hooked(const struct pstate *ps, uint64_t v)
-{
-	return v == ps->retrap || (ps->probe_tramp && v == ps->probe_tramp) ||
-	       (ps->rsites && v >= ps->rsites && v < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
-		(v - ps->rsites) % INSN_RSITE_SIZE == 0);
-}
-
-/* Is pc the int3 of a return site's trap? */
-bool is_rsite_trap(const struct pstate *ps, uint64_t pc)
-{
-	return ps->rsites && pc >= ps->rsites && pc < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
-	       (pc - ps->rsites) % INSN_RSITE_SIZE == INSN_RSITE_TRAP;
-}
-
 /*
  * The trap of return site ret, made on first use (one write to the
  * program); the common return trap when RSITE_MAX are made.

@@ -48,13 +48,6 @@ struct tthread *thr_find(const struct tracer *tr, pid_t tid)
 	return u64map_get(&tr->thr, thr_key(tid), &p) ? (struct tthread *)(uintptr_t)p : NULL;
 }
 
-struct tthread *thr_at(const struct tracer *tr, size_t cell)
-{
-	return cell < tr->thr.cap && tr->thr.keys[cell]
-		   ? (struct tthread *)(uintptr_t)tr->thr.vals[cell]
-		   : NULL;
-}
-
 static void thr_insert(struct tracer *tr, struct tthread *th)
 {
 	u64map_put(&tr->thr, thr_key(th->tid), (uint64_t)(uintptr_t)th);
@@ -262,30 +255,4 @@ int thr_take_signal(const struct tracer *tr, struct tthread *th)
 	if (sig)
 		th->defer_sig = 0;
 	return sig;
-}
-
-/* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret)
-{
-	books_enter(tr->ps->books, th->tid, r, slot, ret, &th->now);
-}
-
-void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
-{
-	books_count(tr->ps->books, th->tid, r);
-}
-
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r)
-{
-	books_chain(tr->ps->books, th->tid, r, &th->now);
-}
-
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret)
-{
-	return books_leave(tr->ps->books, th->tid, &th->now, ret);
-}
-
-void ev_thread_exit(struct tracer *tr, struct tthread *th)
-{
-	books_thread_exit(tr->ps->books, th->tid, &th->now);
 }

@@ -285,18 +285,44 @@ enum patch_mode {
 	PATCH_HOOKS, /* only the unwinder entries of a library (not timed) */
 };
 
+/* ---- shared by the whole tracer ---- */
+
+/* The thread in cell `cell` of the table (0 .. tr->thr.cap-1), or NULL: for walking it. */
+static inline struct tthread *thr_at(const struct tracer *tr, size_t cell)
+{
+	return cell < tr->thr.cap && tr->thr.keys[cell]
+		   ? (struct tthread *)(uintptr_t)tr->thr.vals[cell]
+		   : NULL;
+}
+
+/* Events go to the current process's books, stamped with the thread's clocks at this stop. */
+static inline void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot,
+			    uint64_t ret)
+{
+	books_enter(tr->ps->books, th->tid, r, slot, ret, &th->now);
+}
+
+static inline void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
+{
+	books_count(tr->ps->books, th->tid, r);
+}
+
+static inline void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r)
+{
+	books_chain(tr->ps->books, th->tid, r, &th->now);
+}
+
+static inline int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret)
+{
+	return books_leave(tr->ps->books, th->tid, &th->now, ret);
+}
+
+static inline void ev_thread_exit(struct tracer *tr, struct tthread *th)
+{
+	books_thread_exit(tr->ps->books, th->tid, &th->now);
+}
+
 /* ---- thread.c ---- */
-
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r);
-
-void ev_count(struct tracer *tr, struct tthread *th, uint32_t r);
-
-/* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret);
-
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret);
-
-void ev_thread_exit(struct tracer *tr, struct tthread *th);
 
 /*
  * A ptrace stop costs several times more when the tracer and the tracee wake
@@ -340,9 +366,6 @@ struct tthread *thr_find(const struct tracer *tr, pid_t tid);
  * handler started now could interrupt fortstat's code again.
  */
 int thr_take_signal(const struct tracer *tr, struct tthread *th);
-
-/* The thread in cell `cell` of the table (0 .. tr->thr.cap-1), or NULL: for walking it. */
-struct tthread *thr_at(const struct tracer *tr, size_t cell);
 
 /* Forget every thread (the program exec'ed untraced, or the run is over). */
 void thr_remove_all(struct tracer *tr);
@@ -396,13 +419,28 @@ struct pstate *ps_get(struct tracer *tr, size_t i);
 /* Make process state i the current one (tr->ps). */
 void ps_switch(struct tracer *tr, size_t i);
 
-/* ---- patch.c ---- */
+/* ---- patches.c ---- */
+
+/* A new record at the end of the current process's patches (zeroed; n_patches not counted). */
+struct patch *patch_new(struct tracer *tr);
+
+/* Resume past patch p's displaced instruction; `regs` complete unless rip_only (-c). */
+int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
+		   bool rip_only);
+
+/* Is ret the return address of a call that a live stub of ps emulates? */
+bool patch_call_site(const struct pstate *ps, uint64_t ret);
 
 /* Undo every live patch of the current process in the forked copy behind fd. */
 void patch_undo_all(struct tracer *tr, int fd);
-bool patch_call_site(const struct pstate *ps, uint64_t ret);
 
-struct patch *patch_new(struct tracer *tr);
+/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
+bool is_hooked(const struct pstate *ps, uint64_t v);
+
+/* Is pc the int3 of a return site's trap? */
+bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
+
+/* ---- patch.c ---- */
 
 /*
  * Patch routines [from, to) of table `tab`, loaded at `bias`: plan each
@@ -414,10 +452,6 @@ struct patch *patch_new(struct tracer *tr);
  */
 int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from, size_t to,
 		   uint64_t bias, enum patch_mode mode, int *deferred);
-
-/* Resume past patch p's displaced instruction; `regs` complete unless rip_only (-c). */
-int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
-		   bool rip_only);
 
 /* ---- modules.c ---- */
 
@@ -459,10 +493,6 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const 
 
 void handle_return(struct tracer *tr, struct tthread *th, arch_regs *regs, bool site);
 
-/* Is pc the int3 of a return site's trap? */
-bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
-
-/* An entry and a return recorded in-process (probe.c), as handle_entry/handle_return. */
 /*
  * memcall.c, --alloc: the allocator routine r is (enum alloc_fn; 0: none or
  * not --alloc); whether its calls can be probed in-process (its block is
@@ -474,8 +504,6 @@ bool is_rsite_trap(const struct pstate *ps, uint64_t pc);
  * charged to the books; returns true when the return address was ours
  * alone to put back (*ret: where the thread returns).
  */
-/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
-bool is_hooked(const struct pstate *ps, uint64_t v);
 enum alloc_fn memcall_fn(const struct tracer *tr, const struct routine *r);
 bool memcall_probe_ok(const struct routine *r);
 void memcall_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const struct patch *p);
@@ -485,6 +513,8 @@ bool memcall_return(struct tracer *tr, struct tthread *th, uint64_t slot, uint64
 		    uint64_t *ret);
 /* -p's detach: the return address of th's allocator call put back, if fortstat hooked it. */
 void memcall_restore(struct tracer *tr, struct tthread *th);
+
+/* An entry and a return recorded in-process (drain.c), as handle_entry/handle_return. */
 void entry_recorded(struct tracer *tr, struct tthread *th, uint32_t routine, uint64_t slot,
 		    uint64_t ret, bool chained, bool noreturn);
 void return_recorded(struct tracer *tr, struct tthread *th, uint64_t slot);
@@ -753,7 +783,31 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attac
 void result_build(struct tracer *tr, const char *path, uint64_t now, bool snapshot,
 		  struct trace_result *res, struct books **main_books);
 
+/* ---- drain.c ---- */
+
+/*
+ * Read what thread th's probes recorded since its last stop into the books
+ * (stamped between that stop's clocks and this one's), at every stop of
+ * it. Returns the events read. The count path's counters are read when
+ * it took calls since; with -c (every probe counts there) at a breakpoint
+ * only once enough calls make the walk worth it, at any other stop
+ * (`all`: an event, an interrupt for a snapshot, the end) always.
+ */
+size_t probe_drain(struct tracer *tr, struct tthread *th, bool all);
+
+/* Read every thread's context-switch records now (cswitch_due: a ring a quarter full). */
+void probe_read_switches(struct tracer *tr);
+
 /* ---- probe.c ---- */
+
+/* Area k of the event memory on fortstat's side (0: the trap-only one). */
+uint8_t *probe_area(const struct tracer *tr, int k);
+
+/* The header word at offset off (PROBE_HEAD, PROBE_TAIL...) of area a. */
+static inline volatile uint64_t *probe_hdr(uint8_t *a, unsigned off)
+{
+	return (volatile uint64_t *)(void *)(a + off);
+}
 
 /*
  * At the exec stop of the program's first image (thread tid, before any
@@ -768,18 +822,6 @@ void probe_prepare(struct tracer *tr, pid_t tid);
  * trap-only area (`own` false: a vfork child, or no area left).
  */
 void probe_thread_new(struct tracer *tr, struct tthread *th, bool own);
-
-/*
- * Read what thread th's probes recorded since its last stop into the books
- * (stamped between that stop's clocks and this one's), at every stop of
- * it. Returns the events read. The count path's counters are read when
- * it took calls since; with -c (every probe counts there) at a breakpoint
- * only once enough calls make the walk worth it, at any other stop
- * (`all`: an event, an interrupt for a snapshot, the end) always.
- */
-size_t probe_drain(struct tracer *tr, struct tthread *th, bool all);
-/* Read every thread's context-switch records now (cswitch_due: a ring a quarter full). */
-void probe_read_switches(struct tracer *tr);
 
 /* Patch j of the current process had an entry: throttle() looks at it at the next drain. */
 void probe_throttle_candidate(struct tracer *tr, size_t j);
