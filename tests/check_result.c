@@ -17,6 +17,9 @@
 #include "fortstat/trace.h"
 #include "tracer/stop.h"
 #include "tracer/tracer.h"
+#include "tracer/proc.h"
+#include "tracer/result.h"
+#include "tracer/session.h"
 
 #define SEC 1000000000ull
 

@@ -35,6 +35,17 @@
 #include "attach_int.h"
 #include "cswitch.h"
 #include "tracer.h"
+#include "dispatch.h"
+#include "evpage.h"
+#include "modules.h"
+#include "patches.h"
+#include "probe.h"
+#include "proc.h"
+#include "result.h"
+#include "retaddr.h"
+#include "session.h"
+#include "ticker.h"
+#include "wait.h"
 
 /*
  * The signal that asked to detach (SIGINT, SIGTERM, SIGHUP; SIGRTMIN: the

@@ -28,6 +28,15 @@
 #include "fortstat/util.h"
 #include "attach_int.h"
 #include "tracer.h"
+#include "dispatch.h"
+#include "drain.h"
+#include "evpage.h"
+#include "memcall.h"
+#include "patches.h"
+#include "probe.h"
+#include "proc.h"
+#include "retaddr.h"
+#include "wait.h"
 
 /* ---- holding the threads (the attach, to patch; the detach, to undo) ---- */
 
@@ -76,7 +85,7 @@ static bool on_our_trap(struct tracer *tr, pid_t tid)
 /* A probe's full ring (its own SIGURG): dispatch reads it, nothing is delivered. */
 static bool probe_full_stop(struct tracer *tr, struct tthread *th, struct stop *s)
 {
-	if (s->sig != SIGURG || th->area <= 0)
+	if (s->sig != SIGURG || th->probe.area <= 0)
 		return false;
 	ps_switch(tr, th->proc);
 	return probe_full_signal(tr, th, stop_siginfo(s));
@@ -302,7 +311,7 @@ static void drain_all(struct tracer *tr)
 	for (size_t i = 0; tr->ps->probes && i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
-		if (th && th->area > 0 && !th->exiting) {
+		if (th && th->probe.area > 0 && !th->exiting) {
 			thr_stamp(tr, th);
 			probe_drain(tr, th, true);
 		}
@@ -367,7 +376,7 @@ void detach_all(struct tracer *tr)
 			ev_thread_exit(tr, th);
 			thr_end(tr, th);
 		}
-		if (th->area >= 0 && arch_set_tls2(th->tid, 0) < 0 && !th->exiting)
+		if (th->probe.area >= 0 && arch_set_tls2(th->tid, 0) < 0 && !th->exiting)
 			fs_info(1, "thread %d: its GS base could not be reset", (int)th->tid);
 		probe_thread_gone(tr, th);
 	}

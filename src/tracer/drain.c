@@ -24,6 +24,12 @@
 #include "fortstat/util.h"
 #include "cswitch.h"
 #include "tracer.h"
+#include "drain.h"
+#include "golang.h"
+#include "memcall.h"
+#include "probe.h"
+#include "retaddr.h"
+#include "sample.h"
 
 /*
  * The clocks of thread th at TSC t, between its last stop (p_tsc, p_at)
@@ -121,14 +127,15 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 {
 	double n_sw = 0, on_rec;
 
-	sp->cs = th->cs.fd >= 0 && !th->cs.lost ? &th->cs : NULL;
-	sp->tsc0 = th->p_tsc;
+	sp->cs = th->probe.cs.fd >= 0 && !th->probe.cs.lost ? &th->probe.cs : NULL;
+	sp->tsc0 = th->probe.p_tsc;
 	sp->tsc1 = t1;
 	/* rdtsc forbidden: no time of its own */
-	sp->inv_dt = !tr->probe_no_tsc && t1 > th->p_tsc ? 1 / (double)(t1 - th->p_tsc) : 0;
-	sp->w0 = th->p_at.t[CLOCK_KIND_WALL];
+	sp->inv_dt =
+	    !tr->probe.no_tsc && t1 > th->probe.p_tsc ? 1 / (double)(t1 - th->probe.p_tsc) : 0;
+	sp->w0 = th->probe.p_at.t[CLOCK_KIND_WALL];
 	sp->w1 = th->now.t[CLOCK_KIND_WALL];
-	sp->c0 = th->p_at.t[CLOCK_KIND_CPU];
+	sp->c0 = th->probe.p_at.t[CLOCK_KIND_CPU];
 	sp->c1 = th->now.t[CLOCK_KIND_CPU];
 	if (!(sp->w1 > sp->w0))
 		sp->cs = NULL;
@@ -231,11 +238,11 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 	if (!c || (int64_t)c < 0) /* below 0: an area written wrong */
 		return;
 	ctr[j] = 0;
-	if (j < tr->ps->n_uncount && tr->ps->uncount[j]) { /* calls that were none */
-		uint64_t none = c < tr->ps->uncount[j] ? c : tr->ps->uncount[j];
+	if (j < tr->ps->probe.n_uncount && tr->ps->probe.uncount[j]) { /* calls that were none */
+		uint64_t none = c < tr->ps->probe.uncount[j] ? c : tr->ps->probe.uncount[j];
 
 		c -= none;
-		tr->ps->uncount[j] -= (uint32_t)none;
+		tr->ps->probe.uncount[j] -= (uint32_t)none;
 		if (!c)
 			return;
 	}
@@ -243,7 +250,7 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 		return;
 	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
 	books_count_n(tr->ps->books, th->tid, p->routine, c, true);
-	tr->ps->n_probe_events += c;
+	tr->ps->probe.n_events += c;
 }
 
 /*
@@ -263,19 +270,19 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool
 	uint64_t nc = *probe_hdr(a, PROBE_NCOUNT);
 	size_t n = tr->ps->n_patches < PROBE_CTR_N ? tr->ps->n_patches : PROBE_CTR_N;
 
-	if (nc == th->c_ncount)
+	if (nc == th->probe.c_ncount)
 		return;
 	if (tr->o->count_only) {
-		if (!all && (nc - th->c_ncount) * 4 < n)
+		if (!all && (nc - th->probe.c_ncount) * 4 < n)
 			return;
 		for (size_t j = 0; j < n; j++)
 			drain_counter(tr, th, ctr, j);
 	} else {
-		for (size_t i = 0; i < tr->ps->n_thr_ix; i++)
-			if (tr->ps->thr_ix[i] < n)
-				drain_counter(tr, th, ctr, tr->ps->thr_ix[i]);
+		for (size_t i = 0; i < tr->ps->probe.n_thr_ix; i++)
+			if (tr->ps->probe.thr_ix[i] < n)
+				drain_counter(tr, th, ctr, tr->ps->probe.thr_ix[i]);
 	}
-	th->c_ncount = nc;
+	th->probe.c_ncount = nc;
 }
 
 /*
@@ -293,14 +300,14 @@ static void throttle(struct tracer *tr)
 	const struct books *b = tr->ps->books;
 	static const uint8_t one = 1;
 
-	for (size_t i = 0; i < tr->ps->n_cand; i++) {
-		struct patch *p = &tr->ps->patches[tr->ps->cand[i]];
+	for (size_t i = 0; i < tr->ps->probe.n_cand; i++) {
+		struct patch *p = &tr->ps->patches[tr->ps->probe.cand[i]];
 		uint64_t calls;
 		acct_time_t self;
 		struct routine *rt;
 
 		p->cand = false;
-		probe_hot_set(tr->ps, tr->ps->cand[i]);
+		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
 		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
 		calls = books_calls(b, p->routine);
@@ -311,17 +318,17 @@ static void throttle(struct tracer *tr)
 		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
-		probe_hot_set(tr->ps, tr->ps->cand[i]);
-		probe_throttled(tr, tr->ps->cand[i]);
+		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
+		probe_throttled(tr, tr->ps->probe.cand[i]);
 		if (tr->ps->go) /* a goroutine between morestack and its re-entry */
-			go_throttled(tr, tr->ps->cand[i]);
+			go_throttled(tr, tr->ps->probe.cand[i]);
 		rt = &tr->ps->st->r[p->routine];
 		rt->throttled_at = calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
 			(double)self / (double)calls / 1e3);
 	}
-	tr->ps->n_cand = 0;
+	tr->ps->probe.n_cand = 0;
 }
 
 /* One event, checked: an entry of a live probe stub, or a return (Go's: go_take). */
@@ -330,12 +337,13 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 {
 	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
-	uint64_t counted = (nc - th->p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
+	uint64_t counted =
+	    (nc - th->probe.p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
 	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
-	const struct patch *mp =
-	    kind == PROBE_W_ENTRY && j < tr->ps->n_hot && (tr->ps->hot[j].flags & HOT_ALLOC)
-		? &tr->ps->patches[j]
-		: NULL;
+	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->probe.n_hot &&
+					 (tr->ps->probe.hot[j].flags & HOT_ALLOC)
+				     ? &tr->ps->patches[j]
+				     : NULL;
 
 	if (mp) {
 		memcall_entry_recorded(tr, th, mp, e->slot, e->ret, e->tsc);
@@ -351,7 +359,7 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	 * since the thread's last event: they were made by the routine that ran
 	 * in between, which is charged what they cost.
 	 */
-	th->p_ncount = nc;
+	th->probe.p_ncount = nc;
 	if (tr->ps->go) {
 		go_take(tr, th, e, counted);
 		th->now = *now;
@@ -366,7 +374,7 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
 		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
-		const struct patch_hot *h = j < tr->ps->n_hot ? &tr->ps->hot[j] : NULL;
+		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
 
 		if (h && (h->flags & HOT_LIVE)) {
 			entry_recorded(tr, th, h->routine, e->slot, e->ret,
@@ -392,14 +400,14 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
  */
 static void switch_loss(struct pstate *ps, struct tthread *th)
 {
-	ps->n_cs_lost_windows++;
-	ps->n_cs_lost_records += th->cs.n_lost - th->cs_lost_seen;
-	th->cs_lost_seen = th->cs.n_lost;
+	ps->probe.n_cs_lost_windows++;
+	ps->probe.n_cs_lost_records += th->probe.cs.n_lost - th->probe.cs_lost_seen;
+	th->probe.cs_lost_seen = th->probe.cs.n_lost;
 	for (size_t k = 0; k < TRACE_LOST_TIDS; k++) {
-		if (ps->cs_lost_tids[k] == th->tid)
+		if (ps->probe.cs_lost_tids[k] == th->tid)
 			break;
-		if (!ps->cs_lost_tids[k]) {
-			ps->cs_lost_tids[k] = th->tid;
+		if (!ps->probe.cs_lost_tids[k]) {
+			ps->probe.cs_lost_tids[k] = th->tid;
 			break;
 		}
 	}
@@ -414,14 +422,14 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	size_t n = 0;
 	uint8_t *a;
 
-	if (th->area <= 0 || th->area >= PROBE_AREAS || !tr->ps->probes)
+	if (th->probe.area <= 0 || th->probe.area >= PROBE_AREAS || !tr->ps->probes)
 		return 0;
-	a = probe_area(tr, th->area);
+	a = probe_area(tr, th->probe.area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
-	if (tr->o->count_only || tr->n_throttled)
+	if (tr->o->count_only || tr->probe.n_throttled)
 		drain_counts(tr, th, a, all);
-	if (!tr->o->count_only && th->cs.fd >= 0)
-		cswitch_read(&th->cs);
+	if (!tr->o->count_only && th->probe.cs.fd >= 0)
+		cswitch_read(&th->probe.cs);
 	tail = *probe_hdr(a, PROBE_TAIL);
 	head = *probe_hdr(a, PROBE_HEAD);
 	/* The program may have written anything: at most one ring's worth. */
@@ -439,24 +447,24 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 		take(tr, th, &copy, &sp, &now);
 	}
 	*probe_hdr(a, PROBE_TAIL) = tail;
-	tr->ps->n_probe_events += n;
+	tr->ps->probe.n_events += n;
 	/*
 	 * The thread waited while its ring was read (a microsecond every ten
 	 * events, a full ring's in a millisecond): on the wall clock, that is
 	 * the stop's cost too, beyond the calibrated stop's. Off the CPU clock:
 	 * the thread did not run.
 	 */
-	if (n && !tr->probe_no_tsc)
+	if (n && !tr->probe.no_tsc)
 		books_stop_cost(tr->ps->books, th->tid,
 				(double[FS_N_CLOCKS]){0, (double)(__rdtsc() - t1) * tr->tsc_ns});
-	th->p_tsc = t1;
-	th->p_at = th->now;
-	if (th->cs.fd >= 0) {
-		if (th->cs.lost)
+	th->probe.p_tsc = t1;
+	th->probe.p_at = th->now;
+	if (th->probe.cs.fd >= 0) {
+		if (th->probe.cs.lost)
 			switch_loss(tr->ps, th);
-		cswitch_forget(&th->cs, th->now.t[CLOCK_KIND_WALL]);
+		cswitch_forget(&th->probe.cs, th->now.t[CLOCK_KIND_WALL]);
 	}
-	if (tr->ps->n_cand)
+	if (tr->ps->probe.n_cand)
 		throttle(tr);
 	return n;
 }
@@ -467,8 +475,8 @@ void probe_read_switches(struct tracer *tr)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
-		if (th && th->cs.fd >= 0)
-			cswitch_read(&th->cs);
+		if (th && th->probe.cs.fd >= 0)
+			cswitch_read(&th->probe.cs);
 	}
 	sample_read_all(tr); /* their SIGIO sets the same flag */
 }

@@ -34,6 +34,11 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "golang.h"
+#include "memcall.h"
+#include "patch.h"
+#include "patches.h"
+#include "probe.h"
 
 /* Entries this close are written as one (write_entries): a page's worth. */
 #define ENTRY_JOIN 4096

@@ -18,6 +18,7 @@
 #include "fortstat/procmem.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "patches.h"
 
 struct patch *patch_new(struct tracer *tr)
 {

@@ -29,6 +29,7 @@
 #include "fortstat/util.h"
 #include "cswitch.h"
 #include "tracer.h"
+#include "probe.h"
 
 /* Area k on fortstat's side, and its address in the program. */
 uint8_t *probe_area(const struct tracer *tr, int k)
@@ -51,7 +52,7 @@ static void area_reset(const struct tracer *tr, int k, uint64_t flags)
 	*probe_hdr(a, PROBE_TAIL) = 0;
 	*probe_hdr(a, PROBE_DEPTH) = 0;
 	*probe_hdr(a, PROBE_FLAGS) = flags;
-	*probe_hdr(a, PROBE_CAP) = tr->probe_cap;
+	*probe_hdr(a, PROBE_CAP) = tr->probe.cap;
 	*probe_hdr(a, PROBE_NCOUNT) = 0;
 	/* the liveness word from the area: the same offset in every process (-f) */
 	*probe_hdr(a, PROBE_ALIVE) =
@@ -80,13 +81,58 @@ void probe_prepare(struct tracer *tr, pid_t tid)
 	}
 	tr->ps->probes = true;
 	/* FORTSTAT_PROBE_RING=N: a smaller ring, for the tests of a full one */
-	tr->probe_cap = PROBE_RING_N;
+	tr->probe.cap = PROBE_RING_N;
 	if ((cap = getenv("FORTSTAT_PROBE_RING")) && atoi(cap) >= 1 && atoi(cap) < PROBE_RING_N)
-		tr->probe_cap = (uint64_t)atoi(cap);
+		tr->probe.cap = (uint64_t)atoi(cap);
 	area_reset(tr, 0, PROBE_F_TRAP);
-	tr->area_used[0] = 1;
+	tr->probe.area_used[0] = 1;
 	fs_info(1, "in-process probes: areas at 0x%" PRIx64 " (%u threads)", area_addr(tr, 1),
 		PROBE_AREAS - 1);
+}
+
+void probe_thr_init(struct probe_thr *pt)
+{
+	pt->area = -1;
+	pt->cs.fd = -1;
+}
+
+void probe_proc_fork(struct probe_proc *child, const struct probe_proc *parent,
+		     struct patch *patches)
+{
+	child->thr_ix = xmalloc((child->n_thr_ix ? child->n_thr_ix : 1) * sizeof(*child->thr_ix));
+	if (child->n_thr_ix)
+		memcpy(child->thr_ix, parent->thr_ix, child->n_thr_ix * sizeof(*child->thr_ix));
+	child->cap_thr_ix = child->n_thr_ix;
+	for (size_t i = 0; i < parent->n_cand; i++) /* the parent's to look at */
+		patches[parent->cand[i]].cand = false;
+	child->cand = NULL;
+	child->n_cand = child->cap_cand = 0;
+	child->hot = NULL; /* made again from its records at its first drain */
+	child->n_hot = child->cap_hot = 0;
+	child->uncount = NULL; /* the parent's calls to take back are the parent's */
+	child->n_uncount = 0;
+	child->n_events = 0;
+}
+
+void probe_proc_exec(struct probe_proc *pp)
+{
+	pp->n_uncount = 0;
+}
+
+void probe_proc_free(struct probe_proc *pp)
+{
+	free(pp->hot);
+	free(pp->uncount);
+	free(pp->thr_ix);
+	free(pp->cand);
+}
+
+bool probe_tsc_refused(struct tracer *tr)
+{
+	if (tr->probe.no_tsc)
+		return false;
+	tr->probe.no_tsc = true;
+	return true;
 }
 
 /* no context-switch records: said once a fortstat */
@@ -96,11 +142,11 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 {
 	int k = 0, err;
 
-	th->area = -1;
+	th->probe.area = -1;
 	if (!tr->ps->probes)
 		return;
 	for (int i = 1; own && i < PROBE_AREAS; i++)
-		if (!tr->area_used[i]) {
+		if (!tr->probe.area_used[i]) {
 			k = i;
 			break;
 		}
@@ -114,8 +160,8 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	if (arch_set_tls2(th->tid, area_addr(tr, k)) < 0)
 		return; /* gone */
 	if (k)
-		tr->area_used[k] = 1;
-	th->area = k;
+		tr->probe.area_used[k] = 1;
+	th->probe.area = k;
 	/*
 	 * Refused where perf is refused to users (kernel.perf_event_paranoid=3,
 	 * Debian's default): said with -v, once a fortstat (the calibration's
@@ -123,7 +169,7 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 	 * warning, from each of the calibration's runs too, was seven lines
 	 * before every report there.
 	 */
-	if (k && !tr->o->count_only && (err = cswitch_open(&th->cs, th->tid)) < 0 &&
+	if (k && !tr->o->count_only && (err = cswitch_open(&th->probe.cs, th->tid)) < 0 &&
 	    fs_verbose >= 1 && !cs_said) {
 		cs_said = true;
 		fs_info(1,
@@ -131,10 +177,10 @@ void probe_thread_new(struct tracer *tr, struct tthread *th, bool own)
 			"the elapsed time between stops",
 			strerror(-err));
 	}
-	th->p_tsc = __rdtsc();
-	th->p_at = th->now;
-	th->p_ncount = 0;
-	th->c_ncount = 0;
+	th->probe.p_tsc = __rdtsc();
+	th->probe.p_at = th->now;
+	th->probe.p_ncount = 0;
+	th->probe.c_ncount = 0;
 	if (!k && own)
 		fs_info(1, "thread %d: no probe area left, its calls trap", (int)th->tid);
 	else if (!k)
@@ -160,8 +206,8 @@ void probe_release(struct tracer *tr)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *o = thr_at(tr, i);
 
-		if (o && o->proc == tr->cur && o->area > 0 && o->area < PROBE_AREAS)
-			*probe_hdr(probe_area(tr, o->area), PROBE_FLAGS) =
+		if (o && o->proc == tr->cur && o->probe.area > 0 && o->probe.area < PROBE_AREAS)
+			*probe_hdr(probe_area(tr, o->probe.area), PROBE_FLAGS) =
 			    o->unhooked ? PROBE_F_TRAP : 0; /* probe_unhooked */
 	}
 }
@@ -176,9 +222,10 @@ void probe_unhooked(struct tracer *tr, struct tthread *th, bool on)
 {
 	uint8_t *a;
 
-	if (!tr->ps->probes || th->area <= 0 || th->area >= PROBE_AREAS || tr->o->count_only)
+	if (!tr->ps->probes || th->probe.area <= 0 || th->probe.area >= PROBE_AREAS ||
+	    tr->o->count_only)
 		return;
-	a = probe_area(tr, th->area);
+	a = probe_area(tr, th->probe.area);
 	if (on)
 		*probe_hdr(a, PROBE_FLAGS) |= PROBE_F_TRAP;
 	else if (tr->ps->shstk_checked && !tr->ps->no_rewrite)
@@ -187,10 +234,10 @@ void probe_unhooked(struct tracer *tr, struct tthread *th, bool on)
 
 void probe_thread_gone(struct tracer *tr, struct tthread *th)
 {
-	if (th->area > 0 && th->area < PROBE_AREAS)
-		tr->area_used[th->area] = 0;
-	th->area = -1;
-	cswitch_close(&th->cs);
+	if (th->probe.area > 0 && th->probe.area < PROBE_AREAS)
+		tr->probe.area_used[th->probe.area] = 0;
+	th->probe.area = -1;
+	cswitch_close(&th->probe.cs);
 }
 
 bool probe_is_full(const struct pstate *ps, uint64_t pc)
@@ -214,12 +261,13 @@ void probe_throttled(struct tracer *tr, size_t j)
 {
 	struct pstate *ps = tr->ps;
 
-	if (ps->n_thr_ix == ps->cap_thr_ix) {
-		ps->cap_thr_ix = ps->cap_thr_ix ? 2 * ps->cap_thr_ix : 64;
-		ps->thr_ix = xrealloc(ps->thr_ix, ps->cap_thr_ix * sizeof(*ps->thr_ix));
+	if (ps->probe.n_thr_ix == ps->probe.cap_thr_ix) {
+		ps->probe.cap_thr_ix = ps->probe.cap_thr_ix ? 2 * ps->probe.cap_thr_ix : 64;
+		ps->probe.thr_ix =
+		    xrealloc(ps->probe.thr_ix, ps->probe.cap_thr_ix * sizeof(*ps->probe.thr_ix));
 	}
-	ps->thr_ix[ps->n_thr_ix++] = (uint32_t)j;
-	tr->n_throttled++;
+	ps->probe.thr_ix[ps->probe.n_thr_ix++] = (uint32_t)j;
+	tr->probe.n_throttled++;
 }
 
 /*
@@ -284,8 +332,8 @@ static struct patch_hot hot_of(const struct patch *p)
 
 void probe_hot_set(struct pstate *ps, size_t j)
 {
-	if (j < ps->n_hot && j < ps->n_patches)
-		ps->hot[j] = hot_of(&ps->patches[j]);
+	if (j < ps->probe.n_hot && j < ps->n_patches)
+		ps->probe.hot[j] = hot_of(&ps->patches[j]);
 }
 
 /*
@@ -295,17 +343,18 @@ void probe_hot_set(struct pstate *ps, size_t j)
  */
 void probe_hot_sync(struct pstate *ps)
 {
-	if (ps->n_hot > ps->n_patches)
-		ps->n_hot = ps->n_patches;
-	if (ps->n_hot == ps->n_patches)
+	if (ps->probe.n_hot > ps->n_patches)
+		ps->probe.n_hot = ps->n_patches;
+	if (ps->probe.n_hot == ps->n_patches)
 		return;
-	if (ps->cap_hot < ps->n_patches) {
-		ps->cap_hot = ps->cap_patches > ps->n_patches ? ps->cap_patches : ps->n_patches;
-		ps->hot = xrealloc(ps->hot, ps->cap_hot * sizeof(*ps->hot));
+	if (ps->probe.cap_hot < ps->n_patches) {
+		ps->probe.cap_hot =
+		    ps->cap_patches > ps->n_patches ? ps->cap_patches : ps->n_patches;
+		ps->probe.hot = xrealloc(ps->probe.hot, ps->probe.cap_hot * sizeof(*ps->probe.hot));
 	}
-	for (size_t j = ps->n_hot; j < ps->n_patches; j++)
-		ps->hot[j] = hot_of(&ps->patches[j]);
-	ps->n_hot = ps->n_patches;
+	for (size_t j = ps->probe.n_hot; j < ps->n_patches; j++)
+		ps->probe.hot[j] = hot_of(&ps->patches[j]);
+	ps->probe.n_hot = ps->n_patches;
 }
 
 /*
@@ -319,13 +368,14 @@ void probe_throttle_candidate(struct tracer *tr, size_t j)
 
 	if (!p || !ps->probes || p->cand || !p->throttle || p->throttled || !tr->o->throttle_calls)
 		return;
-	if (ps->n_cand == ps->cap_cand) {
-		ps->cap_cand = ps->cap_cand ? 2 * ps->cap_cand : 64;
-		ps->cand = xrealloc(ps->cand, ps->cap_cand * sizeof(*ps->cand));
+	if (ps->probe.n_cand == ps->probe.cap_cand) {
+		ps->probe.cap_cand = ps->probe.cap_cand ? 2 * ps->probe.cap_cand : 64;
+		ps->probe.cand =
+		    xrealloc(ps->probe.cand, ps->probe.cap_cand * sizeof(*ps->probe.cand));
 	}
 	p->cand = true;
 	probe_hot_set(ps, j);
-	ps->cand[ps->n_cand++] = (uint32_t)j;
+	ps->probe.cand[ps->probe.n_cand++] = (uint32_t)j;
 }
 
 void probe_uncount(struct tracer *tr, struct tthread *th, size_t j)
@@ -340,14 +390,15 @@ void probe_uncount(struct tracer *tr, struct tthread *th, size_t j)
 	(void)th;
 	if (j >= PROBE_CTR_N || !ps->probes)
 		return;
-	if (j >= ps->n_uncount) {
+	if (j >= ps->probe.n_uncount) {
 		size_t n = ps->n_patches > j + 1 ? ps->n_patches : j + 1;
 
-		ps->uncount = xrealloc(ps->uncount, n * sizeof(*ps->uncount));
-		memset(ps->uncount + ps->n_uncount, 0, (n - ps->n_uncount) * sizeof(*ps->uncount));
-		ps->n_uncount = n;
+		ps->probe.uncount = xrealloc(ps->probe.uncount, n * sizeof(*ps->probe.uncount));
+		memset(ps->probe.uncount + ps->probe.n_uncount, 0,
+		       (n - ps->probe.n_uncount) * sizeof(*ps->probe.uncount));
+		ps->probe.n_uncount = n;
 	}
-	ps->uncount[j]++;
+	ps->probe.uncount[j]++;
 }
 
 void probe_full(struct tracer *tr, struct tthread *th)
@@ -355,11 +406,11 @@ void probe_full(struct tracer *tr, struct tthread *th)
 	uint8_t *a;
 	uint64_t tail;
 
-	if (th->area <= 0 || th->area >= PROBE_AREAS)
+	if (th->probe.area <= 0 || th->probe.area >= PROBE_AREAS)
 		return;
-	a = probe_area(tr, th->area);
+	a = probe_area(tr, th->probe.area);
 	tail = *probe_hdr(a, PROBE_TAIL);
-	if (*probe_hdr(a, PROBE_HEAD) - tail >= tr->probe_cap &&
+	if (*probe_hdr(a, PROBE_HEAD) - tail >= tr->probe.cap &&
 	    !((struct probe_event *)(void *)(a + PROBE_RING))[tail & (PROBE_RING_N - 1)].word) {
 		fs_info(1, "thread %d: an event taken but never written, skipped", (int)th->tid);
 		*probe_hdr(a, PROBE_TAIL) = tail + 1;
@@ -372,9 +423,9 @@ void probe_dump(struct tracer *tr, struct tthread *th)
 	uint8_t *a;
 	uint64_t d;
 
-	if (th->area <= 0 || th->area >= PROBE_AREAS || fs_verbose < 2)
+	if (th->probe.area <= 0 || th->probe.area >= PROBE_AREAS || fs_verbose < 2)
 		return;
-	a = probe_area(tr, th->area);
+	a = probe_area(tr, th->probe.area);
 	d = *probe_hdr(a, PROBE_DEPTH);
 	fs_info(2, "thread %d: shadow depth %" PRIu64 ", ring %" PRIu64 "..%" PRIu64, (int)th->tid,
 		d, *probe_hdr(a, PROBE_TAIL), *probe_hdr(a, PROBE_HEAD));

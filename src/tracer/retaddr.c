@@ -35,6 +35,11 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "evpage.h"
+#include "memcall.h"
+#include "patches.h"
+#include "probe.h"
+#include "retaddr.h"
 
 /*
  * The trap of return site ret, made on first use (one write to the
@@ -372,7 +377,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const 
 			if (fast_ok(tr)) { /* keep the trap that is there */
 				tr->page->hook_val = ret;
 				tr->page->hook_key = ret;
-			} else if (th->seg_ok) { /* r10 is the thread's slot (seg_slow) */
+			} else if (th->seg.ok) { /* r10 is the thread's slot (seg_slow) */
 				thr_slot_page(tr, th)->hook_val = ret;
 				thr_slot_page(tr, th)->hook_key = ret;
 			}
@@ -395,7 +400,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const 
 			if (tr->ps->rsites && fast_ok(tr)) {
 				tr->page->hook_val = rsite_for(tr, ret);
 				tr->page->hook_key = ret;
-			} else if (tr->ps->rsites && th->seg_ok) { /* r10: its slot */
+			} else if (tr->ps->rsites && th->seg.ok) { /* r10: its slot */
 				thr_slot_page(tr, th)->hook_val = rsite_for(tr, ret);
 				thr_slot_page(tr, th)->hook_key = ret;
 			}

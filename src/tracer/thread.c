@@ -34,6 +34,8 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "probe.h"
+#include "sample.h"
 
 /* The table's key of thread tid (never 0). */
 static uint64_t thr_key(pid_t tid)
@@ -56,8 +58,8 @@ static void thr_insert(struct tracer *tr, struct tthread *th)
 /* Free a thread's own resources (its slot, its clock, itself). */
 static void thr_free(struct tracer *tr, struct tthread *th)
 {
-	if (th->slot >= 0)
-		tr->slot_used[th->slot] = 0;
+	if (th->seg.slot >= 0)
+		tr->seg.slot_used[th->seg.slot] = 0;
 	probe_thread_gone(tr, th);
 	sample_thread_gone(tr, th);
 	fs_clock_close(&th->clk);
@@ -112,10 +114,10 @@ void thr_stamp(struct tracer *tr, struct tthread *th)
 
 void thr_give_slot(struct tracer *tr, struct tthread *th)
 {
-	for (int k = 0; tr->page && th->slot < 0 && k < EV_SLOTS; k++) {
-		if (!tr->slot_used[k]) {
-			tr->slot_used[k] = 1;
-			th->slot = k;
+	for (int k = 0; tr->page && th->seg.slot < 0 && k < EV_SLOTS; k++) {
+		if (!tr->seg.slot_used[k]) {
+			tr->seg.slot_used[k] = 1;
+			th->seg.slot = k;
 			memset((char *)tr->page + EV_PAGE + (size_t)k * INSN_EV_SLOT_SIZE, 0,
 			       INSN_EV_SLOT_SIZE);
 		}
@@ -128,9 +130,8 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 
 	th->tid = tid;
 	th->proc = tr->cur;
-	th->slot = -1;
-	th->area = -1;
-	th->cs.fd = -1;
+	th->seg.slot = -1;
+	probe_thr_init(&th->probe);
 	thr_give_slot(tr, th);
 	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps->leader, tid) < 0)
 		fs_clock_open(&th->clk, 0, tr->ps->leader,
