@@ -19,7 +19,7 @@
 #include "fortstat/trace.h"
 #include "tracer/stop.h"
 #include "tracer/tracer.h"
-#include "tracer/probe.h"
+#include "probe/areas.h"
 #include "tracer/wait.h"
 
 #ifndef BUILDDIR

@@ -36,7 +36,7 @@
 #include "tracer.h"
 #include "golang.h"
 #include "patches.h"
-#include "probe.h"
+#include "../probe/areas.h"
 
 #define GO_KEY0 ACCT_GOROUTINE0	 /* books key of the first goroutine (account.h) */
 #define GO_SLOT_TOP (1ull << 62) /* a frame's slot: GO_SLOT_TOP - its depth (deeper is lower) */
@@ -669,7 +669,7 @@ void go_take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 		th->go.cur = gs->g;
 	s.t[CLOCK_KIND_CPU] = gs->cpu;
 	s.t[CLOCK_KIND_WALL] = th->now.t[CLOCK_KIND_WALL];
-	/* what the probe cost, and the count path's calls since the last event (probe.c's take) */
+	/* what the probe cost, and the count path's calls since the last event (drain.c's take) */
 	if (counted)
 		books_stop_cost(tr->ps->books, key,
 				(double[FS_N_CLOCKS]){

@@ -84,7 +84,7 @@ size_t go_add_probe_exits(struct tracer *tr, size_t i, size_t j, uint64_t bias, 
 /*
  * An event of a Go routine's in-process probe read from thread th's ring
  * (th->now: its stamp), `counted` calls of the count path before it: an
- * entry or an exit of a goroutine's frame (probe.c's take).
+ * entry or an exit of a goroutine's frame (drain.c's take).
  */
 
 void go_take(struct tracer *tr, struct tthread *th, const struct probe_event *e, uint64_t counted);

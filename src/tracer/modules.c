@@ -40,7 +40,7 @@
 #include "modules.h"
 #include "patch.h"
 #include "patches.h"
-#include "probe.h"
+#include "../probe/areas.h"
 
 /* struct r_debug and struct link_map of glibc (the parts read). */
 #define RDEBUG_MAP 8

@@ -38,7 +38,7 @@
 #include "memcall.h"
 #include "patch.h"
 #include "patches.h"
-#include "probe.h"
+#include "../probe/areas.h"
 
 /* Entries this close are written as one (write_entries): a page's worth. */
 #define ENTRY_JOIN 4096

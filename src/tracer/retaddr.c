@@ -38,7 +38,7 @@
 #include "evpage.h"
 #include "memcall.h"
 #include "patches.h"
-#include "probe.h"
+#include "../probe/areas.h"
 #include "retaddr.h"
 
 /*
@@ -150,7 +150,7 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
 }
 
 /*
- * An entry that an in-process probe recorded (probe.c), as handle_entry
+ * An entry that an in-process probe recorded (drain.c), as handle_entry
  * takes one at a trap: the frames below its slot are gone; a tail call
  * (`chained`: the slot held the trampoline already) continues the frame
  * of its slot, or is counted; a call closes a frame left in its slot. A

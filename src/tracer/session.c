@@ -39,7 +39,7 @@
 #include "evpage.h"
 #include "golang.h"
 #include "modules.h"
-#include "probe.h"
+#include "../probe/areas.h"
 #include "proc.h"
 #include "result.h"
 #include "sample.h"

@@ -34,7 +34,7 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
-#include "probe.h"
+#include "../probe/areas.h"
 #include "sample.h"
 
 /* The table's key of thread tid (never 0). */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tracer.h - private to src/tracer/: the state of a traced run that the
- * whole tracer shares (processes, threads, patches, libraries), with the
- * parts each mechanism owns in its own header (attach.h, gate.h,
- * cswitch.h...), and the thread table (thread.c). What each mechanism
- * gives the others is in its header: proc.h, patch.h, patches.h,
- * modules.h, retaddr.h, memcall.h, golang.h, probe.h, drain.h, sample.h,
- * evpage.h, sigtrap.h, ticker.h, dispatch.h, wait.h, session.h, result.h.
+ * tracer.h - private to src/tracer/ and src/probe/: the state of a traced
+ * run that the whole tracer shares (processes, threads, patches,
+ * libraries), with the parts each mechanism owns in its own header
+ * (attach.h, gate.h, ../probe/areas.h...), and the thread table
+ * (thread.c). What each mechanism gives the others is in its header:
+ * proc.h, patch.h, patches.h, modules.h, retaddr.h, memcall.h, golang.h,
+ * sample.h, evpage.h, sigtrap.h, ticker.h, dispatch.h, wait.h, session.h,
+ * result.h; the probes' ../probe/areas.h and ../probe/drain.h.
  * The public contract is include/fortstat/trace.h. Every function acts on
  * a stopped thread; ptrace calls may fail with ESRCH (the thread is gone),
  * which is an event, never an error.
@@ -33,11 +34,11 @@
 #include "fortstat/seccomp.h"
 #include "fortstat/sample.h"
 #include "attach.h"
-#include "cswitch.h"
+#include "../probe/cswitch.h"
 #include "evpage.h"
 #include "golang.h"
 #include "memcall.h"
-#include "probe.h"
+#include "../probe/areas.h"
 #include "sample.h"
 #include "gate.h"
 #include "stop.h"
@@ -106,7 +107,7 @@ struct tthread {
 	struct seg_thr seg;	/* the segment timing's (evpage.h) */
 	struct go_thr go;	/* a Go program's (golang.h) */
 	struct attach_thr att;	/* -p: held by fortstat (attach.h) */
-	struct probe_thr probe; /* in-process probes' (probe.h) */
+	struct probe_thr probe; /* in-process probes' (../probe/areas.h) */
 	struct sampler smp; /* --sample: its instruction pointer sampled (sample.c), fd -1: none */
 	struct usage_reading u0; /* its CPU time as the kernel counted it when first seen */
 	uint64_t w0;		 /* ... and the wall clock then */
@@ -160,8 +161,8 @@ struct pstate {
 	struct tmodule *mods;	 /* shared libraries seen */
 	size_t n_mods;
 	struct u64map traps;	 /* int3 address -> index into patches */
-	bool probes;		 /* in-process probes (probe.c): its stubs record, no stop */
-	struct probe_proc probe; /* ... their drain's bookkeeping (probe.h) */
+	bool probes;		 /* in-process probes (src/probe/): its stubs record, no stop */
+	struct probe_proc probe; /* ... their drain's bookkeeping (../probe/areas.h) */
 	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
 	uint64_t n_trap_stops;	 /* ... and their stops: entries, returns through a trap */
 	uint64_t probe_tramp;	 /* the probes' return trampoline (written over return addresses) */
@@ -214,7 +215,7 @@ struct tracer {
 	const uint64_t *avoid_pc;
 	size_t n_avoid;
 	size_t ev_size;		 /* bytes of the event memory (EV_SIZE, PROBE_MEM_SIZE) */
-	struct probe_run probe;	 /* in-process probes' (probe.h) */
+	struct probe_run probe;	 /* in-process probes' (../probe/areas.h) */
 	struct attach_state att; /* -p (attach.h) */
 	struct gate gate;	 /* -p: the threads' seccomp filters (gate.c) */
 	int n_cpus;		 /* CPUs the program may run on (trace_usage) */

@@ -6,7 +6,7 @@
  * records) and handed to the mechanism each event is of: retaddr.c's
  * entries and returns, golang.c's goroutine frames, memcall.c's
  * allocator calls, sample.c's samples before it. Then TAU's throttle on
- * the probes the drain saw. probe.c keeps the areas (below it); the
+ * the probes the drain saw. areas.c keeps the areas (below it); the
  * areas are the program's to write: every index and word is checked.
  */
 #include <errno.h>
@@ -23,13 +23,13 @@
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
-#include "tracer.h"
+#include "../tracer/tracer.h"
 #include "drain.h"
-#include "golang.h"
-#include "memcall.h"
-#include "probe.h"
-#include "retaddr.h"
-#include "sample.h"
+#include "../tracer/golang.h"
+#include "../tracer/memcall.h"
+#include "areas.h"
+#include "../tracer/retaddr.h"
+#include "../tracer/sample.h"
 
 /*
  * The clocks of thread th at TSC t, between its last stop (p_tsc, p_at)

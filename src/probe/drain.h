@@ -3,8 +3,8 @@
  * drain.h - the probes' ring reader (drain.c): a thread's events into the
  * books at its stops. The state they act on is tracer.h's.
  */
-#ifndef FORTSTAT_TRACER_DRAIN_H
-#define FORTSTAT_TRACER_DRAIN_H
+#ifndef FORTSTAT_PROBE_DRAIN_H
+#define FORTSTAT_PROBE_DRAIN_H
 
 #include <stdbool.h>
 #include <stddef.h>

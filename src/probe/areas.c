@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * probe.c - in-process probes (--probes): each thread of the program gets an
+ * areas.c - in-process probes (--probes): each thread of the program gets an
  * area of the event memory as its GS base; the entry stubs and the return
- * trampoline (src/arch/x86_64/probe.c) record entries and returns there
+ * trampoline (stubs.c) record entries and returns there
  * without stopping, and keep the original return addresses on the thread's
  * shadow stack. The tracer reads a thread's ring only while that thread is
  * stopped: at every one of its stops (a rare event, a full ring, its exit),
  * before the stop itself is handled, so events reach the books in the
- * order the thread made them. Everything in an area is the program's to
+ * order the thread made them (drain.c reads them). Everything in an area is the program's to
  * write: indices and words are checked, an event that names no probe is
  * dropped.
  */
@@ -28,8 +28,8 @@
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
-#include "tracer.h"
-#include "probe.h"
+#include "../tracer/tracer.h"
+#include "areas.h"
 
 /* Area k on fortstat's side, and its address in the program. */
 uint8_t *probe_area(const struct tracer *tr, int k)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * probe.h - in-process probes (probe.c): the threads' areas of the event
+ * areas.h - in-process probes (areas.c): the threads' areas of the event
  * memory, the patches' drain entries, the throttles. The state they act on
  * is tracer.h's.
  */
-#ifndef FORTSTAT_TRACER_PROBE_H
-#define FORTSTAT_TRACER_PROBE_H
+#ifndef FORTSTAT_PROBE_AREAS_H
+#define FORTSTAT_PROBE_AREAS_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -40,7 +40,7 @@ struct patch_hot {
 #define HOT_WATCH 4u	/* throttle() is to look at it: a flag, not throttled, no candidate */
 #define HOT_ALLOC 8u	/* --alloc: a live allocator's stub, its entries memcall.c's */
 
-/* A process's part of the probes (struct pstate.probe): changed by probe.c and drain.c. */
+/* A process's part of the probes (struct pstate.probe): changed by areas.c and drain.c. */
 struct probe_proc {
 	struct patch_hot *hot; /* patches[0 .. n_hot)'s, for the drain (struct patch_hot) */
 	size_t n_hot, cap_hot;
@@ -67,7 +67,7 @@ struct probe_proc {
 	int cs_lost_tids[TRACE_LOST_TIDS];
 };
 
-/* The run's part of the probes (struct tracer.probe): changed by probe.c and drain.c. */
+/* The run's part of the probes (struct tracer.probe): changed by areas.c and drain.c. */
 struct probe_run {
 	uint8_t area_used[PROBE_AREAS]; /* threads' areas */
 	bool no_tsc;			/* the program forbids rdtsc: events stamped at stops */
@@ -75,7 +75,7 @@ struct probe_run {
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
 };
 
-/* A thread's part of the probes (struct tthread.probe): changed by probe.c and drain.c. */
+/* A thread's part of the probes (struct tthread.probe): changed by areas.c and drain.c. */
 struct probe_thr {
 	int area;	       /* its area (0: the trap-only one), -1: none */
 	uint64_t p_tsc;	       /* the TSC at its last stop ... */
