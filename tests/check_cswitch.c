@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * check_cswitch.c - a thread's off-CPU intervals from context-switch records
- * (src/tracer/cswitch.c), fed through a ring laid out as the kernel's
+ * (src/probe/cswitch.c), fed through a ring laid out as the kernel's
  * (perf_event_mmap_page, then the data pages): intervals, the time off in a
  * range, each switch's scheduler time taken back, bounded memory when the
  * switches are many, and dropped records.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracer/cswitch.h"
+#include "probe/cswitch.h"
 
 #define DATA (64 * 4096)
 

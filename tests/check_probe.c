@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * check_probe.c - the in-process probes' code (src/arch/x86_64/probe.c),
+ * check_probe.c - the in-process probes' code (src/probe/stubs.c),
  * run for real in the test process: a routine behind a probe stub, the
  * return trampoline, and a thread area at this thread's GS base (which
  * Linux user code leaves unused). What the ring and the shadow stack hold

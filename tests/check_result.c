@@ -17,6 +17,9 @@
 #include "fortstat/trace.h"
 #include "tracer/stop.h"
 #include "tracer/tracer.h"
+#include "tracer/proc.h"
+#include "tracer/result.h"
+#include "tracer/session.h"
 
 #define SEC 1000000000ull
 
@@ -146,7 +149,7 @@ START_TEST(test_snapshot)
 	ended(p1, 5 << 8, 3 * SEC);
 	tr.program = 100;
 	opts.pid = 100; /* -p */
-	tr.attach_active = "main";
+	tr.att.active = "main";
 
 	result_build(&tr, "/bin/prog", 5 * SEC, true, &res, &main_books);
 	ck_assert(res.snapshot && res.started && res.running && res.attached);
@@ -156,7 +159,7 @@ START_TEST(test_snapshot)
 	ck_assert_str_eq(res.note,
 			 "snapshot after 4.000 s: still running (its running clocks INCOMPLETE)");
 	ck_assert_str_eq(res.active, "main");
-	ck_assert_ptr_ne(res.active, tr.attach_active);
+	ck_assert_ptr_ne(res.active, tr.att.active);
 	/* a copy of the threads' times: the run keeps its own */
 	ck_assert_uint_eq(res.usage.n, 1);
 	ck_assert_ptr_ne(res.usage.threads, p0->tu);

@@ -19,6 +19,8 @@
 #include "fortstat/trace.h"
 #include "tracer/stop.h"
 #include "tracer/tracer.h"
+#include "probe/areas.h"
+#include "tracer/wait.h"
 
 #ifndef BUILDDIR
 #error "BUILDDIR must name the build directory"
@@ -102,7 +104,7 @@ static void setup(void)
 static void teardown(void)
 {
 	u64map_free(&ps.traps);
-	free(ps.hot);
+	free(ps.probe.hot);
 }
 
 /*
@@ -119,30 +121,30 @@ START_TEST(test_hot)
 	patches[0].noreturn = true;
 	patches[4].routine = 8;
 	probe_hot_sync(&ps);
-	ck_assert_uint_eq(ps.n_hot, 6);
-	ck_assert_uint_eq(ps.hot[0].routine, 7);
-	ck_assert_uint_eq(ps.hot[0].flags, all);
-	ck_assert_uint_eq(ps.hot[1].flags, 0); /* an int3 patch */
-	ck_assert_uint_eq(ps.hot[3].flags, 0); /* an unwinder hook */
-	ck_assert_uint_eq(ps.hot[4].flags, 0); /* a dead stub */
-	ck_assert_uint_eq(ps.hot[5].flags, 0); /* a Go exit probe */
+	ck_assert_uint_eq(ps.probe.n_hot, 6);
+	ck_assert_uint_eq(ps.probe.hot[0].routine, 7);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, all);
+	ck_assert_uint_eq(ps.probe.hot[1].flags, 0); /* an int3 patch */
+	ck_assert_uint_eq(ps.probe.hot[3].flags, 0); /* an unwinder hook */
+	ck_assert_uint_eq(ps.probe.hot[4].flags, 0); /* a dead stub */
+	ck_assert_uint_eq(ps.probe.hot[5].flags, 0); /* a Go exit probe */
 	/* made once: a record changed since is not read again at the next drain */
 	patches[0].cand = true;
 	probe_hot_sync(&ps);
-	ck_assert_uint_eq(ps.hot[0].flags, all);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, all);
 	probe_hot_set(&ps, 0);
-	ck_assert_uint_eq(ps.hot[0].flags, HOT_LIVE | HOT_NORETURN);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN);
 	patches[0].cand = false;
 	patches[0].throttled = true;
 	probe_hot_set(&ps, 0);
-	ck_assert_uint_eq(ps.hot[0].flags, HOT_LIVE | HOT_NORETURN);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN);
 	patches[0].dead = true; /* its library closed */
 	probe_hot_set(&ps, 0);
-	ck_assert_uint_eq(ps.hot[0].flags, HOT_NORETURN);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_NORETURN);
 	/* an exec: no patches, then the new image's at the same indices */
 	ps.n_patches = 0;
 	probe_hot_sync(&ps);
-	ck_assert_uint_eq(ps.n_hot, 0);
+	ck_assert_uint_eq(ps.probe.n_hot, 0);
 	probe_hot_set(&ps, 0); /* none to change */
 	memset(&patches[0], 0, sizeof(patches[0]));
 	patches[0].stub = true;
@@ -150,9 +152,9 @@ START_TEST(test_hot)
 	patches[0].throttle = 0x30200;
 	ps.n_patches = 1;
 	probe_hot_sync(&ps);
-	ck_assert_uint_eq(ps.n_hot, 1);
-	ck_assert_uint_eq(ps.hot[0].routine, 3);
-	ck_assert_uint_eq(ps.hot[0].flags, HOT_LIVE | HOT_WATCH);
+	ck_assert_uint_eq(ps.probe.n_hot, 1);
+	ck_assert_uint_eq(ps.probe.hot[0].routine, 3);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_WATCH);
 }
 END_TEST
 

@@ -215,7 +215,7 @@ int insn_scan_exits(const uint8_t *fn, size_t len, uint64_t addr, uint64_t *rets
 		    size_t *n_rets, const char **reason);
 
 /*
- * An in-process probe (--probes, src/arch/x86_64/probe.c) for patch number
+ * An in-process probe (--probes, src/probe/stubs.c) for patch number
  * `patch` of the routine at `entry`: a fast path at stub_addr, then the
  * classic stub (insn_plan_stub with `retrap`, no page) as its slow path and
  * continuation. Timed (`counter` 0): the entry is recorded in the thread's

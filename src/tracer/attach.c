@@ -33,8 +33,19 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "attach_int.h"
-#include "cswitch.h"
+#include "../probe/cswitch.h"
 #include "tracer.h"
+#include "dispatch.h"
+#include "evpage.h"
+#include "modules.h"
+#include "patches.h"
+#include "../probe/areas.h"
+#include "proc.h"
+#include "result.h"
+#include "retaddr.h"
+#include "session.h"
+#include "ticker.h"
+#include "wait.h"
 
 /*
  * The signal that asked to detach (SIGINT, SIGTERM, SIGHUP; SIGRTMIN: the
@@ -396,111 +407,6 @@ static void avoid_thread(struct tracer *tr, pid_t tid, uint64_t (*x)[2], size_t 
 	free(words);
 }
 
-/* ---- seccomp: what the threads' filters let fortstat run in them ---- */
-
-/* Thread tid's seccomp mode: 0 none, 1 strict, 2 filters (-1: unknown). */
-static int seccomp_mode(pid_t pid, pid_t tid)
-{
-	char path[64], line[128];
-	int mode = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
-	return mode;
-}
-
-/*
- * Every thread held: each one's seccomp filters, read once (a filter is a
- * thread's: a thread the program starts later inherits its creator's).
- */
-static void read_seccomp(struct tracer *tr)
-{
-	for (size_t i = 0; i < tr->thr.cap; i++) {
-		const struct tthread *th = thr_at(tr, i);
-		struct scf_filters fs;
-		int mode, err;
-
-		if (!th)
-			continue;
-		mode = seccomp_mode(tr->program, th->tid);
-		if (mode == 1)
-			tr->sc_strict = true;
-		if (mode != 2)
-			continue;
-		err = scf_read(th->tid, &fs);
-		if (err) {
-			if (err != -ESRCH)
-				tr->sc_err = err;
-			continue;
-		}
-		fs_info(2, "thread %d: %zu seccomp filters read", (int)th->tid, fs.n);
-		tr->sc = xrealloc(tr->sc, (tr->n_sc + 1) * sizeof(*tr->sc));
-		tr->sc[tr->n_sc++] = fs;
-	}
-}
-
-/* Why a thread's filters could not be read, into buf. */
-static void seccomp_unread(const struct tracer *tr, char *buf, size_t n)
-{
-	const char *need = "";
-
-	if (tr->sc_err == -EACCES) /* the kernel's two reasons */
-		need = seccomp_mode(getpid(), getpid()) > 0
-			   ? ": fortstat runs under a seccomp filter itself"
-			   : ": fortstat needs CAP_SYS_ADMIN";
-	snprintf(buf, n, "its seccomp filter cannot be read (%s%s)", strerror(-tr->sc_err), need);
-}
-
-int syscall_gate(struct tracer *tr, pid_t tid, const char *what, long nr, const long args[6],
-		 char *why, size_t n)
-{
-	struct scf_call c = {.nr = (int32_t)nr, .arch = AUDIT_ARCH_X86_64};
-	char says[64];
-	uint64_t pc = 0;
-
-	if (tr->sc_strict) {
-		snprintf(why, n, "%s: it runs in seccomp's strict mode (read, write, exit only)",
-			 what);
-		return 1;
-	}
-	if (!tr->n_sc && !tr->sc_err)
-		return 0;
-	/* where fortstat's code runs it: its scratch page, else at the thread's PC */
-	if (tr->ps->scratch)
-		c.ip = tr->ps->scratch + SCRATCH_SYSCALL + INJECT_SYSCALL_END;
-	else if (arch_get_pc(tid, &pc) == 0)
-		c.ip = pc + INJECT_SYSCALL_END;
-	for (int i = 0; i < 6; i++)
-		c.args[i] = (uint64_t)args[i];
-	for (size_t i = 0; i < tr->n_sc; i++) {
-		uint32_t ret;
-
-		if (scf_eval(&tr->sc[i], &c, &ret) < 0) {
-			snprintf(why, n, "%s: its seccomp filter is not one fortstat can read",
-				 what);
-			return 2;
-		}
-		if (scf_effect(ret) != SCF_RUNS) {
-			snprintf(why, n, "%s: its seccomp filter %s", what,
-				 scf_says(ret, says, sizeof(says)));
-			return 1;
-		}
-	}
-	if (tr->sc_err) {
-		snprintf(why, n, "%s: ", what);
-		seccomp_unread(tr, why + strlen(why), n - strlen(why));
-		return 2;
-	}
-	return 0;
-}
-
 /*
  * The system call that maps fortstat's code pages into the process (the
  * probes' and the traps' alike): refused by its seccomp filter, nothing
@@ -554,7 +460,7 @@ static void step_out(struct tracer *tr, struct tthread *th, uint64_t bias)
 	uint64_t pc;
 	struct stop s;
 
-	if (th->held_group)
+	if (th->att.held_group)
 		return; /* stopped by job control: it stays where it is */
 	for (int k = 0; k < STEP_MAX; k++) {
 		if (arch_get_pc(th->tid, &pc) < 0 || !in_first_bytes(tr->ps->st, bias, pc))
@@ -600,8 +506,8 @@ static void attach_memory(struct tracer *tr, struct tthread *lead)
 			return;
 		}
 	}
-	if (tr->sc_err && !tr->sc_strict) {
-		seccomp_unread(tr, why, sizeof(why));
+	if (tr->gate.err && !tr->gate.strict) {
+		gate_unread(tr, why, sizeof(why));
 		fs_warn("--probes: -p %d: %s, and might kill it for the system calls that make the "
 			"probes' memory: traps instead",
 			(int)tr->program, why);
@@ -667,7 +573,7 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 		fs_error("-p %d: its main thread has ended: cannot patch it", (int)tr->program);
 		err = -ESRCH;
 	} else {
-		read_seccomp(tr);
+		gate_read(tr);
 		err = scratch_allowed(tr, lead, res);
 	}
 	if (!err) {
@@ -681,7 +587,7 @@ static int attach_patch(struct tracer *tr, struct trace_result *res)
 	for (size_t i = 0; !err && i < tr->thr.cap; i++)
 		if (thr_at(tr, i))
 			active_routines(tr, thr_at(tr, i)->tid, &res->active);
-	tr->attach_active = res->active; /* for the snapshots' headers */
+	tr->att.active = res->active; /* for the snapshots' headers */
 	tr->avoid_pc = NULL;
 	tr->n_avoid = 0;
 	free(a.v);

@@ -14,12 +14,6 @@
 
 #include "tracer.h"
 
-/*
- * Detaching, the threads are let go a moment (settle): their signals wait
- * for the detach, and a hold acts on the stops they make meanwhile.
- */
-extern bool attach_settling;
-
 /* Stop every thread of the process (first, when not NULL, is the first stop to act on). */
 void hold_all(struct tracer *tr, struct stop *first);
 

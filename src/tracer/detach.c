@@ -28,17 +28,15 @@
 #include "fortstat/util.h"
 #include "attach_int.h"
 #include "tracer.h"
-
-bool attach_settling;
-
-int thr_take_signal(struct tthread *th)
-{
-	int sig = attach_settling ? 0 : th->defer_sig;
-
-	if (sig)
-		th->defer_sig = 0;
-	return sig;
-}
+#include "dispatch.h"
+#include "../probe/drain.h"
+#include "evpage.h"
+#include "memcall.h"
+#include "patches.h"
+#include "../probe/areas.h"
+#include "proc.h"
+#include "retaddr.h"
+#include "wait.h"
 
 /* ---- holding the threads (the attach, to patch; the detach, to undo) ---- */
 
@@ -87,7 +85,7 @@ static bool on_our_trap(struct tracer *tr, pid_t tid)
 /* A probe's full ring (its own SIGURG): dispatch reads it, nothing is delivered. */
 static bool probe_full_stop(struct tracer *tr, struct tthread *th, struct stop *s)
 {
-	if (s->sig != SIGURG || th->area <= 0)
+	if (s->sig != SIGURG || th->probe.area <= 0)
 		return false;
 	ps_switch(tr, th->proc);
 	return probe_full_signal(tr, th, stop_siginfo(s));
@@ -106,21 +104,21 @@ static void hold_one(struct tracer *tr, struct stop *s)
 			tracee_resume(PTRACE_CONT, tid, 0);
 			return;
 		}
-		th->held = true;
-		th->held_group = s->sig != SIGTRAP;
+		th->att.held = true;
+		th->att.held_group = s->sig != SIGTRAP;
 		return;
 	}
-	if (th && attach_settling && s->kind == STOP_SIGNAL && !probe_full_stop(tr, th, s)) {
+	if (th && tr->att.settling && s->kind == STOP_SIGNAL && !probe_full_stop(tr, th, s)) {
 		/* no handler may start now: the signal is delivered after the detach */
 		fault_say(tr, tid, s);
 		th->defer_sig = s->sig;
-		th->held = true;
-		th->held_group = false;
+		th->att.held = true;
+		th->att.held_group = false;
 		return;
 	}
 	dispatch(tr, s);
 	th = thr_find(tr, tid);
-	if (th && !th->held)
+	if (th && !th->att.held)
 		tracee_resume(PTRACE_INTERRUPT, tid, 0);
 }
 
@@ -129,7 +127,7 @@ static bool all_held(const struct tracer *tr)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		const struct tthread *th = thr_at(tr, i);
 
-		if (th && !th->held)
+		if (th && !th->att.held)
 			return false;
 	}
 	return true;
@@ -148,7 +146,7 @@ void hold_all(struct tracer *tr, struct stop *first)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
-		if (th && !th->held)
+		if (th && !th->att.held)
 			tracee_resume(PTRACE_INTERRUPT, th->tid, 0);
 	}
 	if (first)
@@ -163,13 +161,13 @@ void release_all(struct tracer *tr)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
-		if (!th || !th->held)
+		if (!th || !th->att.held)
 			continue;
-		th->held = false;
-		if (th->held_group) {
+		th->att.held = false;
+		if (th->att.held_group) {
 			tracee_resume(PTRACE_LISTEN, th->tid, 0);
 		} else {
-			tracee_resume(PTRACE_CONT, th->tid, thr_take_signal(th));
+			tracee_resume(PTRACE_CONT, th->tid, thr_take_signal(tr, th));
 		}
 	}
 }
@@ -313,7 +311,7 @@ static void drain_all(struct tracer *tr)
 	for (size_t i = 0; tr->ps->probes && i < tr->thr.cap; i++) {
 		struct tthread *th = thr_at(tr, i);
 
-		if (th && th->area > 0 && !th->exiting) {
+		if (th && th->probe.area > 0 && !th->exiting) {
 			thr_stamp(tr, th);
 			probe_drain(tr, th, true);
 		}
@@ -325,13 +323,13 @@ static struct tthread *syscall_thread(struct tracer *tr)
 {
 	struct tthread *any = NULL, *th = thr_find(tr, tr->program);
 
-	if (th && !th->exiting && !th->held_group)
+	if (th && !th->exiting && !th->att.held_group)
 		return th;
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		th = thr_at(tr, i);
 		if (!th || th->exiting)
 			continue;
-		if (!th->held_group)
+		if (!th->att.held_group)
 			return th;
 		any = any ? any : th;
 	}
@@ -378,7 +376,7 @@ void detach_all(struct tracer *tr)
 			ev_thread_exit(tr, th);
 			thr_end(tr, th);
 		}
-		if (th->area >= 0 && arch_set_tls2(th->tid, 0) < 0 && !th->exiting)
+		if (th->probe.area >= 0 && arch_set_tls2(th->tid, 0) < 0 && !th->exiting)
 			fs_info(1, "thread %d: its GS base could not be reset", (int)th->tid);
 		probe_thread_gone(tr, th);
 	}
@@ -464,7 +462,7 @@ static pid_t interrupted_in_code(struct tracer *tr)
 #define SETTLE_NS 2000000
 
 /*
- * The threads let go while attach_settling, for ns: their stops are acted on (an
+ * The threads let go while att.settling, for ns: their stops are acted on (an
  * interrupt left pending goes on), their signals held back.
  */
 static void settle_run(struct tracer *tr, uint64_t ns)
@@ -506,7 +504,7 @@ void settle(struct tracer *tr)
 	pid_t tid = 0;
 
 	ps_switch(tr, 0);
-	attach_settling = true;
+	tr->att.settling = true;
 	for (int k = 0; k < SETTLE_TRIES && !tr->done && tr->thr.n; k++) {
 		drain_all(tr); /* the frames hooked since each one's last stop */
 		tid = interrupted_in_code(tr);
@@ -520,7 +518,7 @@ void settle(struct tracer *tr)
 		hold_all(tr, NULL);
 		ps_switch(tr, 0);
 	}
-	attach_settling = false;
+	tr->att.settling = false;
 	if (tid && !tr->done && tr->thr.n)
 		fs_warn("thread %d: a signal handler that interrupted fortstat's code has not "
 			"returned: it may crash after the detach",

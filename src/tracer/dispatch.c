@@ -36,8 +36,21 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "stop.h"
-#include "cswitch.h"
+#include "../probe/cswitch.h"
 #include "tracer.h"
+#include "dispatch.h"
+#include "../probe/drain.h"
+#include "evpage.h"
+#include "golang.h"
+#include "modules.h"
+#include "patches.h"
+#include "../probe/areas.h"
+#include "proc.h"
+#include "retaddr.h"
+#include "sample.h"
+#include "sigtrap.h"
+#include "ticker.h"
+#include "wait.h"
 
 /* Read nothing more when the event page decides; else RIP alone (-c) or every register. */
 static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s, arch_regs *regs,
@@ -85,7 +98,7 @@ static bool decode_break(struct tracer *tr, struct tthread *th, struct stop *s, 
 		seg_slow(tr, th, regs, tr->ps->patches[s->patch].stub ? SEG_STUB : SEG_NO_TSC);
 		break;
 	default:
-		th->seg_ok = false;
+		th->seg.ok = false;
 		break;
 	}
 	return true;
@@ -250,11 +263,11 @@ void dispatch(struct tracer *tr, struct stop *s)
 	ps_switch(tr, th->proc);
 	thr_stamp(tr, th);
 	sample_read_thread(tr, th);
-	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->area > 0 &&
+	if (s->kind == STOP_SIGNAL && s->sig == SIGURG && th->probe.area > 0 &&
 	    probe_full_signal(tr, th, stop_siginfo(s)))
 		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
-	if (th->area > 0)
+	if (th->probe.area > 0)
 		probe_drain(tr, th, s->kind != STOP_BREAK && s->kind != STOP_PROBE_FULL);
 	sample_fold(tr, th, UINT64_MAX); /* its samples in untimed code: to its stack of now */
 	/* Every stop consumes what the event page says (it only holds for this one). */
@@ -267,7 +280,7 @@ void dispatch(struct tracer *tr, struct stop *s)
 		if (on_break(tr, th, s)) {
 			if (th->in_trap_handler)
 				trap_handler_check(tr, th);
-			tracee_resume(PTRACE_CONT, tid, thr_take_signal(th));
+			tracee_resume(PTRACE_CONT, tid, thr_take_signal(tr, th));
 			return;
 		}
 		on_signal(tr, th, SIGTRAP); /* not ours */

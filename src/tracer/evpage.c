@@ -36,6 +36,7 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "evpage.h"
 
 /*
  * Map the event page (the memfd the program inherited from fortstat) into
@@ -392,7 +393,7 @@ bool fast_ok(struct tracer *tr)
 struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *th)
 {
 	return (struct insn_event_page *)((char *)tr->page + EV_PAGE +
-					  (size_t)th->slot * INSN_EV_SLOT_SIZE);
+					  (size_t)th->seg.slot * INSN_EV_SLOT_SIZE);
 }
 
 /*
@@ -405,30 +406,30 @@ struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *t
  */
 static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w)
 {
-	bool warm = tr->acc_n >= 100;
-	double mc = warm ? tr->acc_c / tr->acc_n : tr->est[CLOCK_KIND_CPU];
-	double mw = warm ? tr->acc_w / tr->acc_n : tr->est[CLOCK_KIND_WALL];
+	bool warm = tr->seg.acc_n >= 100;
+	double mc = warm ? tr->seg.acc_c / tr->seg.acc_n : tr->seg.est[CLOCK_KIND_CPU];
+	double mw = warm ? tr->seg.acc_w / tr->seg.acc_n : tr->seg.est[CLOCK_KIND_WALL];
 
 	if (!isnan(o_c) && !isnan(o_w) && o_c >= mc / 2) {
-		tr->acc_n++;
-		tr->acc_c += o_c;
-		tr->acc_w += o_w;
+		tr->seg.acc_n++;
+		tr->seg.acc_c += o_c;
+		tr->seg.acc_w += o_w;
 	} else {
 		o_c = mc;
 		if (isnan(o_w))
 			o_w = mw;
 	}
-	th->last_ovh[CLOCK_KIND_CPU] = o_c; /* a goroutine's too (golang.c) */
-	th->last_ovh[CLOCK_KIND_WALL] = o_w;
+	th->seg.last_ovh[CLOCK_KIND_CPU] = o_c; /* a goroutine's too (golang.c) */
+	th->seg.last_ovh[CLOCK_KIND_WALL] = o_w;
 	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){o_c, o_w});
 }
 
 void stop_cost_mean(const struct tracer *tr, double out[FS_N_CLOCKS])
 {
-	bool warm = tr->acc_n >= 100;
+	bool warm = tr->seg.acc_n >= 100;
 
-	out[CLOCK_KIND_CPU] = warm ? tr->acc_c / tr->acc_n : tr->est[CLOCK_KIND_CPU];
-	out[CLOCK_KIND_WALL] = warm ? tr->acc_w / tr->acc_n : tr->est[CLOCK_KIND_WALL];
+	out[CLOCK_KIND_CPU] = warm ? tr->seg.acc_c / tr->seg.acc_n : tr->seg.est[CLOCK_KIND_CPU];
+	out[CLOCK_KIND_WALL] = warm ? tr->seg.acc_w / tr->seg.acc_n : tr->seg.est[CLOCK_KIND_WALL];
 }
 
 void trap_cost(const struct tracer *tr, const struct pstate *ps, double out[FS_N_CLOCKS])
@@ -442,22 +443,22 @@ void trap_cost(const struct tracer *tr, const struct pstate *ps, double out[FS_N
 static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
 		    struct insn_event_page *ev, uint64_t c, uint64_t w)
 {
-	if (th->seg_ok && ev->t_go && t_trap > ev->t_go) {
+	if (th->seg.ok && ev->t_go && t_trap > ev->t_go) {
 		double u = (double)(t_trap - ev->t_go) * tr->tsc_ns;
-		double o_c = NAN, o_w = (double)(w - th->seg_w) - u;
+		double o_c = NAN, o_w = (double)(w - th->seg.w) - u;
 
 		if (th->clk.src != FS_CLOCK_WALL) {
-			o_c = (double)(c - th->seg_c) - u;
-			acct_ovh_add(tr->seg[0], o_c);
+			o_c = (double)(c - th->seg.c) - u;
+			acct_ovh_add(tr->seg.ovh[0], o_c);
 		}
-		acct_ovh_add(tr->seg[1], o_w);
+		acct_ovh_add(tr->seg.ovh[1], o_w);
 		ovh_add(tr, th, o_c, o_w);
 	} else {
 		ovh_add(tr, th, NAN, NAN);
 	}
-	th->seg_ok = true;
-	th->seg_c = c;
-	th->seg_w = w;
+	th->seg.ok = true;
+	th->seg.c = c;
+	th->seg.w = w;
 	ev->t_go = 0;
 }
 
@@ -478,8 +479,8 @@ bool seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 
 	if (!fast_ok(tr))
 		return false; /* seg_slow, once the registers are read */
-	if (!tr->seg[0] || !ev || ev == INSN_EV_RETURN) {
-		th->seg_ok = false;
+	if (!tr->seg.ovh[0] || !ev || ev == INSN_EV_RETURN) {
+		th->seg.ok = false;
 		ovh_add(tr, th, NAN, NAN);
 		return true;
 	}
@@ -501,16 +502,16 @@ void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_h
 	uint64_t c = th->now.t[CLOCK_KIND_CPU], w = th->now.t[CLOCK_KIND_WALL];
 	uint64_t addr;
 
-	if (how == SEG_NO_TSC || !tr->seg[0] || th->slot < 0 || !tr->ps->page_addr) {
-		th->seg_ok = false;
+	if (how == SEG_NO_TSC || !tr->seg.ovh[0] || th->seg.slot < 0 || !tr->ps->page_addr) {
+		th->seg.ok = false;
 		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
-	addr = tr->ps->page_addr + EV_PAGE + (uint64_t)th->slot * INSN_EV_SLOT_SIZE;
+	addr = tr->ps->page_addr + EV_PAGE + (uint64_t)th->seg.slot * INSN_EV_SLOT_SIZE;
 	if (arch_point_page_reg(th->tid, regs,
 				how == SEG_STUB ? ARCH_PAGE_REG_STUB : ARCH_PAGE_REG_RSITE,
 				addr) < 0) {
-		th->seg_ok = false;
+		th->seg.ok = false;
 		ovh_add(tr, th, NAN, NAN);
 		return;
 	}
@@ -552,16 +553,15 @@ int rdtsc_refused(struct tracer *tr, struct tthread *th)
 	    mem_read(tr->ps->memfd, pc, code, 2) < 0 || memcmp(code, rdtsc, 2) ||
 	    mem_write(tr->ps->memfd, pc, nop2, 2) < 0)
 		return 0;
-	if (tr->ps->probes && !tr->probe_no_tsc) {
-		tr->probe_no_tsc = true;
+	if (tr->ps->probes && probe_tsc_refused(tr)) {
 		fs_warn("the program forbids rdtsc (PR_SET_TSC): calls are counted, but timed only "
 			"between stops from now on (use --traps)");
 	}
-	if (tr->seg[0]) {
+	if (tr->seg.ovh[0]) {
 		fs_info(1, "the program forbids rdtsc (PR_SET_TSC): stops not measured in the run");
-		free(tr->seg[0]);
-		free(tr->seg[1]);
-		tr->seg[0] = tr->seg[1] = NULL;
+		free(tr->seg.ovh[0]);
+		free(tr->seg.ovh[1]);
+		tr->seg.ovh[0] = tr->seg.ovh[1] = NULL;
 	}
 	return 1;
 }

@@ -34,6 +34,9 @@
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "golang.h"
+#include "patches.h"
+#include "../probe/areas.h"
 
 #define GO_KEY0 ACCT_GOROUTINE0	 /* books key of the first goroutine (account.h) */
 #define GO_SLOT_TOP (1ull << 62) /* a frame's slot: GO_SLOT_TOP - its depth (deeper is lower) */
@@ -454,7 +457,7 @@ static uint64_t g_slot(const struct gstate *gs, uint64_t sp)
 
 /*
  * What thread th ran since its previous goroutine stop goes to the CPU
- * clock of the goroutine it ran (th->go_cur, as the scheduler's hooks
+ * clock of the goroutine it ran (th->go.cur, as the scheduler's hooks
  * said), else to `fallback` (without the hooks: the goroutine that stops
  * now); to none between runtime.schedule and runtime.execute (the
  * scheduler's own work, an idle thread's spinning).
@@ -466,13 +469,13 @@ static void thr_cpu(struct tracer *tr, struct tthread *th, struct gstate *fallba
 	struct gstate *cur = fallback;
 
 	if (go->exec != SIZE_MAX)
-		cur = th->go_cur && u64map_get(&go->gmap, th->go_cur, &idx) ? &go->gs[idx] : NULL;
-	if (th->go_cpu_seen < th->c0)
-		th->go_cpu_seen = th->c0;
-	if (c > th->go_cpu_seen) {
+		cur = th->go.cur && u64map_get(&go->gmap, th->go.cur, &idx) ? &go->gs[idx] : NULL;
+	if (th->go.cpu_seen < th->c0)
+		th->go.cpu_seen = th->c0;
+	if (c > th->go.cpu_seen) {
 		if (cur)
-			cur->cpu += c - th->go_cpu_seen;
-		th->go_cpu_seen = c;
+			cur->cpu += c - th->go.cpu_seen;
+		th->go.cpu_seen = c;
 	}
 }
 
@@ -486,10 +489,10 @@ static void g_stamp(struct tracer *tr, struct tthread *th, struct gstate *gs, in
 {
 	thr_cpu(tr, th, gs);
 	if (tr->ps->go->exec != SIZE_MAX)
-		th->go_cur = gs->g; /* it runs here, whatever the hooks saw */
+		th->go.cur = gs->g; /* it runs here, whatever the hooks saw */
 	s->t[CLOCK_KIND_CPU] = gs->cpu;
 	s->t[CLOCK_KIND_WALL] = th->now.t[CLOCK_KIND_WALL];
-	books_stop_cost(tr->ps->books, key, th->last_ovh);
+	books_stop_cost(tr->ps->books, key, th->seg.last_ovh);
 }
 
 /* Close the goroutine's frames at or below `slot` (deeper): a panic unwound them. */
@@ -514,7 +517,7 @@ static void grow_counted(struct tracer *tr, struct tthread *th, struct gstate *g
 	const struct routine *r;
 	size_t i, j;
 
-	if (!tr->ps->probes || th->area <= 0 || !gs->grow_pc || gs->grow_pc < tr->ps->bias)
+	if (!tr->ps->probes || th->probe.area <= 0 || !gs->grow_pc || gs->grow_pc < tr->ps->bias)
 		return;
 	r = symtab_find(tr->ps->st, gs->grow_pc - tr->ps->bias);
 	i = r ? (size_t)(r - tr->ps->st->r) : SIZE_MAX;
@@ -537,7 +540,7 @@ void go_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const stru
 	if (p->go_hook && (patch_on(tr, p, go->sched) || patch_on(tr, p, go->exec))) {
 		/* The thread leaves its goroutine, or takes another (execute's gp). */
 		thr_cpu(tr, th, NULL);
-		th->go_cur = patch_on(tr, p, go->exec) ? arch_go_arg0(regs) : 0;
+		th->go.cur = patch_on(tr, p, go->exec) ? arch_go_arg0(regs) : 0;
 		goto resume;
 	}
 	if (p->go_hook && patch_on(tr, p, go->goexit)) {
@@ -663,10 +666,10 @@ void go_take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 	/* the goroutine's clocks at the event (th->now: the thread's then) */
 	thr_cpu(tr, th, gs);
 	if (go->exec != SIZE_MAX)
-		th->go_cur = gs->g;
+		th->go.cur = gs->g;
 	s.t[CLOCK_KIND_CPU] = gs->cpu;
 	s.t[CLOCK_KIND_WALL] = th->now.t[CLOCK_KIND_WALL];
-	/* what the probe cost, and the count path's calls since the last event (probe.c's take) */
+	/* what the probe cost, and the count path's calls since the last event (drain.c's take) */
 	if (counted)
 		books_stop_cost(tr->ps->books, key,
 				(double[FS_N_CLOCKS]){

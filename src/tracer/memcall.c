@@ -15,6 +15,8 @@
 #include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
 #include "tracer.h"
+#include "memcall.h"
+#include "patches.h"
 
 static enum alloc_fn routine_fn(const struct routine *r)
 {

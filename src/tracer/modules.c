@@ -35,6 +35,12 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "evpage.h"
+#include "golang.h"
+#include "modules.h"
+#include "patch.h"
+#include "patches.h"
+#include "../probe/areas.h"
 
 /* struct r_debug and struct link_map of glibc (the parts read). */
 #define RDEBUG_MAP 8

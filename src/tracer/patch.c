@@ -34,6 +34,11 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "golang.h"
+#include "memcall.h"
+#include "patch.h"
+#include "patches.h"
+#include "../probe/areas.h"
 
 /* Entries this close are written as one (write_entries): a page's worth. */
 #define ENTRY_JOIN 4096
@@ -121,17 +126,6 @@ static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, s
 	if ((uint64_t)ret != *base)
 		return ret < 0 && ret > -4096 ? (int)ret : -EEXIST;
 	return 0;
-}
-
-struct patch *patch_new(struct tracer *tr)
-{
-	if (tr->ps->n_patches == tr->ps->cap_patches) {
-		tr->ps->cap_patches = tr->ps->cap_patches ? 2 * tr->ps->cap_patches : 64;
-		tr->ps->patches =
-		    xrealloc(tr->ps->patches, tr->ps->cap_patches * sizeof(*tr->ps->patches));
-	}
-	memset(&tr->ps->patches[tr->ps->n_patches], 0, sizeof(*tr->ps->patches));
-	return &tr->ps->patches[tr->ps->n_patches];
 }
 
 /*
@@ -657,50 +651,4 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	for (size_t j = p0; !err && j < tr->ps->n_patches; j++)
 		u64map_put(&tr->ps->traps, tr->ps->patches[j].trap, (uint32_t)j);
 	return err;
-}
-
-/*
- * Resume the thread past the displaced instruction of patch p: at its
- * stub's plain continuation, its out-of-line slot, or as emulated. `regs`
- * is complete unless `rip_only` (count-only: only RIP was read).
- */
-int resume_patched(struct tracer *tr, pid_t tid, arch_regs *regs, const struct patch *p,
-		   bool rip_only)
-{
-	(void)tr;
-	if (p->stub)
-		return arch_set_pc(tid, p->slot + p->plain_off);
-	if (p->plan.kind == INSN_XOL)
-		return arch_set_pc(tid, p->slot);
-	return arch_emulate(tid, regs, !rip_only, &p->plan);
-}
-
-/*
- * Is ret the return address of a call that a live stub emulates? The code
- * before it is the stub's jmp now, no call: return_site_ok and -p's scan of
- * the stacks ask here first.
- */
-bool patch_call_site(const struct pstate *ps, uint64_t ret)
-{
-	uint64_t v;
-
-	return u64map_get(&ps->callret, ret, &v) && v && v <= ps->n_patches &&
-	       !ps->patches[v - 1].dead && ps->patches[v - 1].call_ret == ret;
-}
-
-/* Undo every live patch of the current process in the memory behind fd (a forked copy). */
-void patch_undo_all(struct tracer *tr, int fd)
-{
-	for (size_t j = 0; j < tr->ps->n_patches; j++) {
-		const struct patch *p = &tr->ps->patches[j];
-
-		if (p->dead)
-			continue;
-		if (p->stub)
-			mem_write(fd, p->jmp_addr, p->orig_bytes, p->orig_len);
-		else
-			mem_write(fd, p->trap, &p->orig, 1);
-		if (p->stub && p->pad_addr) /* after the jmp rel8 that leads there */
-			mem_write(fd, p->pad_addr, p->pad_orig, 5);
-	}
 }

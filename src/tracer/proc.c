@@ -35,6 +35,15 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "../probe/drain.h"
+#include "evpage.h"
+#include "golang.h"
+#include "modules.h"
+#include "patches.h"
+#include "../probe/areas.h"
+#include "proc.h"
+#include "retaddr.h"
+#include "wait.h"
 
 /* Process state i. */
 struct pstate *ps_get(struct tracer *tr, size_t i)
@@ -128,18 +137,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps->patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps->traps);
-	ns.thr_ix = xmalloc((ns.n_thr_ix ? ns.n_thr_ix : 1) * sizeof(*ns.thr_ix));
-	if (ns.n_thr_ix)
-		memcpy(ns.thr_ix, tr->ps->thr_ix, ns.n_thr_ix * sizeof(*ns.thr_ix));
-	ns.cap_thr_ix = ns.n_thr_ix;
-	for (size_t i = 0; i < tr->ps->n_cand; i++) /* the parent's to look at */
-		ns.patches[tr->ps->cand[i]].cand = false;
-	ns.cand = NULL;
-	ns.n_cand = ns.cap_cand = 0;
-	ns.hot = NULL; /* made again from its records at its first drain */
-	ns.n_hot = ns.cap_hot = 0;
-	ns.uncount = NULL; /* the parent's calls to take back are the parent's */
-	ns.n_uncount = 0;
+	probe_proc_fork(&ns.probe, &tr->ps->probe, ns.patches);
 	ns.go = go_dup(tr->ps->go);
 	ns.smp = NULL; /* the parent's samples stay the parent's */
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);
@@ -155,7 +153,6 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 		ns.mods[i].name = xstrdup(tr->ps->mods[i].name);
 	}
 	ns.cpu_total_ns = 0;
-	ns.n_probe_events = 0;
 	ns.n_trap_calls = ns.n_trap_stops = 0;
 	ns.wall0 = wall_now();
 	ns.path = NULL;
@@ -240,7 +237,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 		if (new_clock)
 			th->now.t[CLOCK_KIND_CPU] = th->c0;
 	}
-	th->seg_ok = false;
+	th->seg.ok = false;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	len = readlink(link, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
@@ -435,7 +432,7 @@ static void program_exec(struct tracer *tr, struct tthread *th)
 	exec_close_threads(tr, th);
 	u64map_free(&tr->ps->traps);
 	tr->ps->n_patches = 0;
-	tr->ps->n_uncount = 0; /* its patches' numbers are the old image's */
+	probe_proc_exec(&tr->ps->probe); /* its patches' numbers are the old image's */
 	snprintf(tr->note, sizeof(tr->note),
 		 "the program exec'ed a new image: timed up to the exec, not followed");
 	fs_info(1, "%s", tr->note);

@@ -19,6 +19,9 @@
 #include "fortstat/util.h"
 #include "stop.h"
 #include "tracer.h"
+#include "evpage.h"
+#include "result.h"
+#include "sample.h"
 
 /*
  * Close the live threads of process state idx in b (a copy of its books)
@@ -107,13 +110,13 @@ static void section(struct tracer *tr, size_t idx, uint64_t now, bool snap,
 	sec->execed = ps->execed;
 	sec->running = snap && !ps->ended;
 	sec->probes = ps->probes;
-	sec->probe_events = ps->n_probe_events;
+	sec->probe_events = ps->probe.n_events;
 	sec->trap_calls = ps->n_trap_calls;
 	trap_cost(tr, ps, sec->trap_cost_ns);
 	books_overhead(ps->books, sec->overhead_ns);
-	sec->cs_lost.windows = ps->n_cs_lost_windows;
-	sec->cs_lost.records = ps->n_cs_lost_records;
-	memcpy(sec->cs_lost.tids, ps->cs_lost_tids, sizeof(sec->cs_lost.tids));
+	sec->cs_lost.windows = ps->probe.n_cs_lost_windows;
+	sec->cs_lost.records = ps->probe.n_cs_lost_records;
+	memcpy(sec->cs_lost.tids, ps->probe.cs_lost_tids, sizeof(sec->cs_lost.tids));
 	if (snap) {
 		snap_usage(tr, idx, end, &sec->usage);
 	} else { /* its threads' times: the section's now */
@@ -162,12 +165,13 @@ static void result_end(struct tracer *tr, struct trace_result *res)
 		fs_warn("%zu routine%s could not be timed (fortstat -v says which and why)",
 			tr->n_refused, tr->n_refused == 1 ? "" : "s");
 	for (int k = 0; res->seg_n && k < 2; k++)
-		fs_info(2,
-			"stops measured on the %s clock: %" PRIu64
-			" segments, median %.3f us, mean %.3f us, estimate %.3f us",
-			k ? "wall" : "CPU", tr->seg[k]->n, acct_ovh_median(tr->seg[k]) / 1e3,
-			tr->seg[k]->n ? tr->seg[k]->sum / (double)tr->seg[k]->n / 1e3 : 0,
-			acct_ovh_estimate(tr->seg[k], !k) / 1e3);
+		fs_info(
+		    2,
+		    "stops measured on the %s clock: %" PRIu64
+		    " segments, median %.3f us, mean %.3f us, estimate %.3f us",
+		    k ? "wall" : "CPU", tr->seg.ovh[k]->n, acct_ovh_median(tr->seg.ovh[k]) / 1e3,
+		    tr->seg.ovh[k]->n ? tr->seg.ovh[k]->sum / (double)tr->seg.ovh[k]->n / 1e3 : 0,
+		    acct_ovh_estimate(tr->seg.ovh[k], !k) / 1e3);
 	sig = stop_term_signal(tr->status);
 	if (sig) {
 		res->term_signal = sig;
@@ -201,15 +205,15 @@ void result_build(struct tracer *tr, const char *path, uint64_t now, bool snap,
 	}
 	res->n_refused = tr->n_refused;
 	res->probes = tr->procs[0]->probes;
-	res->probe_events = tr->procs[0]->n_probe_events;
+	res->probe_events = tr->procs[0]->probe.n_events;
 	res->trap_calls = main_sec.trap_calls;
 	memcpy(res->trap_cost_ns, main_sec.trap_cost_ns, sizeof(res->trap_cost_ns));
 	memcpy(res->overhead_ns, main_sec.overhead_ns, sizeof(res->overhead_ns));
 	res->cs_lost = main_sec.cs_lost;
-	if (tr->seg[1] && tr->seg[1]->n) {
-		res->seg_n = tr->seg[1]->n;
-		res->seg_cpu_ns = acct_ovh_estimate(tr->seg[0], true);
-		res->seg_wall_ns = acct_ovh_estimate(tr->seg[1], false);
+	if (tr->seg.ovh[1] && tr->seg.ovh[1]->n) {
+		res->seg_n = tr->seg.ovh[1]->n;
+		res->seg_cpu_ns = acct_ovh_estimate(tr->seg.ovh[0], true);
+		res->seg_wall_ns = acct_ovh_estimate(tr->seg.ovh[1], false);
 	}
 	if (!snap) {
 		result_end(tr, res);
@@ -226,7 +230,7 @@ void result_build(struct tracer *tr, const char *path, uint64_t now, bool snap,
 	res->n_patched = tr->procs[0]->n_patches;
 	if (tr->o->pid) { /* -p: said so, and what ran at attach */
 		res->attached = true;
-		res->active = tr->attach_active ? xstrdup(tr->attach_active) : NULL;
+		res->active = tr->att.active ? xstrdup(tr->att.active) : NULL;
 	}
 	*main_books = main_sec.books;
 }

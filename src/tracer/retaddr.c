@@ -35,21 +35,11 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
-
-/* Is v what fortstat writes over return addresses (the return trap, a site's trap)? */
-bool is_hooked(const struct pstate *ps, uint64_t v)
-{
-	return v == ps->retrap || (ps->probe_tramp && v == ps->probe_tramp) ||
-	       (ps->rsites && v >= ps->rsites && v < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
-		(v - ps->rsites) % INSN_RSITE_SIZE == 0);
-}
-
-/* Is pc the int3 of a return site's trap? */
-bool is_rsite_trap(const struct pstate *ps, uint64_t pc)
-{
-	return ps->rsites && pc >= ps->rsites && pc < ps->rsites + ps->rsite_n * INSN_RSITE_SIZE &&
-	       (pc - ps->rsites) % INSN_RSITE_SIZE == INSN_RSITE_TRAP;
-}
+#include "evpage.h"
+#include "memcall.h"
+#include "patches.h"
+#include "../probe/areas.h"
+#include "retaddr.h"
 
 /*
  * The trap of return site ret, made on first use (one write to the
@@ -160,7 +150,7 @@ static void unwind_below(struct tracer *tr, struct tthread *th, uint64_t sp)
 }
 
 /*
- * An entry that an in-process probe recorded (probe.c), as handle_entry
+ * An entry that an in-process probe recorded (drain.c), as handle_entry
  * takes one at a trap: the frames below its slot are gone; a tail call
  * (`chained`: the slot held the trampoline already) continues the frame
  * of its slot, or is counted; a call closes a frame left in its slot. A
@@ -387,7 +377,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const 
 			if (fast_ok(tr)) { /* keep the trap that is there */
 				tr->page->hook_val = ret;
 				tr->page->hook_key = ret;
-			} else if (th->seg_ok) { /* r10 is the thread's slot (seg_slow) */
+			} else if (th->seg.ok) { /* r10 is the thread's slot (seg_slow) */
 				thr_slot_page(tr, th)->hook_val = ret;
 				thr_slot_page(tr, th)->hook_key = ret;
 			}
@@ -410,7 +400,7 @@ void handle_entry(struct tracer *tr, struct tthread *th, arch_regs *regs, const 
 			if (tr->ps->rsites && fast_ok(tr)) {
 				tr->page->hook_val = rsite_for(tr, ret);
 				tr->page->hook_key = ret;
-			} else if (tr->ps->rsites && th->seg_ok) { /* r10: its slot */
+			} else if (tr->ps->rsites && th->seg.ok) { /* r10: its slot */
 				thr_slot_page(tr, th)->hook_val = rsite_for(tr, ret);
 				thr_slot_page(tr, th)->hook_key = ret;
 			}

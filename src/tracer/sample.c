@@ -29,6 +29,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "sample.h"
 
 #define SAMPLE_PAGES 64	  /* data pages of a ring: 8,192 samples, 8 s at 997 Hz */
 #define SAMPLE_REC_MAX 64 /* bytes: a sample record is 40 (header, ip, pid/tid, time) */
@@ -349,15 +350,15 @@ void sample_thread_new(struct tracer *tr, struct tthread *th)
 	int err;
 
 	th->smp.fd = -1;
-	if (!tr->o->sample_hz || tr->sample_err)
+	if (!tr->o->sample_hz || tr->smp.err)
 		return;
 	err = sampler_open(&th->smp, th->tid, tr->o->sample_hz);
-	if (!err && !tr->sample_timer.on &&
-	    (err = sample_timer_start(&tr->sample_timer, tr->o->sample_hz, &cswitch_due)) < 0)
+	if (!err && !tr->smp.timer.on &&
+	    (err = sample_timer_start(&tr->smp.timer, tr->o->sample_hz, &cswitch_due)) < 0)
 		sampler_close(&th->smp);
 	if (err < 0 && err != -ESRCH) {
 		/* once a run: the run goes on unsampled */
-		tr->sample_err = err;
+		tr->smp.err = err;
 		fs_warn(
 		    "--sample: the kernel refused to sample the program (perf_event_open: %s%s): "
 		    "no line is known, the times are measured as without --sample",
@@ -392,7 +393,7 @@ void sample_result(struct tracer *tr, struct pstate *ps, struct trace_samples *o
 
 	memset(out, 0, sizeof(*out));
 	out->hz = tr->o->sample_hz;
-	out->refused = tr->sample_err != 0;
+	out->refused = tr->smp.err != 0;
 	for (size_t i = 0; i < tr->thr.cap; i++) { /* threads still there (a detach) */
 		struct tthread *th = thr_at(tr, i);
 
@@ -419,7 +420,7 @@ void sample_result(struct tracer *tr, struct pstate *ps, struct trace_samples *o
 
 void sample_stop(struct tracer *tr)
 {
-	sample_timer_stop(&tr->sample_timer);
+	sample_timer_stop(&tr->smp.timer);
 }
 
 void sample_ps_free(struct pstate *ps)

@@ -35,6 +35,17 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "dispatch.h"
+#include "evpage.h"
+#include "golang.h"
+#include "modules.h"
+#include "../probe/areas.h"
+#include "proc.h"
+#include "result.h"
+#include "sample.h"
+#include "session.h"
+#include "ticker.h"
+#include "wait.h"
 
 static volatile sig_atomic_t forward_pid;
 
@@ -118,20 +129,15 @@ void tracer_free(struct tracer *tr)
 	thr_remove_all(tr);
 	sample_stop(tr);
 	free(tr->pend);
-	free(tr->seg[0]);
-	free(tr->seg[1]);
-	for (size_t i = 0; i < tr->n_sc; i++)
-		scf_free(&tr->sc[i]);
-	free(tr->sc);
+	free(tr->seg.ovh[0]);
+	free(tr->seg.ovh[1]);
+	gate_free(&tr->gate);
 	for (size_t k = 0; k < tr->n_procs; k++) {
 		struct pstate *ps = tr->procs[k];
 
 		free(ps->patches);
-		free(ps->hot);
-		free(ps->uncount);
 		free(ps->tu);
-		free(ps->thr_ix);
-		free(ps->cand);
+		probe_proc_free(&ps->probe);
 		go_free(ps->go);
 		sample_ps_free(ps);
 		for (size_t i = 0; i < ps->n_mods; i++) {
@@ -175,11 +181,11 @@ void session_kit(struct tracer *tr, const double est_ns[FS_N_CLOCKS], bool attac
 	tr->page_fd = -1;
 	tr->mem_fd = -1;
 	for (int k = 0; est_ns && k < FS_N_CLOCKS; k++)
-		tr->est[k] = est_ns[k];
+		tr->seg.est[k] = est_ns[k];
 	tr->tsc_ns = fs_tsc_ns_per_tick();
 	if (!tr->o->count_only && tr->tsc_ns > 0) {
-		tr->seg[0] = xcalloc(1, sizeof(*tr->seg[0]));
-		tr->seg[1] = xcalloc(1, sizeof(*tr->seg[1]));
+		tr->seg.ovh[0] = xcalloc(1, sizeof(*tr->seg.ovh[0]));
+		tr->seg.ovh[1] = xcalloc(1, sizeof(*tr->seg.ovh[1]));
 	}
 	if ((no_shared && *no_shared != '0') || (tr->o->pid && !tr->o->probes))
 		return;

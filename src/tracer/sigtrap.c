@@ -34,6 +34,7 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "sigtrap.h"
 
 /*
  * Read (set NULL) or set the program's SIGTRAP action with a system call

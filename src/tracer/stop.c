@@ -9,6 +9,7 @@
 #include "fortstat/insn.h"
 #include "fortstat/map.h"
 #include "tracer.h"
+#include "patches.h"
 
 void stop_from_status(pid_t tid, int status, struct stop *s)
 {

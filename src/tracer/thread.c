@@ -34,6 +34,8 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "../probe/areas.h"
+#include "sample.h"
 
 /* The table's key of thread tid (never 0). */
 static uint64_t thr_key(pid_t tid)
@@ -48,13 +50,6 @@ struct tthread *thr_find(const struct tracer *tr, pid_t tid)
 	return u64map_get(&tr->thr, thr_key(tid), &p) ? (struct tthread *)(uintptr_t)p : NULL;
 }
 
-struct tthread *thr_at(const struct tracer *tr, size_t cell)
-{
-	return cell < tr->thr.cap && tr->thr.keys[cell]
-		   ? (struct tthread *)(uintptr_t)tr->thr.vals[cell]
-		   : NULL;
-}
-
 static void thr_insert(struct tracer *tr, struct tthread *th)
 {
 	u64map_put(&tr->thr, thr_key(th->tid), (uint64_t)(uintptr_t)th);
@@ -63,8 +58,8 @@ static void thr_insert(struct tracer *tr, struct tthread *th)
 /* Free a thread's own resources (its slot, its clock, itself). */
 static void thr_free(struct tracer *tr, struct tthread *th)
 {
-	if (th->slot >= 0)
-		tr->slot_used[th->slot] = 0;
+	if (th->seg.slot >= 0)
+		tr->seg.slot_used[th->seg.slot] = 0;
 	probe_thread_gone(tr, th);
 	sample_thread_gone(tr, th);
 	fs_clock_close(&th->clk);
@@ -119,10 +114,10 @@ void thr_stamp(struct tracer *tr, struct tthread *th)
 
 void thr_give_slot(struct tracer *tr, struct tthread *th)
 {
-	for (int k = 0; tr->page && th->slot < 0 && k < EV_SLOTS; k++) {
-		if (!tr->slot_used[k]) {
-			tr->slot_used[k] = 1;
-			th->slot = k;
+	for (int k = 0; tr->page && th->seg.slot < 0 && k < EV_SLOTS; k++) {
+		if (!tr->seg.slot_used[k]) {
+			tr->seg.slot_used[k] = 1;
+			th->seg.slot = k;
 			memset((char *)tr->page + EV_PAGE + (size_t)k * INSN_EV_SLOT_SIZE, 0,
 			       INSN_EV_SLOT_SIZE);
 		}
@@ -135,9 +130,8 @@ struct tthread *thr_new(struct tracer *tr, pid_t tid)
 
 	th->tid = tid;
 	th->proc = tr->cur;
-	th->slot = -1;
-	th->area = -1;
-	th->cs.fd = -1;
+	th->seg.slot = -1;
+	probe_thr_init(&th->probe);
 	thr_give_slot(tr, th);
 	if (tr->o->count_only || fs_clock_open(&th->clk, 1, tr->ps->leader, tid) < 0)
 		fs_clock_open(&th->clk, 0, tr->ps->leader,
@@ -255,28 +249,11 @@ void unpin_all(struct tracer *tr, pid_t also)
 	fs_info(1, "the program started a second thread: CPU masks restored");
 }
 
-/* Events go to the process's books, stamped with the thread's clocks at this stop. */
-void ev_enter(struct tracer *tr, struct tthread *th, uint32_t r, uint64_t slot, uint64_t ret)
+int thr_take_signal(const struct tracer *tr, struct tthread *th)
 {
-	books_enter(tr->ps->books, th->tid, r, slot, ret, &th->now);
-}
+	int sig = tr->att.settling ? 0 : th->defer_sig;
 
-void ev_count(struct tracer *tr, struct tthread *th, uint32_t r)
-{
-	books_count(tr->ps->books, th->tid, r);
-}
-
-void ev_chain(struct tracer *tr, struct tthread *th, uint32_t r)
-{
-	books_chain(tr->ps->books, th->tid, r, &th->now);
-}
-
-int ev_leave(struct tracer *tr, struct tthread *th, uint64_t *ret)
-{
-	return books_leave(tr->ps->books, th->tid, &th->now, ret);
-}
-
-void ev_thread_exit(struct tracer *tr, struct tthread *th)
-{
-	books_thread_exit(tr->ps->books, th->tid, &th->now);
+	if (sig)
+		th->defer_sig = 0;
+	return sig;
 }

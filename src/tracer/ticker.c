@@ -19,6 +19,9 @@
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "tracer.h"
+#include "result.h"
+#include "ticker.h"
+#include "wait.h"
 
 #define PROGRESS_NS 500000000ull /* the status line: at most twice a second */
 #define KICK_US 10000		 /* a SIGUSR1 that missed the wait: look again this soon */
@@ -201,7 +204,7 @@ static bool drain_pending(struct tracer *tr, uint64_t now)
 	for (size_t i = 0; i < tr->thr.cap; i++) {
 		const struct tthread *th = thr_at(tr, i);
 
-		if (th && th->area > 0 && !th->exiting &&
+		if (th && th->probe.area > 0 && !th->exiting &&
 		    tracee_resume(PTRACE_INTERRUPT, th->tid, 0) == 0)
 			n++;
 	}

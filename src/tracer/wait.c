@@ -17,6 +17,7 @@
 #include "fortstat/util.h"
 #include "stop.h"
 #include "tracer.h"
+#include "wait.h"
 
 /* The next stop (waitpid, every kind of thread). */
 int next_stop(pid_t tid, int how, struct stop *s)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * probe.c - the code of in-process probes (--probes): an entry stub that
+ * stubs.c - the code of in-process probes (--probes): an entry stub that
  * records the entry in the thread's ring, keeps the original return address
  * on the thread's shadow stack and hooks the return with the trampoline;
  * the trampoline, which records the return and goes back; a count-only

@@ -6,7 +6,7 @@
  * probes stamp events with the TSC only; between two stops of the thread,
  * where its CPU clock is known at both ends, these records say which parts
  * of the elapsed time it did not run, so that an event's CPU time is its
- * elapsed time less those parts (probe.c). The records are the kernel's;
+ * elapsed time less those parts (drain.c). The records are the kernel's;
  * sizes read from the ring are still checked.
  */
 #include <errno.h>

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """probe-bytes.py - assemble probe-code.s (GNU as) and write its bytes and
-its labels' offsets into probe.c, between the markers there (Go's entry
+its labels' offsets into stubs.c, between the markers there (Go's entry
 and exit too: goentry_code, goexit_code). A maintainer's
-tool: the build uses the arrays in probe.c; tests/check_probe.c runs them.
-With --check it writes nothing and exits 1 when probe.c's arrays and
+tool: the build uses the arrays in stubs.c; tests/check_probe.c runs them.
+With --check it writes nothing and exits 1 when stubs.c's arrays and
 offsets are not what the assembly makes (tests/e2e/probebytes.sh)."""
 import os
 import re
@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-src, dst = os.path.join(here, "probe-code.s"), os.path.join(here, "probe.c")
+src, dst = os.path.join(here, "probe-code.s"), os.path.join(here, "stubs.c")
 
 
 def assemble():

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # probe-code.s - the in-process probes' code, the source of the byte arrays
-# in probe.c (not built: `python3 src/arch/x86_64/probe-bytes.py` assembles it
+# in stubs.c (not built: `python3 src/probe/probe-bytes.py` assembles it
 # with GNU as and writes the arrays and the offsets of the labels e_*, t_*
-# and *_full, where RIP is at a full ring's stop, into probe.c). The
+# and *_full, where RIP is at a full ring's stop, into stubs.c). The
 # thread's area is at its GS base; the offsets are evabi.h's: SELF 0x00,
 # HEAD 0x08, TAIL 0x10, DEPTH 0x18, FLAGS 0x20, CAP 0x28, NCOUNT 0x30,
 # ALIVE 0x38 (where fortstat's liveness word is, from the area: its thread

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * drain.c - the probes' ring reader: what a thread's probes recorded since
+ * its last stop (its ring, its count path's counters), stamped between
+ * that stop's clocks and this one's (by the TSC and the context-switch
+ * records) and handed to the mechanism each event is of: retaddr.c's
+ * entries and returns, golang.c's goroutine frames, memcall.c's
+ * allocator calls, sample.c's samples before it. Then TAU's throttle on
+ * the probes the drain saw. areas.c keeps the areas (below it); the
+ * areas are the program's to write: every index and word is checked.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "fortstat/books.h"
+#include "fortstat/clock.h"
+#include "fortstat/evabi.h"
+#include "fortstat/procmem.h"
+#include "fortstat/symtab.h"
+#include "fortstat/util.h"
+#include "cswitch.h"
+#include "../tracer/tracer.h"
+#include "drain.h"
+#include "../tracer/golang.h"
+#include "../tracer/memcall.h"
+#include "areas.h"
+#include "../tracer/retaddr.h"
+#include "../tracer/sample.h"
+
+/*
+ * The clocks of thread th at TSC t, between its last stop (p_tsc, p_at)
+ * and this one (t1, th->now), where both clocks are known: the wall clock
+ * by the TSC's steady rate; the CPU clock as the time the thread ran by
+ * then (elapsed less its off-CPU intervals, from the kernel's context
+ * switch records) scaled to what its CPU clock advanced. Without the
+ * records, the CPU clock is spread over the elapsed time. The CPU clock
+ * counts the scheduler's work around each switch, which the records put
+ * off the CPU: what the clock ran beyond the records' time on the CPU is
+ * taken back from the switches' intervals first (delta ns each, at most
+ * STAMP_DELTA_MAX), then spread by the scaling.
+ *
+ * The usual way is integer arithmetic: ns a TSC tick in 32.32 fixed point
+ * (kw), CPU ns a ns run (kc), and the off-CPU intervals of the window in
+ * order, walked once as the events come (their TSCs do not go back, but
+ * for a signal handler's: those take the slow way, in floating point).
+ * A window of more intervals than the STAMP_IV kept in the stamper puts
+ * them in one buffer of the tracer's (`iv_more`): the slow way, where each
+ * event walks every interval of the window (cswitch_off), took 2,500
+ * instructions an event where the integer way takes 60 (bc under
+ * callgrind: a full ring's window of some 250 switches).
+ */
+#define STAMP_IV 32
+#define STAMP_DELTA_MAX 5000.0 /* ns a switch: a microsecond or two measured */
+
+struct stamper {
+	const struct cswitch *cs; /* the thread's records, or NULL */
+	uint64_t tsc0, tsc1;	  /* its last stop's TSC and this one's */
+	double inv_dt;		  /* 1 / (tsc1 - tsc0), or 0: no time of its own */
+	acct_time_t w0, w1, c0, c1;
+	double on_all, inv_on_all; /* ns it ran between the stops (by the records) */
+	double delta;		   /* ns a switch's interval is shortened (see above) */
+	bool fast;
+	uint64_t kw, kc;
+	struct cs_off *iv;	       /* off-CPU in [w0, w1], in order: iv_in, or iv_more */
+	struct cs_off iv_in[STAMP_IV]; /* (the usual window) */
+	size_t n_iv, cur;
+	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
+};
+
+/* Windows of more than STAMP_IV intervals: one buffer, kept (the tracer is one thread). */
+static struct cs_off *iv_more;
+static size_t iv_more_cap;
+
+/* The off-CPU intervals of [w0, w1] into sp->iv, in order; false: too many. */
+static bool stamper_intervals(struct stamper *sp)
+{
+	const struct cswitch *c = sp->cs;
+	size_t n = 0, cap = STAMP_IV;
+
+	sp->iv = sp->iv_in;
+
+	for (size_t i = 0; c && i <= c->n_off; i++) {
+		struct cs_off o;
+		double sw = 0;
+		size_t k;
+
+		if (i < c->n_off)
+			o = c->off[i];
+		else if (c->out)
+			o = (struct cs_off){c->out_at, UINT64_MAX, UINT64_MAX - c->out_at, 1};
+		else
+			break;
+		/* its part in the window: time off and switches */
+		o.off = cswitch_off_in(&o, sp->w0, sp->w1, 0, &sw);
+		o.n = sw;
+		o.from = o.from > sp->w0 ? o.from : sp->w0;
+		o.to = o.to < sp->w1 ? o.to : sp->w1;
+		if (o.to <= o.from)
+			continue;
+		if (n == cap) {
+			if (cap > SIZE_MAX / 2 / sizeof(*iv_more))
+				return false;
+			if (iv_more_cap < 2 * cap) {
+				iv_more_cap = 2 * cap;
+				/* the stamper's intervals may be in it: realloc keeps them */
+				iv_more = xrealloc(iv_more, iv_more_cap * sizeof(*iv_more));
+			}
+			if (sp->iv == sp->iv_in)
+				memcpy(iv_more, sp->iv_in, n * sizeof(*iv_more));
+			sp->iv = iv_more;
+			cap = iv_more_cap;
+		}
+		for (k = n++; k > 0 && sp->iv[k - 1].from > o.from; k--)
+			sp->iv[k] = sp->iv[k - 1];
+		sp->iv[k] = o;
+	}
+	sp->n_iv = n;
+	return true;
+}
+
+static void stamper_init(struct stamper *sp, const struct tracer *tr, const struct tthread *th,
+			 uint64_t t1)
+{
+	double n_sw = 0, on_rec;
+
+	sp->cs = th->probe.cs.fd >= 0 && !th->probe.cs.lost ? &th->probe.cs : NULL;
+	sp->tsc0 = th->probe.p_tsc;
+	sp->tsc1 = t1;
+	/* rdtsc forbidden: no time of its own */
+	sp->inv_dt =
+	    !tr->probe.no_tsc && t1 > th->probe.p_tsc ? 1 / (double)(t1 - th->probe.p_tsc) : 0;
+	sp->w0 = th->probe.p_at.t[CLOCK_KIND_WALL];
+	sp->w1 = th->now.t[CLOCK_KIND_WALL];
+	sp->c0 = th->probe.p_at.t[CLOCK_KIND_CPU];
+	sp->c1 = th->now.t[CLOCK_KIND_CPU];
+	if (!(sp->w1 > sp->w0))
+		sp->cs = NULL;
+	sp->delta = 0;
+	sp->on_all = 1;
+	if (sp->cs) {
+		/* what the thread ran between the stops, by the records, then less each switch's
+		 * delta */
+		on_rec = (double)(sp->w1 - sp->w0) -
+			 (double)cswitch_off(sp->cs, sp->w0, sp->w1, 0, &n_sw);
+		if (n_sw >= 1 && (double)(sp->c1 - sp->c0) > on_rec) {
+			sp->delta = ((double)(sp->c1 - sp->c0) - on_rec) / n_sw;
+			if (sp->delta > STAMP_DELTA_MAX)
+				sp->delta = STAMP_DELTA_MAX;
+		}
+		sp->on_all = (double)(sp->w1 - sp->w0) -
+			     (double)cswitch_off(sp->cs, sp->w0, sp->w1, sp->delta, NULL);
+	}
+	sp->inv_on_all = sp->on_all > 0 ? 1 / sp->on_all : 0;
+	sp->kw = sp->kc = 0;
+	sp->n_iv = sp->cur = 0;
+	sp->iv = sp->iv_in;
+	sp->off_before = 0;
+	sp->last_w = sp->w0;
+	sp->fast = sp->inv_dt > 0 && sp->w1 > sp->w0 && sp->c1 >= sp->c0 && stamper_intervals(sp);
+	if (sp->fast) {
+		uint64_t off = 0, on;
+
+		for (size_t i = 0; i < sp->n_iv; i++)
+			off += cswitch_off_in(&sp->iv[i], sp->iv[i].from, sp->iv[i].to, sp->delta,
+					      NULL);
+		on = sp->cs ? (sp->w1 - sp->w0 > off ? sp->w1 - sp->w0 - off : 0) : sp->w1 - sp->w0;
+		sp->kw = (uint64_t)(((unsigned __int128)(sp->w1 - sp->w0) << 32) / (t1 - sp->tsc0));
+		sp->kc = on ? (uint64_t)(((unsigned __int128)(sp->c1 - sp->c0) << 32) / on) : 0;
+		sp->fast = on > 0;
+	}
+}
+
+/* The fast way: the CPU clock at wall w (not before the last event's). */
+static acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
+{
+	uint64_t off, ran, c;
+
+	while (sp->cur < sp->n_iv && sp->iv[sp->cur].to <= w) {
+		const struct cs_off *i = &sp->iv[sp->cur++];
+
+		sp->off_before += cswitch_off_in(i, i->from, i->to, sp->delta, NULL);
+	}
+	off = sp->off_before;
+	if (sp->cur < sp->n_iv && sp->iv[sp->cur].from < w)
+		off += cswitch_off_in(&sp->iv[sp->cur], sp->iv[sp->cur].from, w, sp->delta, NULL);
+	ran = w - sp->w0 > off ? w - sp->w0 - off : 0;
+	c = sp->c0 + (acct_time_t)(((unsigned __int128)ran * sp->kc) >> 32);
+	sp->last_w = w;
+	return c < sp->c1 ? c : sp->c1;
+}
+
+static void stamp_at(struct stamper *sp, uint64_t t, struct stamp *s)
+{
+	acct_time_t w0 = sp->w0, w1 = sp->w1, c0 = sp->c0, c1 = sp->c1;
+	double f = 1, on;
+
+	if (sp->fast) {
+		uint64_t w =
+		    t >= sp->tsc1 ? w1
+		    : t <= sp->tsc0
+			? w0
+			: w0 + (acct_time_t)(((unsigned __int128)(t - sp->tsc0) * sp->kw) >> 32);
+
+		s->t[CLOCK_KIND_WALL] = w;
+		if (w >= sp->last_w) {
+			s->t[CLOCK_KIND_CPU] = stamp_cpu_fast(sp, w);
+			return;
+		}
+		f = t <= sp->tsc0 ? 0 : (double)(t - sp->tsc0) * sp->inv_dt; /* as below */
+		goto cpu;
+	}
+	if (sp->inv_dt > 0)
+		f = t <= sp->tsc0 ? 0 : t >= sp->tsc1 ? 1 : (double)(t - sp->tsc0) * sp->inv_dt;
+	s->t[CLOCK_KIND_WALL] = w1 > w0 ? w0 + (acct_time_t)(f * (double)(w1 - w0)) : w1;
+cpu:
+	if (sp->cs)
+		on = (double)(s->t[CLOCK_KIND_WALL] - w0) -
+		     (double)cswitch_off(sp->cs, w0, s->t[CLOCK_KIND_WALL], sp->delta, NULL);
+	else
+		on = f;
+	s->t[CLOCK_KIND_CPU] =
+	    c1 > c0 && sp->on_all > 0 && on > 0
+		? c0 + (acct_time_t)((on >= sp->on_all ? 1 : on * sp->inv_on_all) *
+				     (double)(c1 - c0))
+		: c0;
+}
+
+/* Patch j's counter in the thread's area, added to its books and cleared. */
+static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, size_t j)
+{
+	uint64_t c = ctr[j];
+	const struct patch *p = &tr->ps->patches[j];
+
+	if (!c || (int64_t)c < 0) /* below 0: an area written wrong */
+		return;
+	ctr[j] = 0;
+	if (j < tr->ps->probe.n_uncount && tr->ps->probe.uncount[j]) { /* calls that were none */
+		uint64_t none = c < tr->ps->probe.uncount[j] ? c : tr->ps->probe.uncount[j];
+
+		c -= none;
+		tr->ps->probe.uncount[j] -= (uint32_t)none;
+		if (!c)
+			return;
+	}
+	if (p->routine == ACCT_NONE)
+		return;
+	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
+	books_count_n(tr->ps->books, th->tid, p->routine, c, true);
+	tr->ps->probe.n_events += c;
+}
+
+/*
+ * -c, throttled probes: the thread's counters into its books. Nothing when
+ * no call took the count path since they were last read (PROBE_NCOUNT
+ * counts them); timed, the throttled probes' alone (pstate.thr_ix). With
+ * -c every probe counts there: the walk over all of them is put off at a
+ * breakpoint (a routine on the trap path stops at each call) until the
+ * calls counted since the last one are a quarter of the probes, at most
+ * four counters read a counted call; any other stop (`all`: an event, an
+ * interrupt, the end) reads them all. A count taken away from the stack
+ * (spontaneous) has no order to keep.
+ */
+static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool all)
+{
+	uint64_t *ctr = (uint64_t *)(void *)(a + PROBE_CTR);
+	uint64_t nc = *probe_hdr(a, PROBE_NCOUNT);
+	size_t n = tr->ps->n_patches < PROBE_CTR_N ? tr->ps->n_patches : PROBE_CTR_N;
+
+	if (nc == th->probe.c_ncount)
+		return;
+	if (tr->o->count_only) {
+		if (!all && (nc - th->probe.c_ncount) * 4 < n)
+			return;
+		for (size_t j = 0; j < n; j++)
+			drain_counter(tr, th, ctr, j);
+	} else {
+		for (size_t i = 0; i < tr->ps->probe.n_thr_ix; i++)
+			if (tr->ps->probe.thr_ix[i] < n)
+				drain_counter(tr, th, ctr, tr->ps->probe.thr_ix[i]);
+	}
+	th->probe.c_ncount = nc;
+}
+
+/*
+ * TAU's throttle: a probed routine called at least throttle_calls times
+ * whose mean net self time (CPU) is under throttle_ns stops being timed: its
+ * stub's flag sends its calls to the count-only path (one increment in the
+ * thread's area), and from then on its time is its caller's, as for an
+ * untimed routine. Calls under way still return through the trampoline.
+ * Only the probes whose entries the drain read are looked at (take()
+ * lists them, pstate.cand), each in O(1): a stop costs what it read, not
+ * what the program holds.
+ */
+static void throttle(struct tracer *tr)
+{
+	const struct books *b = tr->ps->books;
+	static const uint8_t one = 1;
+
+	for (size_t i = 0; i < tr->ps->probe.n_cand; i++) {
+		struct patch *p = &tr->ps->patches[tr->ps->probe.cand[i]];
+		uint64_t calls;
+		acct_time_t self;
+		struct routine *rt;
+
+		p->cand = false;
+		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
+			continue;
+		calls = books_calls(b, p->routine);
+		if (calls < tr->o->throttle_calls)
+			continue;
+		self = books_self(b, CLOCK_KIND_CPU, true, p->routine);
+		if ((double)self >= tr->o->throttle_ns * (double)calls ||
+		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+			continue;
+		p->throttled = true;
+		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
+		probe_throttled(tr, tr->ps->probe.cand[i]);
+		if (tr->ps->go) /* a goroutine between morestack and its re-entry */
+			go_throttled(tr, tr->ps->probe.cand[i]);
+		rt = &tr->ps->st->r[p->routine];
+		rt->throttled_at = calls;
+		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
+			rt->display ? rt->display : rt->names[0], rt->throttled_at,
+			(double)self / (double)calls / 1e3);
+	}
+	tr->ps->probe.n_cand = 0;
+}
+
+/* One event, checked: an entry of a live probe stub, or a return (Go's: go_take). */
+static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
+		 struct stamper *sp, const struct stamp *now)
+{
+	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
+	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
+	uint64_t counted =
+	    (nc - th->probe.p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
+	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
+	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->probe.n_hot &&
+					 (tr->ps->probe.hot[j].flags & HOT_ALLOC)
+				     ? &tr->ps->patches[j]
+				     : NULL;
+
+	if (mp) {
+		memcall_entry_recorded(tr, th, mp, e->slot, e->ret, e->tsc);
+		kind = 0; /* its cost is charged below, nothing else done */
+	} else {
+		stamp_at(sp, e->tsc, &th->now);
+		sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]); /* --sample: before this event */
+	}
+	/*
+	 * What the probe cost the thread: the calibration's, made with probes
+	 * too; the caller's share at an entry, the routine's at its return.
+	 * Before it, the calls that took the count path (throttled routines)
+	 * since the thread's last event: they were made by the routine that ran
+	 * in between, which is charged what they cost.
+	 */
+	th->probe.p_ncount = nc;
+	if (tr->ps->go) {
+		go_take(tr, th, e, counted);
+		th->now = *now;
+		return;
+	}
+	if (counted)
+		books_stop_cost(tr->ps->books, th->tid,
+				(double[FS_N_CLOCKS]){
+				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_CPU],
+				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL]});
+	books_stop_cost(tr->ps->books, th->tid,
+			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
+	if (kind == PROBE_W_ENTRY) {
+		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
+		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
+
+		if (h && (h->flags & HOT_LIVE)) {
+			entry_recorded(tr, th, h->routine, e->slot, e->ret,
+				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap,
+				       (h->flags & HOT_NORETURN) != 0);
+			if (h->flags & HOT_WATCH)
+				probe_throttle_candidate(tr, j);
+		}
+	} else if (kind == PROBE_W_RETURN) {
+		uint64_t ret;
+
+		if (th->mem.fn) /* an allocator's: RAX is in the event */
+			memcall_return(tr, th, e->slot, e->ret, &ret);
+		return_recorded(tr, th, e->slot);
+	}
+	th->now = *now;
+}
+
+/*
+ * Thread th's records were lost in the window just read (its CPU times
+ * there spread over elapsed time): counted for the report, the records
+ * since the last count, the thread named among the first few.
+ */
+static void switch_loss(struct pstate *ps, struct tthread *th)
+{
+	ps->probe.n_cs_lost_windows++;
+	ps->probe.n_cs_lost_records += th->probe.cs.n_lost - th->probe.cs_lost_seen;
+	th->probe.cs_lost_seen = th->probe.cs.n_lost;
+	for (size_t k = 0; k < TRACE_LOST_TIDS; k++) {
+		if (ps->probe.cs_lost_tids[k] == th->tid)
+			break;
+		if (!ps->probe.cs_lost_tids[k]) {
+			ps->probe.cs_lost_tids[k] = th->tid;
+			break;
+		}
+	}
+}
+
+size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
+{
+	uint64_t t1 = __rdtsc(), tail, head;
+	struct stamp now = th->now;
+	struct probe_event *ring;
+	struct stamper sp;
+	size_t n = 0;
+	uint8_t *a;
+
+	if (th->probe.area <= 0 || th->probe.area >= PROBE_AREAS || !tr->ps->probes)
+		return 0;
+	a = probe_area(tr, th->probe.area);
+	ring = (struct probe_event *)(void *)(a + PROBE_RING);
+	if (tr->o->count_only || tr->probe.n_throttled)
+		drain_counts(tr, th, a, all);
+	if (!tr->o->count_only && th->probe.cs.fd >= 0)
+		cswitch_read(&th->probe.cs);
+	tail = *probe_hdr(a, PROBE_TAIL);
+	head = *probe_hdr(a, PROBE_HEAD);
+	/* The program may have written anything: at most one ring's worth. */
+	if (head - tail > PROBE_RING_N)
+		head = tail + PROBE_RING_N;
+	stamper_init(&sp, tr, th, t1);
+	probe_hot_sync(tr->ps);
+	for (; tail != head; tail++, n++) {
+		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
+		struct probe_event copy = *e;
+
+		if (!copy.word)
+			break; /* taken by code interrupted before it wrote it */
+		e->word = 0;
+		take(tr, th, &copy, &sp, &now);
+	}
+	*probe_hdr(a, PROBE_TAIL) = tail;
+	tr->ps->probe.n_events += n;
+	/*
+	 * The thread waited while its ring was read (a microsecond every ten
+	 * events, a full ring's in a millisecond): on the wall clock, that is
+	 * the stop's cost too, beyond the calibrated stop's. Off the CPU clock:
+	 * the thread did not run.
+	 */
+	if (n && !tr->probe.no_tsc)
+		books_stop_cost(tr->ps->books, th->tid,
+				(double[FS_N_CLOCKS]){0, (double)(__rdtsc() - t1) * tr->tsc_ns});
+	th->probe.p_tsc = t1;
+	th->probe.p_at = th->now;
+	if (th->probe.cs.fd >= 0) {
+		if (th->probe.cs.lost)
+			switch_loss(tr->ps, th);
+		cswitch_forget(&th->probe.cs, th->now.t[CLOCK_KIND_WALL]);
+	}
+	if (tr->ps->probe.n_cand)
+		throttle(tr);
+	return n;
+}
+
+void probe_read_switches(struct tracer *tr)
+{
+	cswitch_due = 0;
+	for (size_t i = 0; i < tr->thr.cap; i++) {
+		struct tthread *th = thr_at(tr, i);
+
+		if (th && th->probe.cs.fd >= 0)
+			cswitch_read(&th->probe.cs);
+	}
+	sample_read_all(tr); /* their SIGIO sets the same flag */
+}

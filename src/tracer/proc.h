@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * proc.h - the traced processes (proc.c): their states (struct pstate)
+ * made, found, switched, ended; a thread's first stop and ptrace events.
+ * The state they act on is tracer.h's.
+ */
+#ifndef FORTSTAT_TRACER_PROC_H
+#define FORTSTAT_TRACER_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stop.h"
+
+struct pstate;
+struct tracer;
+struct tthread;
+
+/* The first stop of a thread or process we have not seen yet. */
+struct tthread *first_stop(struct tracer *tr, pid_t tid, int status);
+
+/* A ptrace event of thread th (clone, fork, vfork, exec, exit, other); resumes it. */
+void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind);
+
+size_t ps_add(struct tracer *tr, const struct pstate *init);
+
+/* A process state ended now (exit, exec, let go). */
+void ps_end(struct pstate *ps, int status);
+
+/* The live (not ended) process state of process pid, or -1. */
+long ps_find(struct tracer *tr, pid_t pid);
+
+/* Any live process state, or -1. */
+long ps_find_any(struct tracer *tr);
+
+/* Process state i: the loaded copy when it is the current one. */
+struct pstate *ps_get(struct tracer *tr, size_t i);
+
+/* Make process state i the current one (tr->ps). */
+void ps_switch(struct tracer *tr, size_t i);
+
+#endif
