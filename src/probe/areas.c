@@ -26,6 +26,7 @@
 #include "fortstat/evabi.h"
 #include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
+#include "fortstat/throttle.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
 #include "../tracer/tracer.h"
@@ -300,7 +301,7 @@ void trap_throttle(struct tracer *tr, size_t j)
 		return;
 	if (books_timed(ps->books))
 		self = books_self(ps->books, CLOCK_KIND_CPU, true, p->routine);
-	if ((double)self >= tr->o->throttle_ns * (double)calls ||
+	if (!throttle_due(calls, self, tr->o->throttle_calls, tr->o->throttle_ns) ||
 	    mem_write(ps->memfd, p->trap, &p->orig, 1) < 0)
 		return;
 	p->removed = true;

@@ -21,6 +21,7 @@
 #include "fortstat/evabi.h"
 #include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
+#include "fortstat/throttle.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
 #include "../tracer/tracer.h"
@@ -311,10 +312,10 @@ static void throttle(struct tracer *tr)
 		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
 		calls = books_calls(b, p->routine);
-		if (calls < tr->o->throttle_calls)
+		if (calls < tr->o->throttle_calls) /* the cheap test first */
 			continue;
 		self = books_self(b, CLOCK_KIND_CPU, true, p->routine);
-		if ((double)self >= tr->o->throttle_ns * (double)calls ||
+		if (!throttle_due(calls, self, tr->o->throttle_calls, tr->o->throttle_ns) ||
 		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
