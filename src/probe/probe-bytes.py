@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """probe-bytes.py - assemble probe-code.s (GNU as) and write its bytes and
 its labels' offsets into stubs.c, between the markers there (Go's entry
-and exit too: goentry_code, goexit_code). A maintainer's
+and exit too: goentry_code, goexit_code). The area's layout that the code
+uses (PROBE_HEAD, PROBE_EV_WORD...) is the event ABI's, evabi.h's: a C
+compiler prints its values as .equ lines put before the source, so the
+offsets are written in one place. A maintainer's
 tool: the build uses the arrays in stubs.c; tests/check_probe.c runs them.
 With --check it writes nothing and exits 1 when stubs.c's arrays and
 offsets are not what the assembly makes (tests/e2e/probebytes.sh)."""
@@ -14,12 +17,45 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 src, dst = os.path.join(here, "probe-code.s"), os.path.join(here, "stubs.c")
+include = os.path.join(here, "..", "..", "include")
+
+# The names probe-code.s takes from evabi.h, and the C expressions of the
+# ones it derives (an event's fields in the ring, the shifts).
+ABI = [
+    ("PROBE_SELF", "PROBE_SELF"), ("PROBE_HEAD", "PROBE_HEAD"), ("PROBE_TAIL", "PROBE_TAIL"),
+    ("PROBE_DEPTH", "PROBE_DEPTH"), ("PROBE_FLAGS", "PROBE_FLAGS"), ("PROBE_F_TRAP", "PROBE_F_TRAP"),
+    ("PROBE_CAP", "PROBE_CAP"), ("PROBE_NCOUNT", "PROBE_NCOUNT"), ("PROBE_ALIVE", "PROBE_ALIVE"),
+    ("EV_ALIVE_TID", "EV_ALIVE_TID"), ("PROBE_SHADOW", "PROBE_SHADOW"),
+    ("PROBE_SHADOW_N", "PROBE_SHADOW_N"),
+    ("PROBE_SHADOW_SHIFT", "__builtin_ctz((PROBE_RING - PROBE_SHADOW) / PROBE_SHADOW_N)"),
+    ("PROBE_RING_N", "PROBE_RING_N"), ("PROBE_EV_SHIFT", "__builtin_ctz(PROBE_EV_SIZE)"),
+    ("PROBE_EV_TSC", "PROBE_RING + offsetof(struct probe_event, tsc)"),
+    ("PROBE_EV_SLOT", "PROBE_RING + offsetof(struct probe_event, slot)"),
+    ("PROBE_EV_RET", "PROBE_RING + offsetof(struct probe_event, ret)"),
+    ("PROBE_EV_WORD", "PROBE_RING + offsetof(struct probe_event, word)"),
+    ("PROBE_W_RETURN", "PROBE_W_RETURN"), ("PROBE_W_NCOUNT_SHIFT", "PROBE_W_NCOUNT_SHIFT"),
+]
+
+
+def abi_equs(tmp):
+    """evabi.h's values as .equ lines, printed by a C program built with cc."""
+    c, exe = os.path.join(tmp, "abi.c"), os.path.join(tmp, "abi")
+    with open(c, "w") as f:
+        f.write("#include <stddef.h>\n#include <stdio.h>\n#include \"fortstat/evabi.h\"\n")
+        f.write("int main(void)\n{\n")
+        for name, expr in ABI:
+            f.write('\tprintf(".equ %s, 0x%%llx\\n", (unsigned long long)(%s));\n' % (name, expr))
+        f.write("\treturn 0;\n}\n")
+    subprocess.check_call([os.environ.get("CC", "cc"), "-I", include, "-o", exe, c])
+    return subprocess.check_output([exe]).decode()
 
 
 def assemble():
     with tempfile.TemporaryDirectory() as tmp:
-        obj = os.path.join(tmp, "p.o")
-        subprocess.check_call(["as", "-o", obj, src])
+        obj, whole = os.path.join(tmp, "p.o"), os.path.join(tmp, "p.s")
+        with open(src) as f, open(whole, "w") as w:
+            w.write(abi_equs(tmp) + f.read())
+        subprocess.check_call(["as", "-o", obj, whole])
         code, labels = {}, {}
         for sec in ("entry", "tramp", "count", "alloc", "goentry", "goexit"):
             out = os.path.join(tmp, sec)

@@ -4,12 +4,13 @@
 # in stubs.c (not built: `python3 src/probe/probe-bytes.py` assembles it
 # with GNU as and writes the arrays and the offsets of the labels e_*, t_*
 # and *_full, where RIP is at a full ring's stop, into stubs.c). The
-# thread's area is at its GS base; the offsets are evabi.h's: SELF 0x00,
-# HEAD 0x08, TAIL 0x10, DEPTH 0x18, FLAGS 0x20, CAP 0x28, NCOUNT 0x30,
-# ALIVE 0x38 (where fortstat's liveness word is, from the area: its thread
-# id while it lives, those bits cleared by the kernel when it dies, as a
-# robust futex's), the shadow stack at 0x40 (4096 entries of 16 bytes), the
-# ring at 0x10040 (16384 events of 32 bytes: tsc, slot, ret, word).
+# thread's area is at its GS base; its layout is evabi.h's and only there:
+# probe-bytes.py puts `.equ` lines of evabi.h's values (printed by a C
+# program) before this source, so PROBE_HEAD, PROBE_ALIVE (where fortstat's
+# liveness word is, from the area: its thread id while it lives, those bits
+# cleared by the kernel when it dies, as a robust futex's), PROBE_SHADOW
+# (entries of 16 bytes: PROBE_SHADOW_SHIFT), PROBE_EV_TSC... (an event's
+# fields in the ring: tsc, slot, ret, word) are the header's own numbers.
 # Placeholders, patched per stub: 0x3333... the return trap, 0x1111...
 # the trampoline, 0x2222... the entry's word, 0x44444444 the jmp to the
 # classic stub's plain path.
@@ -24,7 +25,7 @@
 # SIGURG is unblocked meanwhile (a thread may block every signal). The
 # registers the system calls use are kept below RSP and put back.
 	.macro ring_full p, s, out
-\p\()_wait: mov %gs:0x38,%rdx; testl $0x3fffffff,%gs:(%rdx)
+\p\()_wait: mov %gs:PROBE_ALIVE,%rdx; testl $EV_ALIVE_TID,%gs:(%rdx)
 	jz \out				# fortstat is gone: not recorded
 	mov %rax,-(\s)(%rsp); mov %rcx,-(\s+0x8)(%rsp); mov %r11,-(\s+0x10)(%rsp)
 	mov %rdi,-(\s+0x18)(%rsp); mov %rsi,-(\s+0x20)(%rsp); mov %r10,-(\s+0x28)(%rsp)
@@ -49,34 +50,34 @@
 	.section .entry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
-	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	mov %gs:PROBE_ALIVE,%r11; testl $EV_ALIVE_TID,%gs:(%r11)
 	jz e_gone				# fortstat is gone: a plain call
-	testb $1,%gs:0x20; jnz e_slow		# no area of its own
+	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz e_slow		# no area of its own
 e_retrap: movabs $0x3333333333333333,%r11
 	cmp %r11,(%rsp)
 e_nohook: je e_chained			# a tail call: hooked already (made a jmp
 					# for a routine that never returns)
 e_tramp: movabs $0x1111111111111111,%r11
 	cmp %r11,(%rsp); je e_chained		# (by a trap, or in-process)
-	mov $1,%ecx; xadd %rcx,%gs:0x18		# take a shadow entry
-	cmp $4096,%rcx; jae e_deep
-	shl $4,%rcx; add %gs:0x0,%rcx
-	mov (%rsp),%rax; mov %rsp,0x40(%rcx); mov %rax,0x48(%rcx)
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_DEPTH		# take a shadow entry
+	cmp $PROBE_SHADOW_N,%rcx; jae e_deep
+	shl $PROBE_SHADOW_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov (%rsp),%rax; mov %rsp,PROBE_SHADOW(%rcx); mov %rax,PROBE_SHADOW+8(%rcx)
 	mov %r11,(%rsp); jmp e_record		# hooked
 e_chained: mov (%rsp),%rax
 e_record:
 e_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
-	mov $1,%ecx; xadd %rcx,%gs:0x8		# take a ring index
-e_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae e_wait
-	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
-	mov %rax,0x10050(%rcx); mov %rsp,0x10048(%rcx)
-	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11	# counted calls so far
-	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,0x10040(%rcx)
-	mov %r11,0x10058(%rcx)			# the word commits it
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD		# take a ring index
+e_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae e_wait
+	and $PROBE_RING_N-1,%rcx; shl $PROBE_EV_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov %rax,PROBE_EV_RET(%rcx); mov %rsp,PROBE_EV_SLOT(%rcx)
+	mov %gs:PROBE_NCOUNT,%rdx; shl $PROBE_W_NCOUNT_SHIFT,%rdx; or %rdx,%r11	# counted calls so far
+	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,PROBE_EV_TSC(%rcx)
+	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 e_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 e_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
 	ring_full e, 0x28, e_gone
-e_deep:	decq %gs:0x18
+e_deep:	decq %gs:PROBE_DEPTH
 e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11			# then the classic stub follows
 
@@ -92,23 +93,23 @@ e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov %rax,-0x8(%rsp); mov %rdx,-0x10(%rsp)
 	lfence; rdtsc; shl $32,%rdx; or %rdx,%rax
 	mov %rcx,-0x18(%rsp); mov %r11,-0x20(%rsp); mov %rax,-0x28(%rsp)
-	mov %gs:0x18,%rcx; cmp $4096,%rcx; ja.d32 t_miss
+	mov %gs:PROBE_DEPTH,%rcx; cmp $PROBE_SHADOW_N,%rcx; ja.d32 t_miss
 t_find:	test %rcx,%rcx; jz.d32 t_miss; dec %rcx
-	mov %rcx,%rax; shl $4,%rax; add %gs:0x0,%rax
-	cmp %rsp,0x40(%rax); jne t_find
-	mov 0x48(%rax),%rax; mov %rax,(%rsp)	# the real return address, read
-	mov %rcx,%gs:0x18			# before the entry is popped: a
+	mov %rcx,%rax; shl $PROBE_SHADOW_SHIFT,%rax; add %gs:PROBE_SELF,%rax
+	cmp %rsp,PROBE_SHADOW(%rax); jne t_find
+	mov PROBE_SHADOW+8(%rax),%rax; mov %rax,(%rsp)	# the real return address, read
+	mov %rcx,%gs:PROBE_DEPTH			# before the entry is popped: a
 					# handler that interrupts us after the
 					# pop would take that entry for its own
-	mov %gs:0x30,%r11; shl $34,%r11		# counted calls so far
-	movabs $0x200000000,%rax; or %rax,%r11	# PROBE_W_RETURN
-	mov $1,%ecx; xadd %rcx,%gs:0x8
-t_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae t_wait
-	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
-	mov -0x8(%rsp),%rdx; mov %rdx,0x10050(%rcx)	# RAX: what it returned
-	mov %rsp,0x10048(%rcx)
-	mov -0x28(%rsp),%rax; mov %rax,0x10040(%rcx)
-	mov %r11,0x10058(%rcx)			# the word commits it
+	mov %gs:PROBE_NCOUNT,%r11; shl $PROBE_W_NCOUNT_SHIFT,%r11		# counted calls so far
+	movabs $PROBE_W_RETURN,%rax; or %rax,%r11	# PROBE_W_RETURN
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD
+t_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae t_wait
+	and $PROBE_RING_N-1,%rcx; shl $PROBE_EV_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov -0x8(%rsp),%rdx; mov %rdx,PROBE_EV_RET(%rcx)	# RAX: what it returned
+	mov %rsp,PROBE_EV_SLOT(%rcx)
+	mov -0x28(%rsp),%rax; mov %rax,PROBE_EV_TSC(%rcx)
+	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 t_out:	mov -0x8(%rsp),%rax; mov -0x10(%rsp),%rdx; mov -0x18(%rsp),%rcx
 	mov -0x20(%rsp),%r11; ret
 	ring_full t, 0x30, t_out
@@ -122,9 +123,9 @@ t_retrap: .quad 0x3333333333333333
 # instruction each (a signal cannot split one).
 	.section .count, "ax"
 	mov %r11,-0x8(%rsp)
-	testb $1,%gs:0x20; jnz c_classic
+	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz c_classic
 c_ctr:	incq %gs:0x7fffffff			# PROBE_CTR + 8 * patch
-	incq %gs:0x30
+	incq %gs:PROBE_NCOUNT
 c_plain: .byte 0xe9; .long 0x44444444	# jmp plain
 c_classic:
 
@@ -135,30 +136,30 @@ c_classic:
 	.section .alloc, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
-	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	mov %gs:PROBE_ALIVE,%r11; testl $EV_ALIVE_TID,%gs:(%r11)
 	jz a_gone
-	testb $1,%gs:0x20; jnz a_slow
+	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz a_slow
 a_retrap: movabs $0x3333333333333333,%r11
 	cmp %r11,(%rsp); je a_record
 a_tramp: movabs $0x1111111111111111,%r11
 	cmp %r11,(%rsp); je a_record
-	mov $1,%ecx; xadd %rcx,%gs:0x18
-	cmp $4096,%rcx; jae a_deep
-	shl $4,%rcx; add %gs:0x0,%rcx
-	mov (%rsp),%rax; mov %rsp,0x40(%rcx); mov %rax,0x48(%rcx)
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_DEPTH
+	cmp $PROBE_SHADOW_N,%rcx; jae a_deep
+	shl $PROBE_SHADOW_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov (%rsp),%rax; mov %rsp,PROBE_SHADOW(%rcx); mov %rax,PROBE_SHADOW+8(%rcx)
 	mov %r11,(%rsp)
 a_record:
 a_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
-	mov $1,%ecx; xadd %rcx,%gs:0x8
-a_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae a_wait
-	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
-	mov %rdi,0x10050(%rcx); mov %rsp,0x10048(%rcx); mov %rsi,0x10040(%rcx)
-	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11
-	mov %r11,0x10058(%rcx)			# the word commits it
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD
+a_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae a_wait
+	and $PROBE_RING_N-1,%rcx; shl $PROBE_EV_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov %rdi,PROBE_EV_RET(%rcx); mov %rsp,PROBE_EV_SLOT(%rcx); mov %rsi,PROBE_EV_TSC(%rcx)
+	mov %gs:PROBE_NCOUNT,%rdx; shl $PROBE_W_NCOUNT_SHIFT,%rdx; or %rdx,%r11
+	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 a_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 a_plain: .byte 0xe9; .long 0x44444444
 	ring_full a, 0x28, a_gone
-a_deep:	decq %gs:0x18
+a_deep:	decq %gs:PROBE_DEPTH
 a_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11
 
@@ -171,18 +172,18 @@ a_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	.section .goentry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
-	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	mov %gs:PROBE_ALIVE,%r11; testl $EV_ALIVE_TID,%gs:(%r11)
 	jz g_gone				# fortstat is gone: a plain call
-	testb $1,%gs:0x20; jnz g_slow		# no area of its own
+	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz g_slow		# no area of its own
 g_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
-	mov $1,%ecx; xadd %rcx,%gs:0x8		# take a ring index
-g_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae g_wait
-	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
-	mov 8(%r14),%rax; sub %rsp,%rax; mov %rax,0x10048(%rcx)	# depth
-	mov %r14,0x10050(%rcx)			# g
-	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11	# counted calls so far
-	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,0x10040(%rcx)
-	mov %r11,0x10058(%rcx)			# the word commits it
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD		# take a ring index
+g_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae g_wait
+	and $PROBE_RING_N-1,%rcx; shl $PROBE_EV_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov 8(%r14),%rax; sub %rsp,%rax; mov %rax,PROBE_EV_SLOT(%rcx)	# depth
+	mov %r14,PROBE_EV_RET(%rcx)			# g
+	mov %gs:PROBE_NCOUNT,%rdx; shl $PROBE_W_NCOUNT_SHIFT,%rdx; or %rdx,%r11	# counted calls so far
+	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,PROBE_EV_TSC(%rcx)
+	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 g_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 g_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
 	ring_full g, 0x28, g_gone
@@ -198,18 +199,18 @@ g_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp)
 	lfence; rdtsc; shl $32,%rdx; or %rdx,%rax
 	mov %rcx,-0x20(%rsp); mov %r11,-0x8(%rsp); mov %rax,-0x28(%rsp)
-	mov %gs:0x38,%r11; testl $0x3fffffff,%gs:(%r11)
+	mov %gs:PROBE_ALIVE,%r11; testl $EV_ALIVE_TID,%gs:(%r11)
 	jz x_gone				# fortstat is gone: not recorded
-	testb $1,%gs:0x20; jnz x_slow		# no area of its own
+	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz x_slow		# no area of its own
 x_word:	movabs $0x2222222222222222,%r11	# PROBE_W_EXIT | patch
-	mov $1,%ecx; xadd %rcx,%gs:0x8
-x_again: mov %rcx,%rdx; sub %gs:0x10,%rdx; cmp %gs:0x28,%rdx; jae x_wait
-	and $16383,%rcx; shl $5,%rcx; add %gs:0x0,%rcx
-	mov 8(%r14),%rax; sub %rsp,%rax; mov %rax,0x10048(%rcx)	# depth
-	mov %r14,0x10050(%rcx)			# g
-	mov %gs:0x30,%rdx; shl $34,%rdx; or %rdx,%r11
-	mov -0x28(%rsp),%rax; mov %rax,0x10040(%rcx)
-	mov %r11,0x10058(%rcx)			# the word commits it
+	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD
+x_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae x_wait
+	and $PROBE_RING_N-1,%rcx; shl $PROBE_EV_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
+	mov 8(%r14),%rax; sub %rsp,%rax; mov %rax,PROBE_EV_SLOT(%rcx)	# depth
+	mov %r14,PROBE_EV_RET(%rcx)			# g
+	mov %gs:PROBE_NCOUNT,%rdx; shl $PROBE_W_NCOUNT_SHIFT,%rdx; or %rdx,%r11
+	mov -0x28(%rsp),%rax; mov %rax,PROBE_EV_TSC(%rcx)
+	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 x_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11; ret
 	ring_full x, 0x30, x_gone

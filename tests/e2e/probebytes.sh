@@ -5,7 +5,7 @@
 # the ones their source says, and the offsets the C code patches are the
 # labels' (two branches once changed the assembly side by side).
 . "$SRCDIR/tests/lib.sh"
-for tool in as objcopy nm python3; do
+for tool in as objcopy nm python3 cc; do
 	command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
 python3 "$SRCDIR/src/probe/probe-bytes.py" --check 2>err.txt ||
