@@ -281,6 +281,7 @@ struct tracer {
 	int n_cpus;	/* CPUs the program may run on (trace_usage) */
 	int sample_err; /* --sample: why perf_event_open was refused (-errno), said once; 0 */
 	struct sample_timer sample_timer; /* --sample: when to read every thread's ring */
+	struct plancache *pc; /* files exec'ed: tables and plans for their next exec (NULL: none) */
 };
 enum patch_mode {
 	PATCH_OWN,   /* the program's own routines, its unwinder entries and PLT stubs */
