@@ -63,6 +63,11 @@ static bool is_unwinder_name(const char *s)
 	    "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
 	};
 
+	/* the first letters of them all: most names (cc1's 26,000 at each exec) end here */
+	if (s[0] != '_' && s[0] != 'b' && s[0] != 'p')
+		return false;
+	if (s[0] == '_' && s[1] == 'Z' && (s[2] != 'S' || s[3] != 't'))
+		return false;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))
 			return true;
@@ -183,7 +188,13 @@ static uint8_t *gap_before(struct tracer *tr, struct insn_gap *gap)
  */
 static bool forced_trap(const struct routine *r)
 {
-	const char *list = getenv("FORTSTAT_TRAP_ROUTINES");
+	static const char *list;
+	static bool read;
+
+	if (!read) {
+		list = getenv("FORTSTAT_TRAP_ROUTINES");
+		read = true;
+	}
 
 	for (size_t k = 0; list && *list && k < r->n_names; k++) {
 		size_t n = strlen(r->names[k]);
@@ -387,15 +398,15 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 			    struct code_window *w)
 {
 	static int off = -1;
-	struct insn_stub stub;
+	const struct insn_stub *stub;
 	struct insn_gap gap = {0};
-	const struct pc_plan *hit = NULL;
+	const struct pc_plan *hit = NULL, *pl;
 	struct pc_plan fresh;
 	struct pc_key key;
 	enum insn_probe_mode mode;
 	const char *why;
 	size_t len;
-	bool whole_read = false;
+	bool whole_read = false, throttled = false;
 
 	if (off < 0)
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
@@ -439,23 +450,25 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		hit = plancache_get(im, (size_t)(r - tr->ps->st->r), &key);
 	if (!hit || plancache_mode() == PC_CHECK)
 		plan_fresh(tr, entry, len, gap, &key, w, &fresh, &whole_read);
+	pl = &fresh;
 	if (hit && plancache_mode() == PC_CHECK) {
 		im->checked++;
 		if (!plancache_same(hit, &fresh))
 			im->differ++;
 	} else if (hit) {
-		fresh = *hit;
+		pl = hit;
 	} else if (im && whole_read) {
 		plancache_put(im, (size_t)(r - tr->ps->st->r), &key, &fresh);
 	}
 	if (im)
 		*(hit ? &im->hits : &im->made) += 1;
-	stub = fresh.stub;
-	why = fresh.rc == 2   ? "its code cannot be read"
-	      : fresh.rc < 0  ? "capstone failed"
-	      : fresh.rc == 1 ? (stub.reason ? stub.reason : "no stub")
-	      : tr->ps->go    ? go_stub_clash(tr, r, stub.addr, stub.len, stub.whole, stub.pad_addr)
-			      : NULL;
+	stub = &pl->stub;
+	why = pl->rc == 2   ? "its code cannot be read"
+	      : pl->rc < 0  ? "capstone failed"
+	      : pl->rc == 1 ? (stub->reason ? stub->reason : "no stub")
+	      : tr->ps->go
+		  ? go_stub_clash(tr, r, stub->addr, stub->len, stub->whole, stub->pad_addr)
+		  : NULL;
 	if (why)
 		return why;
 	for (size_t i = 0; i < tr->n_avoid; i++) {
@@ -466,43 +479,46 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		 */
 		uint64_t pc = tr->avoid_pc[i];
 
-		if ((pc > stub.addr && pc < stub.addr + (stub.whole ? stub.whole : stub.len)) ||
-		    (stub.pad_addr && pc >= stub.pad_addr && pc < stub.pad_addr + 5))
+		if ((pc > stub->addr &&
+		     pc < stub->addr + (stub->whole ? stub->whole : stub->len)) ||
+		    (stub->pad_addr && pc >= stub->pad_addr && pc < stub->pad_addr + 5))
 			return "a thread is inside its first bytes";
 	}
-	if (stub.whole)
+	if (stub->whole)
 		fs_info(2, "%s: moved whole into its stub (%u bytes)",
-			r->display ? r->display : r->names[0], stub.whole);
-	if (fresh.rc == 3)
+			r->display ? r->display : r->names[0], stub->whole);
+	if (pl->rc == 3)
 		return "its padding cannot be read";
 	p->stub = true;
-	p->jmp_addr = stub.addr;
-	p->orig_len = stub.len;
-	memcpy(p->orig_bytes, fresh.orig, stub.len);
-	if (stub.pad_addr)
-		memcpy(p->pad_orig, fresh.pad_orig, 5);
-	memcpy(p->jmp, stub.jmp, stub.len);
-	p->pad_addr = stub.pad_addr;
-	memcpy(p->pad_jmp, stub.pad, 5);
-	p->plain_off = stub.plain_off;
-	p->trap = p->slot + stub.trap_off;
-	if (stub.full_off)
-		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
-	p->throttle = stub.throttle_off ? p->slot + stub.throttle_off : 0;
-	if (p->throttle && (r->flags & RT_COUNTED)) { /* throttled from its first call */
-		stub.code[stub.throttle_off] = 1;
-		p->throttled = true;
-		probe_hot_set(tr->ps, (size_t)(p - tr->ps->patches));
-		probe_throttled(tr, (size_t)(p - tr->ps->patches));
-	}
-	p->call_ret = stub.call_ret;
-	if (stub.call_ret)
-		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
+	p->jmp_addr = stub->addr;
+	p->orig_len = stub->len;
+	memcpy(p->orig_bytes, pl->orig, stub->len);
+	if (stub->pad_addr)
+		memcpy(p->pad_orig, pl->pad_orig, 5);
+	memcpy(p->jmp, stub->jmp, stub->len);
+	p->pad_addr = stub->pad_addr;
+	memcpy(p->pad_jmp, stub->pad, 5);
+	p->plain_off = stub->plain_off;
+	p->trap = p->slot + stub->trap_off;
+	if (stub->full_off)
+		u64map_put(&tr->ps->pfull, p->slot + stub->full_off, 1);
+	p->throttle = stub->throttle_off ? p->slot + stub->throttle_off : 0;
+	if (p->throttle && (r->flags & RT_COUNTED)) /* throttled from its first call */
+		throttled = true;
+	p->call_ret = stub->call_ret;
+	if (stub->call_ret)
+		u64map_put(&tr->ps->callret, stub->call_ret, (uint64_t)(p - tr->ps->patches) + 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = (r->flags & RT_NORETURN) != 0; /* its stub hooks nothing */
 	p->alloc = (uint8_t)memcall_fn(tr, r);
 	p->orig = 0xcc;
-	memcpy(slot_buf, stub.code, stub.code_len);
+	memcpy(slot_buf, stub->code, stub->code_len);
+	if (throttled) {
+		slot_buf[stub->throttle_off] = 1;
+		p->throttled = true;
+		probe_hot_set(tr->ps, (size_t)(p - tr->ps->patches));
+		probe_throttled(tr, (size_t)(p - tr->ps->patches));
+	}
 	return NULL;
 }
 
