@@ -968,6 +968,85 @@ START_TEST(test_shlib_select_append)
 }
 END_TEST
 
+/*
+ * symtab_dup (the table of a file exec'ed again, plancache.c): every field
+ * equal, every string and array the copy's own (the original freed first,
+ * its memory overwritten), a library's routines naming the copy's module.
+ */
+START_TEST(test_dup)
+{
+	const char *mods[] = {"libfs.so.1", NULL};
+	struct symtab *st = calloc(1, sizeof(*st)), lib, cp;
+	struct symtab *ref = calloc(1, sizeof(*ref));
+	size_t first;
+
+	ck_assert_ptr_nonnull(st);
+	ck_assert_ptr_nonnull(ref);
+	load_ok(FIXTURE("cxx"), st);
+	load_ok(FIXTURE("cxx"), ref);
+	load_ok(FIXTURE("libfs.so"), &lib);
+	symtab_select_module(&lib, NULL, NULL, mods);
+	first = symtab_append(st, &lib, "libfs.so.1");
+	ck_assert_uint_gt(st->n, first);
+	symtab_dup(st, &cp);
+	/* the original gone, and its memory scribbled over */
+	for (size_t i = 0; i < st->n; i++) {
+		for (size_t k = 0; k < st->r[i].n_names; k++)
+			memset(st->r[i].names[k], 'x', strlen(st->r[i].names[k]));
+		if (st->r[i].display)
+			memset(st->r[i].display, 'x', strlen(st->r[i].display));
+	}
+	memset(st->path, 'x', strlen(st->path));
+	memset(st->modules[0], 'x', strlen(st->modules[0]));
+	symtab_free(st);
+	free(st);
+
+	ck_assert_uint_eq(cp.n_own, ref->n);
+	ck_assert_uint_eq(cp.n, ref->n + (cp.n - first));
+	ck_assert_str_eq(cp.path, ref->path);
+	ck_assert_uint_eq(cp.e_entry, ref->e_entry);
+	ck_assert_int_eq(cp.pie, ref->pie);
+	ck_assert_int_eq(cp.has_symtab, ref->has_symtab);
+	ck_assert_int_eq(cp.has_dwarf, ref->has_dwarf);
+	ck_assert_uint_eq(cp.n_plt, ref->n_plt);
+	for (size_t j = 0; j < cp.n_plt; j++) {
+		ck_assert_str_eq(cp.plt[j].name, ref->plt[j].name);
+		ck_assert_uint_eq(cp.plt[j].jmp, ref->plt[j].jmp);
+		ck_assert_uint_eq(cp.plt[j].got, ref->plt[j].got);
+	}
+	ck_assert_uint_eq(cp.n_needed, ref->n_needed);
+	for (size_t j = 0; j < cp.n_needed; j++)
+		ck_assert_str_eq(cp.needed[j], ref->needed[j]);
+	if (ref->interp)
+		ck_assert_str_eq(cp.interp, ref->interp);
+	for (size_t i = 0; i < ref->n; i++) {
+		const struct routine *a = &cp.r[i], *b = &ref->r[i];
+
+		ck_assert_uint_eq(a->addr, b->addr);
+		ck_assert_uint_eq(a->size, b->size);
+		ck_assert_uint_eq(a->flags, b->flags);
+		ck_assert_uint_eq(a->n_names, b->n_names);
+		for (size_t k = 0; k < a->n_names; k++)
+			ck_assert_str_eq(a->names[k], b->names[k]);
+		ck_assert_str_eq(a->display, b->display);
+		ck_assert_int_eq(a->line, b->line);
+		ck_assert((a->file == NULL) == (b->file == NULL));
+		if (a->file)
+			ck_assert_str_eq(a->file, b->file);
+		ck_assert_ptr_null(a->module);
+	}
+	ck_assert_uint_eq(cp.n_modules, 1);
+	ck_assert_str_eq(cp.modules[0], "libfs.so.1");
+	for (size_t i = first; i < cp.n; i++) {
+		ck_assert_ptr_eq(cp.r[i].module, cp.modules[0]);
+		ck_assert(!strncmp(cp.r[i].display, "libfs.so.1:", 11));
+	}
+	symtab_free(&cp);
+	symtab_free(ref);
+	free(ref);
+}
+END_TEST
+
 static Suite *symtab_suite(void)
 {
 	Suite *s = suite_create("symtab");
@@ -1000,6 +1079,7 @@ static Suite *symtab_suite(void)
 	tcase_add_test(sel, test_select_names_and_globs);
 	tcase_add_test(sel, test_select_exclude);
 	tcase_add_test(sel, test_select_source_names);
+	tcase_add_test(sel, test_dup);
 	suite_add_tcase(s, sel);
 
 	/* hangs fail here, within seconds, rather than at the suite's timeout */

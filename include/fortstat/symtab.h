@@ -177,6 +177,14 @@ int symtab_line_table(const char *path, struct line_table *lt);
 /* Index of the mainline routine, or -1. */
 long symtab_mainline(const struct symtab *st);
 
+/*
+ * Copy table src into *dst (overwritten): every routine, name, PLT stub,
+ * indirect function and string its own, so that either may be changed or
+ * freed without the other (the table of a file exec'ed again under -f,
+ * read once: plancache.c).
+ */
+void symtab_dup(const struct symtab *src, struct symtab *dst);
+
 void symtab_free(struct symtab *st);
 
 #endif

@@ -467,6 +467,53 @@ long symtab_mainline(const struct symtab *st)
 	return -1;
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static char **dup_strv(char *const *v, size_t n)
+{
+	char **c = n ? xmalloc(n * sizeof(*c)) : NULL;
+
+	for (size_t i = 0; i < n; i++)
+		c[i] = dup_or_null(v[i]);
+	return c;
+}
+
+/* See symtab.h: a deep copy, every string and array the copy's own. */
+void symtab_dup(const struct symtab *src, struct symtab *dst)
+{
+	*dst = *src;
+	dst->path = dup_or_null(src->path);
+	dst->interp = dup_or_null(src->interp);
+	dst->soname = dup_or_null(src->soname);
+	dst->needed = dup_strv(src->needed, src->n_needed);
+	dst->modules = dup_strv(src->modules, src->n_modules);
+	dst->r = src->n ? xmalloc(src->n * sizeof(*dst->r)) : NULL;
+	for (size_t i = 0; i < src->n; i++) {
+		struct routine *r = &dst->r[i];
+
+		*r = src->r[i];
+		r->names = dup_strv(src->r[i].names, src->r[i].n_names);
+		r->display = dup_or_null(src->r[i].display);
+		r->file = dup_or_null(src->r[i].file);
+		for (size_t k = 0; r->module && k < src->n_modules; k++)
+			if (src->r[i].module == src->modules[k])
+				r->module = dst->modules[k]; /* the copy's own name */
+	}
+	dst->plt = src->n_plt ? xmalloc(src->n_plt * sizeof(*dst->plt)) : NULL;
+	for (size_t i = 0; i < src->n_plt; i++) {
+		dst->plt[i] = src->plt[i];
+		dst->plt[i].name = dup_or_null(src->plt[i].name);
+	}
+	dst->ifuncs = src->n_ifuncs ? xmalloc(src->n_ifuncs * sizeof(*dst->ifuncs)) : NULL;
+	for (size_t i = 0; i < src->n_ifuncs; i++) {
+		dst->ifuncs[i] = src->ifuncs[i];
+		dst->ifuncs[i].name = dup_or_null(src->ifuncs[i].name);
+	}
+}
+
 /* Free what @st owns and leave it empty; NULL and a second call are harmless. */
 void symtab_free(struct symtab *st)
 {

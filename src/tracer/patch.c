@@ -33,6 +33,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "plancache.h"
 #include "tracer.h"
 #include "golang.h"
 #include "memcall.h"
@@ -67,6 +68,11 @@ static bool is_unwinder_name(const char *s)
 	    "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
 	};
 
+	/* the first letters of them all: most names (cc1's 26,000 at each exec) end here */
+	if (s[0] != '_' && s[0] != 'b' && s[0] != 'p')
+		return false;
+	if (s[0] == '_' && s[1] == 'Z' && (s[2] != 'S' || s[3] != 't'))
+		return false;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))
 			return true;
@@ -132,25 +138,33 @@ static int map_scratch(struct tracer *tr, pid_t tid, uint64_t lo, uint64_t hi, s
  * The routine before r in the program's own table and the bytes after it
  * up to r's entry, which belong to no routine: where a short entry may put
  * its jmp rel32 (insn_gap). Only with a full symbol table (.symtab: local
- * routines too) and a neighbour within 4 KiB. Returns the bytes (free
- * them) or NULL.
+ * routines too) and a neighbour within 4 KiB: its place in gap (addr,
+ * len, code_len), left 0 when there is none. gap_before reads the bytes.
  */
-static uint8_t *gap_before(struct tracer *tr, const struct routine *r, uint64_t entry,
-			   struct insn_gap *gap)
+static void gap_place(struct tracer *tr, const struct routine *r, uint64_t entry,
+		      struct insn_gap *gap)
 {
 	const struct symtab *st = tr->ps->st;
 	size_t i = (size_t)(r - st->r);
 	const struct routine *q;
-	uint8_t *b;
 
 	if (!st->has_symtab || i == 0 || i >= st->n_own)
-		return NULL;
+		return;
 	q = &st->r[i - 1];
 	if (!q->size || q->addr + q->size + 5 > r->addr || r->addr - q->addr > 4096)
-		return NULL;
+		return;
 	gap->addr = q->addr + (entry - r->addr);
 	gap->len = (size_t)(r->addr - q->addr);
 	gap->code_len = (size_t)q->size;
+}
+
+/* The bytes of the gap gap_place found (free them), or NULL: none, or unreadable. */
+static uint8_t *gap_before(struct tracer *tr, struct insn_gap *gap)
+{
+	uint8_t *b;
+
+	if (!gap->len)
+		return NULL;
 	b = xmalloc(gap->len);
 	if (mem_read(tr->ps->memfd, gap->addr, b, gap->len) < 0) {
 		free(b);
@@ -168,7 +182,13 @@ static uint8_t *gap_before(struct tracer *tr, const struct routine *r, uint64_t 
  */
 static bool forced_trap(const struct routine *r)
 {
-	const char *list = getenv("FORTSTAT_TRAP_ROUTINES");
+	static const char *list;
+	static bool read;
+
+	if (!read) {
+		list = getenv("FORTSTAT_TRAP_ROUTINES");
+		read = true;
+	}
 
 	for (size_t k = 0; list && *list && k < r->n_names; k++) {
 		size_t n = strlen(r->names[k]);
@@ -277,21 +297,110 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 }
 
 /*
+ * The code being patched, read at once when a plan needs it (the first
+ * plan not in the plan cache): each routine's planning reads its first
+ * bytes, the padding before and after it, its neighbours. A page either
+ * side when it reads; the routines' extent alone else. An image whose
+ * plans all come from the cache reads none of it.
+ */
+struct code_window {
+	int fd;
+	uint64_t lo;
+	size_t n;
+	bool tried;
+};
+
+static void window_open(struct code_window *w)
+{
+	if (w->tried)
+		return;
+	w->tried = true;
+	if (!mem_cache_begin(w->fd, w->lo - 4096, w->n + 8192))
+		mem_cache_begin(w->fd, w->lo, w->n);
+}
+
+/*
+ * Plan an entry stub from its code, as read now, into *out: the planner's
+ * rc (2: the code cannot be read, 3: the padding it chose), the stub, the bytes it covers and its
+ * padding's. *whole_read: every read gave all it was asked for, so that the
+ * same file at the same addresses gives the same plan (the plan cache may
+ * keep it).
+ */
+static void plan_fresh(struct tracer *tr, uint64_t entry, size_t len, struct insn_gap gap,
+		       const struct pc_key *key, struct code_window *w, struct pc_plan *out,
+		       bool *whole_read)
+{
+	uint8_t *code, *gap_bytes, *near = NULL;
+	uint32_t patch = (uint32_t)key->v[15];
+	enum insn_probe_mode mode = (enum insn_probe_mode)(key->v[16] & 0xff);
+
+	window_open(w);
+	memset(out, 0, sizeof(*out));
+	*whole_read = true;
+	code = xmalloc(len);
+	if (gap.near_len) {
+		near = xmalloc(gap.near_len);
+		gap.near = near;
+		if (mem_read(tr->ps->memfd, gap.near_addr, near, gap.near_len) < 0) {
+			gap.near_len = 0;
+			*whole_read = false;
+		}
+	}
+	gap_bytes = gap_before(tr, &gap);
+	if (gap.len && !gap_bytes)
+		*whole_read = false;
+	out->rc = 0;
+	if (mem_read(tr->ps->memfd, entry, code, len) < 0) {
+		/* the padding after a tiny routine may end its mapping */
+		*whole_read = false;
+		len -= gap.tail;
+		gap.tail = 0;
+		if (mem_read(tr->ps->memfd, entry, code, len) < 0)
+			out->rc = 2;
+	}
+	if (!out->rc)
+		out->rc = tr->ps->probes
+			      ? insn_plan_probe(code, len, entry, key->v[12], tr->ps->probe_tramp,
+						tr->ps->retrap, patch, mode, &gap, &out->stub)
+			      : insn_plan_stub(code, len, entry, key->v[12],
+					       tr->o->count_only ? 0 : tr->ps->retrap,
+					       tr->ps->page_addr, patch + 1, &gap, &out->stub);
+	if (out->rc < 0)
+		*whole_read = false;
+	if (!out->rc && out->stub.len <= sizeof(out->orig))
+		memcpy(out->orig, code + (out->stub.addr - entry), out->stub.len);
+	if (!out->rc && out->stub.pad_addr &&
+	    mem_read(tr->ps->memfd, out->stub.pad_addr, out->pad_orig, 5) < 0) {
+		out->rc = 3; /* its padding cannot be read */
+		*whole_read = false;
+	}
+	free(near);
+	free(gap_bytes);
+	free(code);
+}
+
+/*
  * The fast entry patch (insn_plan_stub, insn_plan_probe): a jmp to a stub.
  * Fills p and the stub's bytes at `slot_buf`. Returns NULL, or why the
  * routine must take the plain int3 instead (FORTSTAT_NO_STUBS=1 turns the
- * stubs off: bench/overhead compares both).
+ * stubs off: bench/overhead compares both). With `im` (the plan cache's
+ * entry of the image's file), a plan made before from the same inputs is
+ * taken from there.
  */
 static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
-			    struct patch *p, uint8_t *slot_buf)
+			    struct patch *p, uint8_t *slot_buf, struct pc_image *im,
+			    struct code_window *w)
 {
 	static int off = -1;
-	struct insn_stub stub;
+	const struct insn_stub *stub;
 	struct insn_gap gap = {0};
-	uint8_t *code = NULL, *gap_bytes, *near = NULL;
+	const struct pc_plan *hit = NULL, *pl;
+	struct pc_plan fresh;
+	struct pc_key key;
+	enum insn_probe_mode mode;
 	const char *why;
 	size_t len;
-	int rc;
+	bool whole_read = false, throttled = false;
 
 	if (off < 0)
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
@@ -315,47 +424,47 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	why = stub_extent(tr, r, entry, &len, &gap);
 	if (why)
 		return why;
-	code = xmalloc(len);
-	if (gap.near_len) {
-		near = xmalloc(gap.near_len);
-		gap.near = near;
-		if (mem_read(tr->ps->memfd, gap.near_addr, near, gap.near_len) < 0)
-			gap.near_len = 0;
+	gap_place(tr, r, entry, &gap);
+	mode = tr->o->count_only	  ? INSN_PROBE_COUNT
+	       : memcall_fn(tr, r)	  ? INSN_PROBE_ALLOC
+	       : tr->ps->go		  ? INSN_PROBE_GO
+	       : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
+					  : INSN_PROBE_TIMED;
+	/* every input of the planning but the file's bytes */
+	key = (struct pc_key){
+	    {r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), entry, len, gap.near_addr,
+	     gap.near_len, gap.tail, gap.open_end, gap.addr, gap.len, gap.code_len, p->slot,
+	     tr->ps->probes ? tr->ps->probe_tramp : tr->ps->page_addr, tr->ps->retrap,
+	     (uint64_t)(p - tr->ps->patches),
+	     (uint64_t)mode | (uint64_t)tr->ps->probes << 8 | (uint64_t)tr->o->count_only << 9}};
+	/* a Go program's plans meet its exits', -p's the threads' places: never kept */
+	if (tr->ps->go || tr->n_avoid)
+		im = NULL;
+	if (im)
+		hit = plancache_get(im, (size_t)(r - tr->ps->st->r), &key);
+	if (!hit || plancache_mode() == PC_CHECK)
+		plan_fresh(tr, entry, len, gap, &key, w, &fresh, &whole_read);
+	pl = &fresh;
+	if (hit && plancache_mode() == PC_CHECK) {
+		im->checked++;
+		if (!plancache_same(hit, &fresh))
+			im->differ++;
+	} else if (hit) {
+		pl = hit;
+	} else if (im && whole_read) {
+		plancache_put(im, (size_t)(r - tr->ps->st->r), &key, &fresh);
 	}
-	gap_bytes = gap_before(tr, r, entry, &gap);
-	if (mem_read(tr->ps->memfd, entry, code, len) < 0) {
-		/* the padding after a tiny routine may end its mapping */
-		len -= gap.tail;
-		gap.tail = 0;
-		if (mem_read(tr->ps->memfd, entry, code, len) < 0)
-			why = "its code cannot be read";
-	}
-	if (!why) {
-		enum insn_probe_mode mode = tr->o->count_only	       ? INSN_PROBE_COUNT
-					    : memcall_fn(tr, r)	       ? INSN_PROBE_ALLOC
-					    : tr->ps->go	       ? INSN_PROBE_GO
-					    : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
-								       : INSN_PROBE_TIMED;
-
-		rc = tr->ps->probes
-			 ? insn_plan_probe(code, len, entry, p->slot, tr->ps->probe_tramp,
-					   tr->ps->retrap, (uint32_t)(p - tr->ps->patches), mode,
-					   &gap, &stub)
-			 : insn_plan_stub(code, len, entry, p->slot,
-					  tr->o->count_only ? 0 : tr->ps->retrap, tr->ps->page_addr,
-					  (uint32_t)(p - tr->ps->patches) + 1, &gap, &stub);
-		if (rc)
-			why = rc < 0 ? "capstone failed" : stub.reason ? stub.reason : "no stub";
-		else if (tr->ps->go)
-			why = go_stub_clash(tr, r, stub.addr, stub.len, stub.whole, stub.pad_addr);
-	}
-	free(near);
-	if (why) {
-		free(code);
-		free(gap_bytes);
+	if (im)
+		*(hit ? &im->hits : &im->made) += 1;
+	stub = &pl->stub;
+	why = pl->rc == 2   ? "its code cannot be read"
+	      : pl->rc < 0  ? "capstone failed"
+	      : pl->rc == 1 ? (stub->reason ? stub->reason : "no stub")
+	      : tr->ps->go
+		  ? go_stub_clash(tr, r, stub->addr, stub->len, stub->whole, stub->pad_addr)
+		  : NULL;
+	if (why)
 		return why;
-	}
-	free(gap_bytes);
 	for (size_t i = 0; i < tr->n_avoid; i++) {
 		/*
 		 * -p: a thread stopped inside the bytes the jmp covers would
@@ -364,46 +473,46 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		 */
 		uint64_t pc = tr->avoid_pc[i];
 
-		if ((pc > stub.addr && pc < stub.addr + (stub.whole ? stub.whole : stub.len)) ||
-		    (stub.pad_addr && pc >= stub.pad_addr && pc < stub.pad_addr + 5)) {
-			free(code);
+		if ((pc > stub->addr &&
+		     pc < stub->addr + (stub->whole ? stub->whole : stub->len)) ||
+		    (stub->pad_addr && pc >= stub->pad_addr && pc < stub->pad_addr + 5))
 			return "a thread is inside its first bytes";
-		}
 	}
-	if (stub.whole)
+	if (stub->whole)
 		fs_info(2, "%s: moved whole into its stub (%u bytes)",
-			r->display ? r->display : r->names[0], stub.whole);
-	if (stub.pad_addr && mem_read(tr->ps->memfd, stub.pad_addr, p->pad_orig, 5) < 0) {
-		free(code);
+			r->display ? r->display : r->names[0], stub->whole);
+	if (pl->rc == 3)
 		return "its padding cannot be read";
-	}
 	p->stub = true;
-	p->jmp_addr = stub.addr;
-	p->orig_len = stub.len;
-	memcpy(p->orig_bytes, code + (stub.addr - entry), stub.len);
-	memcpy(p->jmp, stub.jmp, stub.len);
-	p->pad_addr = stub.pad_addr;
-	memcpy(p->pad_jmp, stub.pad, 5);
-	p->plain_off = stub.plain_off;
-	p->trap = p->slot + stub.trap_off;
-	if (stub.full_off)
-		u64map_put(&tr->ps->pfull, p->slot + stub.full_off, 1);
-	p->throttle = stub.throttle_off ? p->slot + stub.throttle_off : 0;
-	if (p->throttle && (r->flags & RT_COUNTED)) { /* throttled from its first call */
-		stub.code[stub.throttle_off] = 1;
-		p->throttled = true;
-		probe_hot_set(tr->ps, (size_t)(p - tr->ps->patches));
-		probe_throttled(tr, (size_t)(p - tr->ps->patches));
-	}
-	p->call_ret = stub.call_ret;
-	if (stub.call_ret)
-		u64map_put(&tr->ps->callret, stub.call_ret, (uint64_t)(p - tr->ps->patches) + 1);
+	p->jmp_addr = stub->addr;
+	p->orig_len = stub->len;
+	memcpy(p->orig_bytes, pl->orig, stub->len);
+	if (stub->pad_addr)
+		memcpy(p->pad_orig, pl->pad_orig, 5);
+	memcpy(p->jmp, stub->jmp, stub->len);
+	p->pad_addr = stub->pad_addr;
+	memcpy(p->pad_jmp, stub->pad, 5);
+	p->plain_off = stub->plain_off;
+	p->trap = p->slot + stub->trap_off;
+	if (stub->full_off)
+		u64map_put(&tr->ps->pfull, p->slot + stub->full_off, 1);
+	p->throttle = stub->throttle_off ? p->slot + stub->throttle_off : 0;
+	if (p->throttle && (r->flags & RT_COUNTED)) /* throttled from its first call */
+		throttled = true;
+	p->call_ret = stub->call_ret;
+	if (stub->call_ret)
+		u64map_put(&tr->ps->callret, stub->call_ret, (uint64_t)(p - tr->ps->patches) + 1);
 	p->routine = (uint32_t)(r - tr->ps->st->r);
 	p->noreturn = (r->flags & RT_NORETURN) != 0; /* its stub hooks nothing */
 	p->alloc = (uint8_t)memcall_fn(tr, r);
 	p->orig = 0xcc;
-	memcpy(slot_buf, stub.code, stub.code_len);
-	free(code);
+	memcpy(slot_buf, stub->code, stub->code_len);
+	if (throttled) {
+		slot_buf[stub->throttle_off] = 1;
+		p->throttled = true;
+		probe_hot_set(tr->ps, (size_t)(p - tr->ps->patches));
+		probe_throttled(tr, (size_t)(p - tr->ps->patches));
+	}
 	return NULL;
 }
 
@@ -475,6 +584,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches, n_trap = 0, go_x = 0, go_room;
 	/* The program's first scratch page: its header, then the probes' trampoline. */
 	size_t hdr = own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
+	struct code_window w = {0};
+	struct pc_image *im = NULL;
 	uint8_t *buf;
 	int err;
 
@@ -541,13 +652,13 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	}
 	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
 
-	/*
-	 * The code being patched, read at once: each routine's planning reads
-	 * its first bytes, the padding before and after it, its neighbours.
-	 * A page either side when it reads; the routines' extent alone else.
-	 */
-	if (!mem_cache_begin(tr->ps->memfd, clo - 4096, (size_t)(chi - clo) + 8192))
-		mem_cache_begin(tr->ps->memfd, clo, (size_t)(chi - clo));
+	/* the code read at once when a plan is made (window_open) */
+	w.fd = tr->ps->memfd;
+	w.lo = clo;
+	w.n = (size_t)(chi - clo);
+	/* the program's own routines: their plans may have been made at an earlier exec */
+	if (own && st->n_own == st->n)
+		im = plancache_image(tr, tr->ps->leader, st->n);
 	for (size_t i = from; i < to; i++) {
 		struct routine *r = &st->r[i];
 		struct patch *p;
@@ -562,7 +673,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
 		why = hook ? "the unwinder: return addresses are put back at each call"
-			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE);
+			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE, im, &w);
 		if (!why) {
 			if (p->pad_addr)
 				fs_info(2,
@@ -621,6 +732,16 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 			go_add_exits(tr, i, bias); /* p is stale from here */
 	}
 	mem_cache_end();
+	if (im && im->checked)
+		fs_info(
+		    1,
+		    "%s: %zu plans from the plan cache, checked against a fresh plan: %zu differ",
+		    what, im->hits, im->differ);
+	else if (im && im->hits)
+		fs_info(1, "%s: %zu plans from the plan cache, %zu made", what, im->hits, im->made);
+	if (im && im->differ)
+		fs_warn("%s: %zu plans from the plan cache differ from a fresh plan", what,
+			im->differ);
 	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
 	for (size_t j = 0; own && !tr->o->count_only && j < st->n_plt; j++) {
 		struct patch *p;

@@ -34,6 +34,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "plancache.h"
 #include "tracer.h"
 #include "../probe/drain.h"
 #include "evpage.h"
@@ -241,7 +242,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	len = readlink(link, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
-	err = len > 0 ? symtab_load(path, st) : -errno;
+	err = len > 0 ? plancache_symtab(tr, pid, path, st) : -errno;
 	if (err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) {
 		/*
 		 * Stripped (a shell, a system tool): followed for its children

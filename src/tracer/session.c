@@ -34,6 +34,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "plancache.h"
 #include "tracer.h"
 #include "dispatch.h"
 #include "evpage.h"
@@ -127,6 +128,7 @@ static int wait_exec(struct tracer *tr, struct stop *s)
 void tracer_free(struct tracer *tr)
 {
 	thr_remove_all(tr);
+	plancache_free(tr);
 	sample_stop(tr);
 	free(tr->pend);
 	free(tr->seg.ovh[0]);

@@ -45,6 +45,7 @@
 
 struct books;
 struct names;
+struct plancache;
 struct routine;
 struct symtab;
 struct trace_result;
@@ -220,6 +221,7 @@ struct tracer {
 	struct gate gate;	 /* -p: the threads' seccomp filters (gate.c) */
 	int n_cpus;		 /* CPUs the program may run on (trace_usage) */
 	struct sample_run smp;	 /* --sample's (sample.h) */
+	struct plancache *pc; /* files exec'ed: tables and plans for their next exec (NULL: none) */
 };
 /* ---- shared by the whole tracer ---- */
 

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * plancache.c - the symbol tables and entry plans of the files exec'ed in
+ * one run, kept for their next exec (plancache.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fortstat/symtab.h"
+#include "fortstat/util.h"
+#include "plancache.h"
+#include "tracer.h"
+
+struct plancache {
+	struct pc_image **im;
+	size_t n;
+};
+
+enum pc_mode plancache_mode(void)
+{
+	static int mode = -1;
+
+	if (mode < 0) {
+		const char *e = getenv("FORTSTAT_PLAN_CACHE");
+
+		mode = !e || !*e			      ? PC_ON
+		       : !strcmp(e, "0") || !strcmp(e, "off") ? PC_OFF
+		       : !strcmp(e, "check")		      ? PC_CHECK
+							      : PC_ON;
+	}
+	return (enum pc_mode)mode;
+}
+
+static bool same_file(const struct pc_image *im, const struct stat *sb)
+{
+	return im->dev == sb->st_dev && im->ino == sb->st_ino && im->size == sb->st_size &&
+	       im->mtime.tv_sec == sb->st_mtim.tv_sec && im->mtime.tv_nsec == sb->st_mtim.tv_nsec &&
+	       im->ctime.tv_sec == sb->st_ctim.tv_sec && im->ctime.tv_nsec == sb->st_ctim.tv_nsec;
+}
+
+/* The file process pid runs: 0 and *sb, or -1. */
+static int exe_stat(pid_t pid, struct stat *sb)
+{
+	char link[48];
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	return stat(link, sb) == 0 && S_ISREG(sb->st_mode) ? 0 : -1;
+}
+
+/* The entry of the file described by sb, made if need be. */
+static struct pc_image *image_of(struct tracer *tr, const struct stat *sb)
+{
+	struct plancache *pc;
+	struct pc_image *im;
+
+	if (!tr->pc)
+		tr->pc = xcalloc(1, sizeof(*tr->pc));
+	pc = tr->pc;
+	for (size_t i = 0; i < pc->n; i++)
+		if (same_file(pc->im[i], sb))
+			return pc->im[i];
+	pc->im = xrealloc(pc->im, (pc->n + 1) * sizeof(*pc->im));
+	im = pc->im[pc->n++] = xcalloc(1, sizeof(*im));
+	im->dev = sb->st_dev;
+	im->ino = sb->st_ino;
+	im->size = sb->st_size;
+	im->mtime = sb->st_mtim;
+	im->ctime = sb->st_ctim;
+	return im;
+}
+
+int plancache_symtab(struct tracer *tr, pid_t pid, const char *path, struct symtab *st)
+{
+	struct stat run, named, after;
+	struct pc_image *im;
+	int rc;
+
+	/* the file the process runs, and the one its path names, must be one */
+	if (plancache_mode() == PC_OFF || exe_stat(pid, &run) < 0 || stat(path, &named) < 0 ||
+	    named.st_dev != run.st_dev || named.st_ino != run.st_ino)
+		return symtab_load(path, st);
+	im = image_of(tr, &run);
+	if (im->have_st) {
+		symtab_dup(im->st, st);
+		fs_info(1, "%s: its symbols as read at its first exec (%zu routines)", path, st->n);
+		return im->st_rc;
+	}
+	rc = symtab_load(path, st);
+	/* kept when the file read was the one run: nothing changed it meanwhile */
+	if ((rc == 0 || rc == SYMTAB_ENOSYMS || rc == SYMTAB_EBADSHDR) && stat(path, &after) == 0 &&
+	    same_file(im, &after)) {
+		im->st = xcalloc(1, sizeof(*im->st));
+		symtab_dup(st, im->st);
+		im->st_rc = rc;
+		im->have_st = true;
+	}
+	return rc;
+}
+
+struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n)
+{
+	struct pc_image *im;
+	struct stat sb;
+
+	if (plancache_mode() == PC_OFF || exe_stat(pid, &sb) < 0)
+		return NULL;
+	im = image_of(tr, &sb);
+	if (im->n_plan < n) {
+		im->plan = xrealloc(im->plan, n * sizeof(*im->plan));
+		im->keys = xrealloc(im->keys, n * sizeof(*im->keys));
+		memset(im->plan + im->n_plan, 0, (n - im->n_plan) * sizeof(*im->plan));
+		im->n_plan = n;
+	}
+	im->uses++;
+	im->hits = im->made = im->checked = im->differ = 0;
+	return im;
+}
+
+const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const struct pc_key *key)
+{
+	if (i >= im->n_plan || !im->plan[i] || memcmp(&im->keys[i], key, sizeof(*key)) != 0)
+		return NULL;
+	return im->plan[i];
+}
+
+void plancache_put(struct pc_image *im, size_t i, const struct pc_key *key,
+		   const struct pc_plan *plan)
+{
+	if (i >= im->n_plan)
+		return;
+	if (!im->plan[i])
+		im->plan[i] = xmalloc(sizeof(*plan));
+	*im->plan[i] = *plan;
+	im->keys[i] = *key;
+}
+
+bool plancache_same(const struct pc_plan *a, const struct pc_plan *b)
+{
+	const struct insn_stub *x = &a->stub, *y = &b->stub;
+
+	if (a->rc != b->rc)
+		return false;
+	if (a->rc) /* refused: for the same reason */
+		return x->reason == y->reason ||
+		       (x->reason && y->reason && !strcmp(x->reason, y->reason));
+	return x->addr == y->addr && x->len == y->len && x->code_len == y->code_len &&
+	       x->code_len <= sizeof(x->code) && !memcmp(x->jmp, y->jmp, sizeof(x->jmp)) &&
+	       !memcmp(x->code, y->code, x->code_len) && x->trap_off == y->trap_off &&
+	       x->plain_off == y->plain_off && x->full_off == y->full_off &&
+	       x->throttle_off == y->throttle_off && x->call_ret == y->call_ret &&
+	       x->pad_addr == y->pad_addr && !memcmp(x->pad, y->pad, sizeof(x->pad)) &&
+	       x->whole == y->whole && x->len <= sizeof(a->orig) &&
+	       !memcmp(a->orig, b->orig, x->len) &&
+	       (!x->pad_addr || !memcmp(a->pad_orig, b->pad_orig, sizeof(a->pad_orig)));
+}
+
+void plancache_free(struct tracer *tr)
+{
+	struct plancache *pc = tr->pc;
+
+	if (!pc)
+		return;
+	for (size_t i = 0; i < pc->n; i++) {
+		struct pc_image *im = pc->im[i];
+
+		for (size_t j = 0; j < im->n_plan; j++)
+			free(im->plan[j]);
+		free(im->plan);
+		free(im->keys);
+		if (im->st) {
+			symtab_free(im->st);
+			free(im->st);
+		}
+		free(im);
+	}
+	free(pc->im);
+	free(pc);
+	tr->pc = NULL;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * plancache.h - private to src/tracer/: what one fortstat run learnt of an
+ * executable file, kept for the next time a followed process (-f) execs it
+ * (make runs cc1 once a source file, cc1 has 26,000 routines): its symbol
+ * table as read, and each routine's entry plan with the inputs it was made
+ * from. A plan is reused only when every input is the same (the file, the
+ * routine, its entry's and its stub's addresses, the trampoline, the
+ * return trap, its patch number, the mode): then it is the plan that
+ * planning would make again, byte for byte. A file is known by its device,
+ * inode, size, modification and change times, as the process's
+ * /proc/PID/exe says (the file it runs, whatever its path names now).
+ */
+#ifndef FORTSTAT_PLANCACHE_H
+#define FORTSTAT_PLANCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "fortstat/insn.h"
+
+struct tracer;
+struct symtab;
+struct plancache;
+
+/* FORTSTAT_PLAN_CACHE (a test hook, not an option): 0 off, check, else on. */
+enum pc_mode {
+	PC_ON,
+	PC_OFF,
+	PC_CHECK, /* every plan taken from the cache also made afresh and compared */
+};
+
+/* What an entry's planning needs besides the file's bytes (try_stub, patch.c). */
+#define PC_KEY_N 17
+struct pc_key {
+	uint64_t v[PC_KEY_N];
+};
+
+/* One routine's entry, planned (patch.c's try_stub). */
+struct pc_plan {
+	int rc; /* insn_plan_probe's or insn_plan_stub's: 0 planned, 1 refused */
+	struct insn_stub stub;
+	uint8_t orig[16];    /* the bytes the jmp covers (stub.len of them) */
+	uint8_t pad_orig[5]; /* the padding's bytes under pad[] (with stub.pad_addr) */
+};
+
+/* One executable file of the run. */
+struct pc_image {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	bool have_st; /* st holds its table as symtab_load left it */
+	int st_rc;    /* ... and what symtab_load returned */
+	struct symtab *st;
+	struct pc_plan **plan; /* by routine index, NULL: none yet */
+	struct pc_key *keys;   /* plan[i]'s inputs */
+	size_t n_plan;
+	size_t uses;			    /* images of it patched so far */
+	size_t hits, made, checked, differ; /* in the patching under way (patch_routines) */
+};
+
+enum pc_mode plancache_mode(void);
+
+/*
+ * symtab_load(path, st) for the image that process pid runs (its exec
+ * stop), read once a file: a later exec of the same file gets a copy of
+ * the table as it was read. Returns as symtab_load.
+ */
+int plancache_symtab(struct tracer *tr, pid_t pid, const char *path, struct symtab *st);
+
+/*
+ * The file that process pid runs, for its routines' plans (n of them in
+ * its table), or NULL when the cache is off or the file cannot be known.
+ * Its counters (hits, made, checked, differ) start at 0.
+ */
+struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n);
+
+/* The plan of routine i with these inputs, if one was made: NULL else. */
+const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const struct pc_key *key);
+
+/* Keep routine i's plan, made from these inputs. */
+void plancache_put(struct pc_image *im, size_t i, const struct pc_key *key,
+		   const struct pc_plan *plan);
+
+/* Are two plans the same, byte for byte where the program sees them? */
+bool plancache_same(const struct pc_plan *a, const struct pc_plan *b);
+
+/* Free the run's cache (tracer_free). */
+void plancache_free(struct tracer *tr);
+
+#endif

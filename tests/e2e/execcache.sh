@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# execcache.sh - -f and a file exec'ed again (src/tracer/plancache.c): the
+# spawner execs its program three times (fork + exec, posix_spawn, its own
+# exec). The second and third take the symbol table read at the first, and
+# with the probes (a program not built as PIE: its entries and stubs at the
+# same addresses) every entry plan made there (-v says how many, none
+# made); FORTSTAT_PLAN_CACHE=check plans them afresh too and finds none
+# that differs; each section's exact counts equal those of a run without
+# the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
+. "$SRCDIR/tests/lib.sh"
+command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
+
+# calls_of CSV N: section N's "routine calls" lines, sorted (one per routine)
+calls_of() {
+	awk -v want="$2" 'BEGIN { RS = ""; FS = "\n" } NR == want {
+		for (i = 2; i <= NF; i++) { split($i, f, ","); print f[1], f[2] } }' "$1" | sort
+}
+
+for opt in O0 O2; do
+	# riprel: RIP-relative first instructions, one that traps (a loop first);
+	# tiny: routines shorter than a jmp, one entered past its first bytes
+	for fx in riprel tiny chain; do
+		prog=$fx-nopie-$opt
+		"${CC:-cc}" -$opt -g -fno-omit-frame-pointer -fno-pie -no-pie -o "$prog" \
+			"$SRCDIR/fixtures/$fx.c" 2>cc.err || fail "$prog: cannot build: $(head -c 300 cc.err)"
+		[ -x "$prog" ] || continue
+		p="$BIN/spawner-$opt $PWD/$prog"
+
+		# -v: the second and third exec take what the first read and planned
+		# shellcheck disable=SC2086
+		traced -f -v -- $p
+		cp r.csv cached.csv
+		n=$(grep -c "$prog: its symbols as read at its first exec" t.err)
+		[ "$n" = 2 ] || fail "$prog -f: $n execs took the symbols read at the first, expected 2"
+		if [ "$MECH" = probes ]; then
+			grep "$prog: [0-9]* plans from the plan cache" t.err >hits
+			[ "$(wc -l <hits)" = 2 ] ||
+				fail "$prog -f: $(wc -l <hits) execs took plans from the cache, expected 2"
+			grep -v ' plans from the plan cache, 0 made$' hits >made
+			[ ! -s made ] || fail "$prog -f: plans made again: $(cat made)"
+			[ "$(sed 's/ plans.*//; s/.* //' hits | sort -u | wc -l)" = 1 ] ||
+				fail "$prog -f: the two execs took different numbers of plans: $(cat hits)"
+			[ "$(sed 's/ plans.*//; s/.* //' hits | head -n 1)" -gt 0 ] 2>/dev/null ||
+				fail "$prog -f: no plan taken from the cache: $(cat hits)"
+		fi
+
+		# the cache off: the same sections, the same counts
+		FORTSTAT_PLAN_CACHE=0
+		export FORTSTAT_PLAN_CACHE
+		# shellcheck disable=SC2086
+		traced -f -v -- $p
+		! grep -q "plan cache\|first exec" t.err ||
+			fail "$prog -f with FORTSTAT_PLAN_CACHE=0: the cache was used: $(grep -m1 'plan cache\|first exec' t.err)"
+		for s in 1 2 3 4 5; do
+			calls_of cached.csv $s >a
+			calls_of r.csv $s >b
+			[ -s a ] || fail "$prog -f: no section $s"
+			cmp -s a b || fail "$prog -f: section $s's counts differ with the cache: $(diff a b | head -n 6)"
+		done
+
+		# check: every plan taken from the cache is made afresh and compared
+		FORTSTAT_PLAN_CACHE=check
+		# shellcheck disable=SC2086
+		traced -f -v -- $p
+		unset FORTSTAT_PLAN_CACHE
+		if [ "$MECH" = probes ]; then
+			n=$(grep -c "$prog: [1-9][0-9]* plans from the plan cache, checked against a fresh plan: 0 differ" t.err)
+			[ "$n" = 2 ] || fail "$prog -f, check: $n execs' plans checked and equal, expected 2: $(grep 'plan cache' t.err)"
+		fi
+		! grep -q "differ from a fresh plan" t.err || fail "$prog -f, check: $(grep 'differ' t.err)"
+	done
+	# the sections of the program exec'ed: the fixtures' exact counts
+	cp cached.csv r.csv
+	for s in 2 4 5; do
+		calls_of cached.csv $s >sec
+		for kv in main=1 work=1000 leaf=3500 twice=500; do
+			grep -qx "${kv%=*} ${kv#*=}" sec ||
+				fail "chain-nopie-$opt -f: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
+		done
+	done
+done
+finish
