@@ -126,6 +126,12 @@ START_TEST(test_json_errors)
 	    {"[\"\xc3\x28\"]", "line 1: invalid UTF-8 in a string"},
 	    {"[\"\xed\xa0\x80\"]", "line 1: invalid UTF-8 in a string"},
 	    {"[\"abc", "line 1: unexpected end in a string (truncated?)"},
+	    /* a report cut inside a number (mpi.sh's 500 bytes, in distcheck's longer paths) */
+	    {"{\"a\": 0.", "line 1: unexpected end in a number (truncated?)"},
+	    {"[1, -", "line 1: unexpected end in a number (truncated?)"},
+	    {"[1e", "line 1: unexpected end in a number (truncated?)"},
+	    {"[1e+", "line 1: unexpected end in a number (truncated?)"},
+	    {"[12", "line 1: unexpected end (truncated?)"},
 	    {"'a'", "line 1: unexpected character"},
 	};
 	struct json_doc d;

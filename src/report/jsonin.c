@@ -429,6 +429,9 @@ static inline size_t digits_end(const char *s, size_t i, size_t len)
 	return i;
 }
 
+/* A number cut by the end of the text: a truncated report (a cut after a digit is seen later). */
+#define NUMBER_CUT "unexpected end in a number (truncated?)"
+
 /* A number's text at p->pos, checked against RFC 8259's grammar; node idx, or JSON_NONE: none. */
 static inline __attribute__((always_inline)) int parse_number(struct parser *p, uint32_t idx)
 {
@@ -439,12 +442,12 @@ static inline __attribute__((always_inline)) int parse_number(struct parser *p, 
 	if (i < p->len && s[i] == '-')
 		i++;
 	if (i >= p->len || !is_digit(s[i]))
-		return fail(p, "bad number");
+		return fail(p, i >= p->len ? NUMBER_CUT : "bad number");
 	i = s[i] == '0' ? i + 1 : digits_end(s, i, p->len);
 	if (i < p->len && s[i] == '.') {
 		i++;
 		if (i >= p->len || !is_digit(s[i]))
-			return fail(p, "bad number");
+			return fail(p, i >= p->len ? NUMBER_CUT : "bad number");
 		i = digits_end(s, i, p->len);
 	}
 	if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
@@ -452,7 +455,7 @@ static inline __attribute__((always_inline)) int parse_number(struct parser *p, 
 		if (i < p->len && (s[i] == '+' || s[i] == '-'))
 			i++;
 		if (i >= p->len || !is_digit(s[i]))
-			return fail(p, "bad number");
+			return fail(p, i >= p->len ? NUMBER_CUT : "bad number");
 		i = digits_end(s, i, p->len);
 	}
 	if (i - start > 4096)
