@@ -11,6 +11,7 @@
 
 #include "fortstat/util.h"
 #include "fortstat/precheck.h"
+#include "fortstat/procfs.h"
 
 /* The start of a real /proc/PID/status of a kernel with user shadow stacks. */
 static const char status_cet[] = "Name:\tsolver\n"
@@ -75,10 +76,10 @@ END_TEST
 
 START_TEST(test_status_fields)
 {
-	ck_assert_int_eq(strncmp(precheck_status_field(status_cet, "Pid"), "4242\n", 5), 0);
-	ck_assert_int_eq(strncmp(precheck_status_field(status_cet, "Name"), "solver\n", 7), 0);
-	ck_assert_ptr_null(precheck_status_field(status_cet, "Tracer"));
-	ck_assert_ptr_null(precheck_status_field(status_cet, "Nothing"));
+	ck_assert_int_eq(strncmp(proc_field(status_cet, "Pid"), "4242\n", 5), 0);
+	ck_assert_int_eq(strncmp(proc_field(status_cet, "Name"), "solver\n", 7), 0);
+	ck_assert_ptr_null(proc_field(status_cet, "Tracer"));
+	ck_assert_ptr_null(proc_field(status_cet, "Nothing"));
 	ck_assert_int_eq(precheck_status_tracer(status_cet), 4241);
 	ck_assert_int_eq(precheck_status_tracer("TracerPid:\t0\n"), 0);
 	ck_assert_int_eq(precheck_status_tracer("Pid:\t7\n"), 0);

@@ -27,12 +27,7 @@ int precheck_program(const char *path);
  */
 bool precheck_shebang(const char *head, size_t n, char **interp, char **arg);
 
-/*
- * The value of field `key` (e.g. "TracerPid") in the text of a
- * /proc/PID/status file: a pointer just past the colon and the blanks after
- * it, into `status_text`, or NULL when there is no such line.
- */
-const char *precheck_status_field(const char *status_text, const char *key);
+/* (A status file's fields are read with procfs.h's proc_field.) */
 
 /* Whether the CapEff line of status text holds capability `cap` (0..63). */
 bool precheck_status_has_cap(const char *status_text, int cap);

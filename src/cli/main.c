@@ -16,6 +16,7 @@
 #include "fortstat/mergecmd.h"
 #include "fortstat/names.h"
 #include "fortstat/output.h"
+#include "fortstat/procfs.h"
 #include "fortstat/precheck.h"
 #include "fortstat/profile.h"
 #include "fortstat/progress.h"
@@ -94,7 +95,7 @@ static int load_program(struct session *s)
 		rc = trace_attach_check(o->pid, &s->path, &s->trace.exe_dev, &s->trace.exe_ino);
 		if (rc)
 			return rc;
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
+		proc_path(exe, sizeof(exe), o->pid, 0, "exe");
 		err = symtab_load(exe, &s->st);
 		if (err == SYMTAB_ENOSYMS && !o->n_libs && !s->st.is_static) {
 			char *sugg[8], *eg;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fortstat/names.h"
+#include "fortstat/procfs.h"
 #include "fortstat/util.h"
 
 #define SHEBANG_MAX 256 /* the kernel reads no more of a script (BINPRM_BUF_SIZE) */
@@ -28,67 +29,9 @@
 
 /* ---- /proc/PID/status ---- */
 
-/* Read /proc/PID/status (pid 0: our own) into a malloc'ed string, or NULL. */
-static char *status_read(pid_t pid, int *err)
-{
-	char path[48];
-	size_t n = 0, cap = 4096;
-	char *buf;
-	ssize_t r;
-	int fd;
-
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/thread-self/status");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*err = -errno;
-		return NULL;
-	}
-	buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	if (r < 0) {
-		*err = -errno;
-		close(fd);
-		free(buf);
-		return NULL;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*err = 0;
-	return buf;
-}
-
-const char *precheck_status_field(const char *status_text, const char *key)
-{
-	size_t len = strlen(key);
-	const char *line = status_text;
-
-	while (line && *line) {
-		if (!strncmp(line, key, len) && line[len] == ':') {
-			line += len + 1;
-			return line + strspn(line, " \t");
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return NULL;
-}
-
 bool precheck_status_has_cap(const char *status_text, int cap)
 {
-	const char *v = precheck_status_field(status_text, "CapEff");
+	const char *v = proc_field(status_text, "CapEff");
 	char *end;
 	unsigned long long caps;
 
@@ -103,14 +46,14 @@ bool precheck_status_has_cap(const char *status_text, int cap)
 
 pid_t precheck_status_tracer(const char *status_text)
 {
-	const char *v = precheck_status_field(status_text, "TracerPid");
+	const char *v = proc_field(status_text, "TracerPid");
 
 	return v ? (pid_t)atoi(v) : 0;
 }
 
 bool precheck_status_shstk(const char *status_text)
 {
-	const char *v = precheck_status_field(status_text, "x86_Thread_features");
+	const char *v = proc_field(status_text, "x86_Thread_features");
 
 	while (v && *v && *v != '\n') {
 		size_t len = strcspn(v, " \t\n");
@@ -126,7 +69,7 @@ bool precheck_status_shstk(const char *status_text)
 int precheck_thread_shstk(pid_t tid)
 {
 	int err;
-	char *text = status_read(tid, &err);
+	char *text = proc_read_all(tid, 0, "status", &err);
 	bool on;
 
 	if (!text)
@@ -139,7 +82,7 @@ int precheck_thread_shstk(pid_t tid)
 pid_t precheck_tracer_pid(pid_t pid)
 {
 	int err;
-	char *text = status_read(pid, &err);
+	char *text = proc_read_all(pid, 0, "status", &err);
 	pid_t tracer;
 
 	if (!text)
@@ -151,17 +94,9 @@ pid_t precheck_tracer_pid(pid_t pid)
 
 void precheck_say_traced(const char *path, pid_t tracer)
 {
-	char file[48], comm[64] = "";
-	FILE *f;
+	char comm[64] = "";
 
-	snprintf(file, sizeof(file), "/proc/%d/comm", (int)tracer);
-	f = fopen(file, "re");
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	proc_status(tracer, 0, "Name", comm, sizeof(comm));
 	fs_error("%s: already traced by process %d (%s): cannot time it", path, (int)tracer,
 		 comm[0] ? comm : "a debugger?");
 }
@@ -352,7 +287,7 @@ static int check_tracer(const char *path, const char *self_status)
 int precheck_program(const char *path)
 {
 	int err, rc;
-	char *self = status_read(0, &err);
+	char *self = proc_read_all(0, 0, "status", &err);
 
 	rc = check_script(path);
 	if (!rc)

@@ -32,6 +32,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "fortstat/procfs.h"
 #include "attach_int.h"
 #include "../probe/cswitch.h"
 #include "tracer.h"
@@ -67,30 +68,6 @@ static void on_detach_signal(int sig)
 
 /* ---- bad input ---- */
 
-/* The "Name:", "State:", ... field of /proc/PID/status into buf ("" when none). */
-static void status_field(pid_t pid, const char *key, char *buf, size_t size)
-{
-	char path[48], line[256];
-	size_t klen = strlen(key);
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			const char *v = line + klen + 1;
-
-			v += strspn(v, " \t");
-			snprintf(buf, size, "%.*s", (int)strcspn(v, "\n"), v);
-			break;
-		}
-	}
-	fclose(f);
-}
-
 /* The kernel.yama.ptrace_scope setting, or -1 without Yama. */
 static int yama_scope(void)
 {
@@ -111,8 +88,8 @@ static void say_eperm(pid_t pid, const char *comm)
 	char uid[64], mine[64];
 	int scope = yama_scope();
 
-	status_field(pid, "Uid", uid, sizeof(uid));
-	status_field(getpid(), "Uid", mine, sizeof(mine));
+	proc_status(pid, 0, "Uid", uid, sizeof(uid));
+	proc_status(getpid(), 0, "Uid", mine, sizeof(mine));
 	if (uid[0] && mine[0] && strtol(uid, NULL, 10) != strtol(mine, NULL, 10))
 		fs_error("-p %d (%s): a process of user %ld: only its user (or a user with "
 			 "CAP_SYS_PTRACE, root) may trace it",
@@ -149,7 +126,7 @@ static const char *foreign_machine(int pid)
 	ssize_t n;
 	uint16_t m;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	proc_path(link, sizeof(link), pid, 0, "exe");
 	fd = open(link, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return "";
@@ -172,7 +149,7 @@ static bool exe_identity(int pid, uint64_t *dev, uint64_t *ino)
 	char link[48];
 	struct stat sb;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	proc_path(link, sizeof(link), pid, 0, "exe");
 	if (stat(link, &sb) < 0)
 		return false;
 	*dev = (uint64_t)sb.st_dev;
@@ -183,7 +160,7 @@ static bool exe_identity(int pid, uint64_t *dev, uint64_t *ino)
 int trace_attach_check(int pid, char **path, uint64_t *dev, uint64_t *ino)
 {
 	const char *foreign;
-	char comm[64], state[64], link[48], exe[PATH_MAX];
+	char comm[64], state[64], exe[PATH_MAX];
 	pid_t tracer;
 	ssize_t len;
 
@@ -192,8 +169,8 @@ int trace_attach_check(int pid, char **path, uint64_t *dev, uint64_t *ino)
 		fs_error("-p %d: no such process", pid);
 		return EXIT_FS_NOTFOUND;
 	}
-	status_field(pid, "Name", comm, sizeof(comm));
-	status_field(pid, "State", state, sizeof(state));
+	proc_status(pid, 0, "Name", comm, sizeof(comm));
+	proc_status(pid, 0, "State", state, sizeof(state));
 	if (!comm[0]) {
 		fs_error("-p %d: no such process", pid);
 		return EXIT_FS_NOTFOUND;
@@ -224,17 +201,15 @@ int trace_attach_check(int pid, char **path, uint64_t *dev, uint64_t *ino)
 		fs_error("-p %d (%s): %s: fortstat times x86-64 programs only", pid, comm, foreign);
 		return EXIT_FS_CANNOT;
 	}
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	len = readlink(link, exe, sizeof(exe) - 1);
+	len = proc_exe(pid, exe, sizeof(exe));
 	if (len <= 0) {
-		if (errno == EACCES || errno == EPERM)
+		if (len == -EACCES || len == -EPERM)
 			say_eperm(pid, comm);
 		else
 			fs_error("-p %d (%s): cannot read its executable: %s", pid, comm,
-				 strerror(errno));
+				 strerror(len ? (int)-len : ENOENT));
 		return EXIT_FS_CANNOT;
 	}
-	exe[len] = '\0';
 	*dev = *ino = 0;
 	exe_identity(pid, dev, ino);
 	*path = xstrdup(exe);
@@ -256,7 +231,7 @@ static int seize_all(struct tracer *tr)
 	char dir[48];
 	bool added = true;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	proc_path(dir, sizeof(dir), pid, 0, "task");
 	for (int round = 0; added && round < 1000; round++) {
 		DIR *d = opendir(dir);
 		struct dirent *e;
@@ -339,33 +314,35 @@ static void active_routines(struct tracer *tr, pid_t tid, char **list)
 	free(words);
 }
 
+struct ranges {
+	uint64_t (*r)[2];
+	size_t n, cap;
+};
+
+static int add_exec_range(const struct proc_map *m, void *arg)
+{
+	struct ranges *x = arg;
+
+	if (m->perm[2] != 'x')
+		return 0;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 32;
+		x->r = xrealloc(x->r, x->cap * sizeof(*x->r));
+	}
+	x->r[x->n][0] = m->lo;
+	x->r[x->n][1] = m->hi;
+	x->n++;
+	return 0;
+}
+
 /* The executable mappings of process pid: n ranges [lo, hi) into *r (malloc'ed). */
 static size_t exec_ranges(pid_t pid, uint64_t (**r)[2])
 {
-	char path[48], line[512], perm[8];
-	uint64_t lo, hi;
-	size_t n = 0, cap = 0;
-	FILE *f;
+	struct ranges x = {0};
 
-	*r = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, perm) != 3 ||
-		    perm[2] != 'x')
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 32;
-			*r = xrealloc(*r, cap * sizeof(**r));
-		}
-		(*r)[n][0] = lo;
-		(*r)[n][1] = hi;
-		n++;
-	}
-	fclose(f);
-	return n;
+	proc_maps_each(pid, add_exec_range, &x);
+	*r = x.r;
+	return x.n;
 }
 
 struct avoid {
@@ -681,16 +658,13 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	const struct pstate init = {.st = st, .books = books, .memfd = -1};
 	struct sigaction sa = {.sa_handler = on_detach_signal}, old[4];
 	const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGRTMIN};
-	char path[PATH_MAX], link[48];
-	ssize_t len;
+	char path[PATH_MAX];
 	int err;
 
 	memset(res, 0, sizeof(*res));
 	res->pid = o->pid;
 	res->attached = true;
-	snprintf(link, sizeof(link), "/proc/%d/exe", o->pid);
-	len = readlink(link, path, sizeof(path) - 1);
-	path[len > 0 ? len : 0] = '\0';
+	proc_exe(o->pid, path, sizeof(path));
 	ps_switch(&tr, ps_add(&tr, &init));
 	session_kit(&tr, est_ns, true);
 	tr.program = o->pid;
@@ -706,7 +680,7 @@ int trace_attach(struct symtab *st, struct books *books, struct names *names, st
 	if (err) {
 		char comm[64];
 
-		status_field(o->pid, "Name", comm, sizeof(comm));
+		proc_status(o->pid, 0, "Name", comm, sizeof(comm));
 		if (err == -EPERM)
 			say_eperm(o->pid, comm);
 		else

@@ -2,6 +2,7 @@
 /* clock.c - per-thread CPU clocks (schedstat, else perf task-clock) and the wall clock. */
 #include "fortstat/clock.h"
 #include "fortstat/usage.h"
+#include "fortstat/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +48,7 @@ int fs_clock_open(struct fs_clock *c, int cpu, pid_t pid, pid_t tid)
 		c->src = FS_CLOCK_WALL;
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	proc_path(path, sizeof(path), pid, tid, "schedstat");
 	c->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->fd >= 0) {
 		c->src = FS_CLOCK_SCHEDSTAT;
@@ -177,7 +178,7 @@ static int read_task_file(pid_t tid, const char *file, char *buf, size_t size)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)tid, (int)tid, file);
+	proc_path(path, sizeof(path), tid, tid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -26,6 +26,7 @@
 #include "fortstat/procmem.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "fortstat/procfs.h"
 #include "attach_int.h"
 #include "tracer.h"
 #include "dispatch.h"
@@ -49,18 +50,8 @@ static bool is_event_stop(const struct stop *s)
 /* Is SIGTRAP pending for thread tid (its SigPnd, /proc/PID/task/TID/status)? */
 static bool trap_pending(pid_t pid, pid_t tid)
 {
-	char path[64], line[128];
-	unsigned long long mask = 0;
-	FILE *f;
+	unsigned long long mask = (unsigned long long)proc_status_num(pid, tid, "SigPnd", 16, 0);
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
-			break;
-	fclose(f);
 	return (mask >> (SIGTRAP - 1)) & 1;
 }
 

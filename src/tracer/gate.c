@@ -16,24 +16,13 @@
 #include "fortstat/inject.h"
 #include "fortstat/seccomp.h"
 #include "fortstat/util.h"
+#include "fortstat/procfs.h"
 #include "tracer.h"
 
 /* Thread tid's seccomp mode: 0 none, 1 strict, 2 filters (-1: unknown). */
 static int seccomp_mode(pid_t pid, pid_t tid)
 {
-	char path[64], line[128];
-	int mode = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
-	return mode;
+	return (int)proc_status_num(pid, tid, "Seccomp", 10, -1);
 }
 
 void gate_read(struct tracer *tr)

@@ -34,6 +34,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "fortstat/procfs.h"
 #include "tracer.h"
 #include "evpage.h"
 #include "golang.h"
@@ -330,30 +331,27 @@ static void module_seen(struct tracer *tr, struct tthread *th, uint64_t lm, uint
  * it (the loader's current directory may have changed since). Returns 0
  * with path filled, or -1 (the program itself, the vDSO: no file of its own).
  */
+struct file_at {
+	uint64_t l_addr;
+	char *path;
+	size_t size;
+};
+
+static int file_mapped_at(const struct proc_map *m, void *arg)
+{
+	const struct file_at *w = arg;
+
+	if (m->lo != w->l_addr || m->off != 0 || m->path[0] != '/')
+		return 0;
+	snprintf(w->path, w->size, "%s", m->path);
+	return 1;
+}
+
 static int module_file(pid_t pid, uint64_t l_addr, char *path, size_t size)
 {
-	char maps[48], line[PATH_MAX + 128];
-	FILE *f;
-	int rc = -1;
+	struct file_at w = {l_addr, path, size};
 
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	f = fopen(maps, "re");
-	if (!f)
-		return -1;
-	while (rc < 0 && fgets(line, sizeof(line), f)) {
-		uint64_t start, off;
-		int name_at = 0;
-
-		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*u %n", &start, &off,
-			   &name_at) < 2 ||
-		    !name_at || start != l_addr || off != 0 || line[name_at] != '/')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, size, "%s", line + name_at);
-		rc = 0;
-	}
-	fclose(f);
-	return rc;
+	return proc_maps_each(pid, file_mapped_at, &w) == 1 ? 0 : -1;
 }
 
 /* The dynamic linker's list is consistent again: compare it with ours. */

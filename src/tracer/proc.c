@@ -34,6 +34,7 @@
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
+#include "fortstat/procfs.h"
 #include "plancache.h"
 #include "tracer.h"
 #include "../probe/drain.h"
@@ -216,7 +217,7 @@ static bool exec_close_threads(struct tracer *tr, struct tthread *th)
  */
 static void follow_exec(struct tracer *tr, struct tthread *th)
 {
-	char link[64], path[PATH_MAX];
+	char path[PATH_MAX];
 	struct symtab *st = xcalloc(1, sizeof(*st));
 	struct pstate ns;
 	ssize_t len;
@@ -239,10 +240,8 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 			th->now.t[CLOCK_KIND_CPU] = th->c0;
 	}
 	th->seg.ok = false;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	len = readlink(link, path, sizeof(path) - 1);
-	path[len > 0 ? len : 0] = '\0';
-	err = len > 0 ? plancache_symtab(tr, pid, path, st) : -errno;
+	len = proc_exe(pid, path, sizeof(path));
+	err = len > 0 ? plancache_symtab(tr, pid, path, st) : len < 0 ? (int)len : -ENOENT;
 	if (err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) {
 		/*
 		 * Stripped (a shell, a system tool): followed for its children
@@ -340,19 +339,7 @@ static void pend_settle(struct tracer *tr, struct pending *p)
 
 static pid_t tgid_of(pid_t tid)
 {
-	char path[48], line[128];
-	pid_t tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	return (pid_t)proc_status_num(tid, 0, "Tgid", 10, -1);
 }
 
 /* Wait for the first stop of a new child; false if it ended instead. */

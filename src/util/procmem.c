@@ -2,6 +2,7 @@
 /* procmem.c - a stopped tracee's memory through /proc/PID/mem, and its auxv. */
 #include "fortstat/procmem.h"
 #include "fortstat/util.h"
+#include "fortstat/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@ int mem_open(pid_t pid)
 	char path[48];
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	proc_path(path, sizeof(path), pid, 0, "mem");
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
@@ -188,7 +189,7 @@ int auxv_get(pid_t pid, unsigned long type, uint64_t *val)
 	uint64_t av[2];
 	int fd, err = -ENOENT;
 
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	proc_path(path, sizeof(path), pid, 0, "auxv");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -203,20 +204,25 @@ int auxv_get(pid_t pid, unsigned long type, uint64_t *val)
 	return err;
 }
 
+struct end_of {
+	uint64_t addr, end;
+	int exec_only;
+};
+
+static int mapping_holds(const struct proc_map *m, void *arg)
+{
+	struct end_of *w = arg;
+
+	if (w->addr < m->lo || w->addr >= m->hi || (w->exec_only && m->perm[2] != 'x'))
+		return 0;
+	w->end = m->hi;
+	return 1;
+}
+
 uint64_t maps_end(pid_t pid, uint64_t addr, int exec_only)
 {
-	char path[48], line[512], perm[5] = "";
-	uint64_t lo, hi, end = 0;
-	FILE *f;
+	struct end_of w = {addr, 0, exec_only};
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!end && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, perm) == 3 &&
-		    addr >= lo && addr < hi && (!exec_only || perm[2] == 'x'))
-			end = hi;
-	fclose(f);
-	return end;
+	proc_maps_each(pid, mapping_holds, &w);
+	return w.end;
 }

@@ -3,6 +3,7 @@
  * thread. */
 #include "fortstat/inject.h"
 #include "fortstat/procmem.h"
+#include "fortstat/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,55 +25,62 @@
 /* Room left above the program for its heap (brk) when the gap lies above. */
 #define HEAP_ROOM ((uint64_t)256 << 20)
 
+struct gap_walk {
+	uint64_t lo, hi, size, lim_lo, lim_hi;
+	uint64_t prev_end, best, above;
+};
+
+/* The gap [g->prev_end, s) below the mapping that starts at s (clipped to the reach). */
+static void consider_gap(struct gap_walk *g, uint64_t s)
+{
+	uint64_t gs = g->prev_end > g->lim_lo ? g->prev_end : g->lim_lo;
+	uint64_t ge = s < g->lim_hi ? s : g->lim_hi;
+
+	if (ge <= gs || ge - gs < g->size)
+		return;
+	if (ge <= g->lo) {
+		g->best = ge - g->size; /* highest gap below: keep the last one */
+	} else if (!g->above && gs >= g->hi) {
+		uint64_t want = gs + HEAP_ROOM;
+
+		if (want + g->size <= ge)
+			g->above = want;
+		else if (g->prev_end >= g->hi)
+			g->above = 0; /* too small to leave heap room */
+	}
+}
+
+static int gap_before(const struct proc_map *m, void *arg)
+{
+	struct gap_walk *g = arg;
+
+	consider_gap(g, m->lo);
+	if (m->hi > g->prev_end)
+		g->prev_end = m->hi;
+	return g->prev_end >= 0x7ffffffff000ull; /* the top of user space: done */
+}
+
 int find_gap(pid_t pid, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr)
 {
-	char path[48], line[512];
-	uint64_t prev_end = MIN_ADDR, best = 0, above = 0;
-	uint64_t lim_lo = hi > REACH ? hi - REACH : MIN_ADDR;
-	uint64_t lim_hi = lo + REACH;
-	FILE *f;
+	struct gap_walk g = {.lo = lo, .hi = hi, .prev_end = MIN_ADDR};
+	int rc;
 
-	size = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	if (lim_lo < MIN_ADDR)
-		lim_lo = MIN_ADDR;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	for (;;) {
-		uint64_t s = UINT64_MAX, e = UINT64_MAX, gs, ge;
-		int more = fgets(line, sizeof(line), f) != NULL;
-
-		if (more && sscanf(line, "%" SCNx64 "-%" SCNx64, &s, &e) != 2)
-			continue;
-		/* The gap [prev_end, s) clipped to the reachable window. */
-		gs = prev_end > lim_lo ? prev_end : lim_lo;
-		ge = s < lim_hi ? s : lim_hi;
-		if (ge > gs && ge - gs >= size) {
-			if (ge <= lo) {
-				best = ge - size; /* highest gap below: keep the last one */
-			} else if (!above && gs >= hi) {
-				uint64_t want = gs + HEAP_ROOM;
-				if (want + size <= ge)
-					above = want;
-				else if (prev_end >= hi)
-					above = 0; /* too small to leave heap room */
-			}
-		}
-		if (!more)
-			break;
-		if (e > prev_end)
-			prev_end = e;
-		if (prev_end >= 0x7ffffffff000ull)
-			break;
-	}
-	fclose(f);
-	if (best) {
-		*addr = best & ~(uint64_t)(PAGE - 1);
+	g.size = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	g.lim_lo = hi > REACH ? hi - REACH : MIN_ADDR;
+	g.lim_hi = lo + REACH;
+	if (g.lim_lo < MIN_ADDR)
+		g.lim_lo = MIN_ADDR;
+	rc = proc_maps_each(pid, gap_before, &g);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		consider_gap(&g, UINT64_MAX); /* above the last mapping */
+	if (g.best) {
+		*addr = g.best & ~(uint64_t)(PAGE - 1);
 		return 0;
 	}
-	if (above) {
-		*addr = above;
+	if (g.above) {
+		*addr = g.above;
 		return 0;
 	}
 	return -ENOSPC;
