@@ -108,6 +108,50 @@ static void shebang(const char *text, const char *interp, const char *arg)
 	free(a);
 }
 
+/* procfs.c on this process itself: what the kernel says of it, read three ways. */
+struct find_self {
+	uint64_t pc;
+	char path[4096];
+	char perm[5];
+};
+
+static int holds_pc(const struct proc_map *m, void *arg)
+{
+	struct find_self *w = arg;
+
+	if (w->pc < m->lo || w->pc >= m->hi)
+		return 0;
+	snprintf(w->path, sizeof(w->path), "%s", m->path);
+	memcpy(w->perm, m->perm, sizeof(w->perm));
+	return 7;
+}
+
+START_TEST(test_procfs_self)
+{
+	struct find_self w = {.pc = (uint64_t)(uintptr_t)&holds_pc};
+	char exe[4096], name[64];
+	ssize_t len = proc_exe(getpid(), exe, sizeof(exe));
+
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq((int)strlen(exe), (int)len);
+	/* the mapping of this function's code is executable and is our exe */
+	ck_assert_int_eq(proc_maps_each(getpid(), holds_pc, &w), 7);
+	ck_assert_int_eq(w.perm[2], 'x');
+	ck_assert_str_eq(w.path, exe);
+	ck_assert_int_eq(proc_status_num(getpid(), 0, "Tgid", 10, -1), getpid());
+	ck_assert_int_eq(proc_status_num(getpid(), getpid(), "Pid", 10, -1), getpid());
+	ck_assert_int_eq(proc_status_num(0, 0, "Pid", 10, -1), getpid());
+	ck_assert_int_eq(proc_status_num(getpid(), 0, "NoSuchField", 10, -3), -3);
+	ck_assert_int_eq(proc_status(getpid(), 0, "NoSuchField", name, sizeof(name)), -ENOENT);
+	ck_assert_str_eq(name, "");
+	ck_assert_int_eq(proc_status(getpid(), 0, "Name", name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "check_precheck");
+	/* a process that is not there */
+	ck_assert_int_eq(proc_maps_each(INT_MAX, holds_pc, &w), -ENOENT);
+	ck_assert_int_eq((int)proc_exe(INT_MAX, exe, sizeof(exe)), -ENOENT);
+}
+END_TEST
+
 START_TEST(test_shebang)
 {
 	char *i, *a;
@@ -175,6 +219,7 @@ int main(void)
 	tcase_add_test(tc, test_shstk);
 	tcase_add_test(tc, test_thread_shstk);
 	tcase_add_test(tc, test_status_fields);
+	tcase_add_test(tc, test_procfs_self);
 	tcase_add_test(tc, test_shebang);
 	tcase_add_test(tc, test_program);
 	suite_add_tcase(s, tc);
