@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_calib.c - Check suite for the calibration's summary of its batches (calib.h). */
 #include "fortstat/calib.h"
+#include "fortstat/calibcache.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -70,6 +71,57 @@ START_TEST(test_summarise_bounded)
 }
 END_TEST
 
+/* A kept calibration reads back bit for bit; lines that are not sane do not. */
+START_TEST(test_cache_line_round_trip)
+{
+	struct calib c = {.f1_ns = 27.123456789,
+			  .f2_ns = 31.5,
+			  .alt_f1_ns = 1.0 / 3,
+			  .resid_ns = -186.362,
+			  .alt_resid_ns = -0.5,
+			  .seg_ns = 5949.37,
+			  .count_ns = 2.25,
+			  .seconds = 0.17,
+			  .batches = 4,
+			  .calls = 5000},
+		     back;
+	uint64_t key;
+	double t;
+	char *line = calib_cache_line(0xfedcba9876543210ull, 1795708226.912, &c), *bad;
+
+	ck_assert_int_eq(calib_cache_parse(line, &key, &t, &back), 0);
+	ck_assert(key == 0xfedcba9876543210ull);
+	ck_assert(t > 1795708226.91 && t < 1795708226.92);
+	ck_assert_int_eq(memcmp(&c, &back, sizeof(c)), 0);
+	/* cut anywhere: not taken */
+	for (size_t n = 0; n < strlen(line); n++) {
+		bad = strndup(line, n);
+		ck_assert_msg(calib_cache_parse(bad, &key, &t, &back) < 0, "cut at %zu taken", n);
+		free(bad);
+	}
+	/* a cost over 10 ms, a negative cost, too many batches, a word more */
+	c.f2_ns = 2e7;
+	bad = calib_cache_line(1, 1, &c);
+	ck_assert_int_lt(calib_cache_parse(bad, &key, &t, &back), 0);
+	free(bad);
+	c.f2_ns = -1;
+	bad = calib_cache_line(1, 1, &c);
+	ck_assert_int_lt(calib_cache_parse(bad, &key, &t, &back), 0);
+	free(bad);
+	c.f2_ns = 1;
+	c.batches = CALIB_MAX_BATCHES + 1;
+	bad = calib_cache_line(1, 1, &c);
+	ck_assert_int_lt(calib_cache_parse(bad, &key, &t, &back), 0);
+	free(bad);
+	bad = malloc(strlen(line) + 8);
+	strcpy(bad, line);
+	strcat(bad, " 0x1p+0");
+	ck_assert_int_lt(calib_cache_parse(bad, &key, &t, &back), 0);
+	free(bad);
+	free(line);
+}
+END_TEST
+
 static Suite *calib_suite(void)
 {
 	Suite *s = suite_create("calib");
@@ -78,6 +130,7 @@ static Suite *calib_suite(void)
 	tcase_add_test(tc, test_summarise_pairs_batches);
 	tcase_add_test(tc, test_summarise_even_no_seg);
 	tcase_add_test(tc, test_summarise_bounded);
+	tcase_add_test(tc, test_cache_line_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

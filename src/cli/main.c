@@ -11,6 +11,7 @@
 
 #include "fortstat/books.h"
 #include "fortstat/calib.h"
+#include "fortstat/calibcache.h"
 #include "fortstat/chrome.h"
 #include "fortstat/cli.h"
 #include "fortstat/mergecmd.h"
@@ -210,6 +211,30 @@ static int check_binary(const struct options *o, int rank)
 	return tty ? EXIT_FS_ERROR : 0;
 }
 
+/*
+ * A calibration for options t: one kept from a run a moment ago on this
+ * machine (calibcache.h), else measured now and kept. Returns 0 or a
+ * negative errno.
+ */
+static int calibrate_for(const struct trace_opts *t, int parallel_runtime, struct calib *cal,
+			 const char *what)
+{
+	double age;
+	int err;
+
+	if (!calib_cache_get(t, parallel_runtime, cal, &age)) {
+		fs_info(
+		    1,
+		    "calibration of the %s: taken from a run %.0f s ago (%s=0: measure it afresh)",
+		    what, age, CALIB_CACHE_ENV);
+		return 0;
+	}
+	err = calib_run(t, parallel_runtime, cal);
+	if (!err)
+		calib_cache_put(t, parallel_runtime, cal);
+	return err;
+}
+
 /* The overhead of a stop, measured before the program runs. */
 static void calibrate(struct session *s)
 {
@@ -231,10 +256,11 @@ static void calibrate(struct session *s)
 		struct trace_opts traps = s->trace;
 
 		traps.probe_stops = true;
-		if (calib_run(&traps, s->st.parallel_runtime, &s->cal_traps))
+		if (calibrate_for(&traps, s->st.parallel_runtime, &s->cal_traps, "stops"))
 			memset(&s->cal_traps, 0, sizeof(s->cal_traps));
 	}
-	err = calib_run(&s->trace, s->st.parallel_runtime, cal);
+	err = calibrate_for(&s->trace, s->st.parallel_runtime, cal,
+			    s->trace.probes ? "probes" : "stops");
 	if (err)
 		fs_warn("calibration failed (%s): times are gross", strerror(-err));
 	else
