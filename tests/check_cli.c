@@ -275,7 +275,7 @@ START_TEST(test_error_messages)
 	    {{"--interval=0", "p"}, "--interval needs a number of seconds above 0: '0'"},
 	    {{"-p", "x"}, "-p needs a process id: 'x'"},
 	    {{"--duration=0", "-p", "1"}, "--duration needs a number of seconds > 0: '0'"},
-	    {{"--throttle=10", "p"}, "--throttle is CALLS,USEC (e.g. 100000,10), not '10'"},
+	    {{"--throttle=10", "p"}, "--throttle is CALLS,USEC (e.g. 10000,10), not '10'"},
 	    {{"--clock=sundial", "p"}, "unknown --clock (cpu, wall, both): 'sundial'"},
 	    {{"--pin=sometimes", "p"}, "unknown --pin (auto, always, never): 'sometimes'"},
 	    {{"--merge", "--sample"}, "--sample is for a run, not --merge"},
