@@ -132,6 +132,18 @@ START_TEST(test_json_errors)
 	    {"[1e", "line 1: unexpected end in a number (truncated?)"},
 	    {"[1e+", "line 1: unexpected end in a number (truncated?)"},
 	    {"[12", "line 1: unexpected end (truncated?)"},
+	    /* cut inside a word, an escape or a character: truncated too */
+	    {"{\"a\": nu", "line 1: unexpected end in null (truncated?)"},
+	    {"[t", "line 1: unexpected end in true (truncated?)"},
+	    {"[fals", "line 1: unexpected end in false (truncated?)"},
+	    {"[\"\\u00", "line 1: unexpected end in a string (truncated?)"},
+	    {"[\"\\u00x", "line 1: bad \\u escape in a string"},
+	    {"[\"\\ud83d\\uD", "line 1: unexpected end in a string (truncated?)"},
+	    {"[\"\\ud83d\\u0", "line 1: lone high surrogate in a string"},
+	    {"[\"\xf0\x9f\x98", "line 1: unexpected end in a string (truncated?)"},
+	    {"[\"\xed\xa0", "line 1: invalid UTF-8 in a string"},
+	    {"[\"\xc3", "line 1: unexpected end in a string (truncated?)"},
+	    {"[\"\xc0", "line 1: invalid UTF-8 in a string"},
 	    {"'a'", "line 1: unexpected character"},
 	};
 	struct json_doc d;
@@ -147,6 +159,31 @@ START_TEST(test_json_errors)
 	ck_assert_int_eq(json_parse(" \n\t", 3, &d, err, sizeof(err)), -ENODATA);
 	json_free(&d);
 	ck_assert_int_eq(json_parse(NULL, 0, &d, err, sizeof(err)), -ENODATA);
+	json_free(&d);
+}
+END_TEST
+
+/*
+ * Every cut of a report says it may be truncated, wherever it falls: in a
+ * word, a number, an escape, a character of several bytes (mpi.sh cuts a
+ * report at 500 bytes, and what is there depends on the paths).
+ */
+START_TEST(test_json_cuts)
+{
+	static const char text[] =
+	    "{\"program\": \"./caf\xc3\xa9 \\u00e9\\ud83d\\ude00 \xf0\x9f\x98\x80\",\n"
+	    "  \"rank\": null, \"count_only\": false, \"merged\": true,\n"
+	    "  \"routines\": [{\"name\": \"a\\\"b\", \"self_s\": -1.25e+3, \"calls\": 10}]}";
+	size_t len = strlen(text);
+	struct json_doc d;
+	char err[128];
+
+	for (size_t cut = 1; cut < len; cut++) {
+		ck_assert_int_eq(json_parse(text, cut, &d, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, "(truncated?)"), "cut at %zu: %s", cut, err);
+		json_free(&d);
+	}
+	ck_assert_int_eq(json_parse(text, len, &d, err, sizeof(err)), 0);
 	json_free(&d);
 }
 END_TEST
@@ -823,6 +860,7 @@ int main(void)
 	tcase_add_test(tc, test_json_values);
 	tcase_add_test(tc, test_json_numbers);
 	tcase_add_test(tc, test_json_errors);
+	tcase_add_test(tc, test_json_cuts);
 	tcase_add_test(tc, test_json_depth);
 	tcase_add_test(tc, test_json_keep);
 	tcase_add_test(tc, test_json_keep_errors);

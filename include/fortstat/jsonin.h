@@ -18,6 +18,13 @@
  * and object); the rest is its own lexer (a character at a time through
  * its stream, each string copied, each number through strtod), which no
  * flag changes: 10 to 15 times this reader, 100 s or more for the 1,024.
+ * A streaming parser builds no tree and is still too slow: yajl 2.1
+ * (libyajl-dev) with callbacks that only count, numbers left as text,
+ * took 9.3-10.3 s for the 1,024 (2.5 GB; 9.4 s without its UTF-8 check,
+ * 17.5 s with its number conversion) against 2.8-3.7 s for this reader's
+ * json_parse_keep, and the whole merge 4.9-5.8 s of CPU: with yajl it
+ * would take 12 s or more (measured 2026-11-26, load 4-6). bench/jsonlibs
+ * measures them all again.
  */
 #ifndef FORTSTAT_JSONIN_H
 #define FORTSTAT_JSONIN_H

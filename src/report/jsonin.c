@@ -179,6 +179,44 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return k;
 }
 
+/*
+ * The n bytes at s (fewer than a sequence needs: utf8_seq said 0) begin a
+ * valid UTF-8 sequence: the text was cut inside a character.
+ */
+static bool utf8_cut(const unsigned char *s, size_t n)
+{
+	unsigned char full[4] = {0x80, 0x80, 0x80, 0x80};
+	size_t k = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+
+	if (n == 1)
+		return s[0] >= 0xc2 && s[0] <= 0xf4;
+	if (n >= k || s[0] < 0xc2 || s[0] > 0xf4)
+		return false;
+	/* the bytes still to come may be any continuation byte: 0x80 always fits */
+	memcpy(full, s, n);
+	return utf8_seq(full, k) == k;
+}
+
+/*
+ * The n bytes at s (fewer than six) begin a \u escape: the text was cut
+ * inside one. low: a low surrogate's (\udc00 to \udfff) is expected.
+ */
+static bool escape_cut(const char *s, size_t n, bool low)
+{
+	if (n >= 6 || (n > 0 && s[0] != '\\') || (n > 1 && s[1] != 'u'))
+		return false;
+	for (size_t i = 2; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+			return false;
+		if (low && ((i == 2 && c != 'd' && c != 'D') ||
+			    (i == 3 && !((c >= 'c' && c <= 'f') || (c >= 'C' && c <= 'F')))))
+			return false;
+	}
+	return true;
+}
+
 static int hex4(const char *s, uint32_t *v)
 {
 	*v = 0;
@@ -255,6 +293,9 @@ static size_t plain_run(const char *s, size_t n)
 
 static int parse_string_slow(struct parser *p, size_t start, const char **out, uint32_t *olen);
 
+/* A string cut by the end of the text (inside an escape or a character too): a truncated report. */
+#define STRING_CUT "unexpected end in a string (truncated?)"
+
 /* A string at p->pos (on its '"'), unescaped in place: *out and *olen. */
 static inline int parse_string(struct parser *p, const char **out, uint32_t *olen)
 {
@@ -300,7 +341,7 @@ static __attribute__((noinline)) int parse_string_slow(struct parser *p, size_t 
 		r += k;
 		if (r >= p->len) {
 			p->pos = r;
-			return fail(p, "unexpected end in a string (truncated?)");
+			return fail(p, STRING_CUT);
 		}
 		c = (unsigned char)s[r];
 		if (c == '"')
@@ -314,7 +355,7 @@ static __attribute__((noinline)) int parse_string_slow(struct parser *p, size_t 
 
 			if (r + 1 >= p->len) {
 				p->pos = r;
-				return fail(p, "unexpected end in a string (truncated?)");
+				return fail(p, STRING_CUT);
 			}
 			switch (s[r + 1]) {
 			case '"':
@@ -356,12 +397,18 @@ static __attribute__((noinline)) int parse_string_slow(struct parser *p, size_t 
 				return fail(p, "bad escape in a string");
 			}
 			p->pos = r;
+			if (r + 6 > p->len && escape_cut(s + r, p->len - r, false))
+				return fail(p, STRING_CUT);
 			if (r + 6 > p->len || hex4(s + r + 2, &cp))
 				return fail(p, "bad \\u escape in a string");
 			r += 6;
 			if (cp >= 0xdc00 && cp <= 0xdfff)
 				return fail(p, "lone low surrogate in a string");
 			if (cp >= 0xd800 && cp <= 0xdbff) {
+				if (r + 6 > p->len && escape_cut(s + r, p->len - r, true)) {
+					p->pos = r;
+					return fail(p, STRING_CUT);
+				}
 				if (r + 6 > p->len || s[r] != '\\' || s[r + 1] != 'u' ||
 				    hex4(s + r + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
 					return fail(p, "lone high surrogate in a string");
@@ -379,6 +426,8 @@ static __attribute__((noinline)) int parse_string_slow(struct parser *p, size_t 
 
 			if (!u) {
 				p->pos = r;
+				if (utf8_cut((const unsigned char *)s + r, p->len - r))
+					return fail(p, STRING_CUT);
 				return fail(p, "invalid UTF-8 in a string");
 			}
 			memmove(s + w, s + r, u);
@@ -547,9 +596,12 @@ static __attribute__((noinline)) int parse_container(struct parser *p, uint32_t 
 
 static int parse_word(struct parser *p, const char *word)
 {
-	size_t n = strlen(word);
+	size_t n = strlen(word), left = p->len - p->pos;
 
-	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n))
+	/* cut inside the word: a truncated report, as inside a number or a string */
+	if (left < n && !memcmp(p->s + p->pos, word, left))
+		return fail(p, "unexpected end in %s (truncated?)", word);
+	if (left < n || memcmp(p->s + p->pos, word, n))
 		return fail(p, "unexpected character");
 	p->pos += n;
 	return 0;
