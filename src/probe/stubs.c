@@ -263,6 +263,8 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		return 1;
 	}
 	memmove(stub->code + cls, classic.code, classic.code_len);
+	for (unsigned i = 0; i < classic.n_rel && i < INSN_REL_MAX; i++)
+		stub->rel[i] = (uint16_t)(classic.rel[i] + cls); /* the offset: the low bits */
 	stub->full_off = 0;
 	stub->throttle_off = 0;
 	memcpy(stub->code + cnt, count_code, sizeof(count_code));
@@ -297,6 +299,10 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		memcpy(e, code, code_len);
 		memcpy(e + (alloc ? ALLOC_RETRAP : ENTRY_RETRAP), &retrap, 8);
 		memcpy(e + (alloc ? ALLOC_TRAMP : ENTRY_TRAMP), &tramp, 8);
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_RETRAP : ENTRY_RETRAP),
+			      INSN_REL_RETRAP64);
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_TRAMP : ENTRY_TRAMP),
+			      INSN_REL_TRAMP64);
 		memcpy(e + (alloc ? ALLOC_WORD : ENTRY_WORD), &word, 8);
 		if (mode == INSN_PROBE_ENTRY) /* je e_chained -> jmp: never hooked */
 			e[ENTRY_NOHOOK] = 0xeb;
@@ -311,6 +317,7 @@ planned:
 	/* The routine's jmp goes to the fast path. */
 	if (insn_stub_retarget(stub, stub_addr)) {
 		stub->reason = "stub out of range";
+		stub->placed = true;
 		return 1;
 	}
 	return 0;

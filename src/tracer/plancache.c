@@ -114,7 +114,7 @@ struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n)
 		im->n_plan = n;
 	}
 	im->uses++;
-	im->hits = im->made = im->checked = im->differ = 0;
+	im->hits = im->moved = im->made = im->checked = im->differ = im->far = 0;
 	return im;
 }
 
@@ -123,6 +123,36 @@ const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const s
 	if (i >= im->n_plan || !im->plan[i] || memcmp(&im->keys[i], key, sizeof(*key)) != 0)
 		return NULL;
 	return im->plan[i];
+}
+
+static bool same_place(const struct insn_place *a, const struct insn_place *b)
+{
+	return a->bias == b->bias && a->stub == b->stub && a->retrap == b->retrap &&
+	       a->tramp == b->tramp && a->page == b->page;
+}
+
+int plancache_move(struct pc_image *im, const struct pc_plan *pl, const struct insn_place *at,
+		   struct pc_plan *out)
+{
+	if (same_place(&pl->at, at)) {
+		*out = *pl;
+		return 0;
+	}
+	/* a refusal before any reach was looked at holds anywhere (insn_stub.placed) */
+	if (pl->rc == 1 && !pl->stub.placed) {
+		*out = *pl;
+		out->at = *at;
+		im->moved++;
+		return 1;
+	}
+	if (pl->rc != 0)
+		return -1;
+	*out = *pl;
+	out->at = *at;
+	if (insn_stub_move(&out->stub, &pl->at, at))
+		return -1;
+	im->moved++;
+	return 1;
 }
 
 void plancache_put(struct pc_image *im, size_t i, const struct pc_key *key,
@@ -146,6 +176,8 @@ bool plancache_same(const struct pc_plan *a, const struct pc_plan *b)
 		return x->reason == y->reason ||
 		       (x->reason && y->reason && !strcmp(x->reason, y->reason));
 	return x->addr == y->addr && x->len == y->len && x->code_len == y->code_len &&
+	       x->n_rel == y->n_rel &&
+	       (x->n_rel > INSN_REL_MAX || !memcmp(x->rel, y->rel, x->n_rel * sizeof(x->rel[0]))) &&
 	       x->code_len <= sizeof(x->code) && !memcmp(x->jmp, y->jmp, sizeof(x->jmp)) &&
 	       !memcmp(x->code, y->code, x->code_len) && x->trap_off == y->trap_off &&
 	       x->plain_off == y->plain_off && x->full_off == y->full_off &&

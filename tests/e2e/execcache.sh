@@ -3,11 +3,12 @@
 # execcache.sh - -f and a file exec'ed again (src/tracer/plancache.c): the
 # spawner execs its program three times (fork + exec, posix_spawn, its own
 # exec). The second and third take the symbol table read at the first, and
-# with the probes (a program not built as PIE: its entries and stubs at the
-# same addresses) every entry plan made there (-v says how many, none
-# made); FORTSTAT_PLAN_CACHE=check plans them afresh too and finds none
-# that differs; each section's exact counts equal those of a run without
-# the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
+# with the probes every entry plan made there (-v says how many, none
+# made): a program not built as PIE has its entries at the same addresses,
+# a PIE is loaded elsewhere at each exec (ASLR) and its plans are moved
+# there (-v says so); FORTSTAT_PLAN_CACHE=check plans them afresh too and
+# finds none that differs; each section's exact counts equal those of a
+# run without the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
 . "$SRCDIR/tests/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
 
@@ -17,12 +18,21 @@ calls_of() {
 		for (i = 2; i <= NF; i++) { split($i, f, ","); print f[1], f[2] } }' "$1" | sort
 }
 
+# a PIE's load address changes at each exec unless ASLR is off
+aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null || echo 2)
+
 for opt in O0 O2; do
 	# riprel: RIP-relative first instructions, one that traps (a loop first);
 	# tiny: routines shorter than a jmp, one entered past its first bytes
-	for fx in riprel tiny chain; do
-		prog=$fx-nopie-$opt
-		"${CC:-cc}" -$opt -g -fno-omit-frame-pointer -fno-pie -no-pie -o "$prog" \
+	for prog in riprel-nopie tiny-nopie chain-nopie riprel-pie tiny-pie chain-pie; do
+		fx=${prog%-*}
+		case $prog in
+		*-nopie) pie="-fno-pie -no-pie" ;;
+		*) pie="-fpie -pie" ;;
+		esac
+		prog=$prog-$opt
+		# shellcheck disable=SC2086
+		"${CC:-cc}" -$opt -g -fno-omit-frame-pointer $pie -o "$prog" \
 			"$SRCDIR/fixtures/$fx.c" 2>cc.err || fail "$prog: cannot build: $(head -c 300 cc.err)"
 		[ -x "$prog" ] || continue
 		p="$BIN/spawner-$opt $PWD/$prog"
@@ -34,7 +44,7 @@ for opt in O0 O2; do
 		n=$(grep -c "$prog: its symbols as read at its first exec" t.err)
 		[ "$n" = 2 ] || fail "$prog -f: $n execs took the symbols read at the first, expected 2"
 		if [ "$MECH" = probes ]; then
-			grep "$prog: [0-9]* plans from the plan cache" t.err >hits
+			grep "$prog: [0-9]* plans from the plan cache, " t.err >hits
 			[ "$(wc -l <hits)" = 2 ] ||
 				fail "$prog -f: $(wc -l <hits) execs took plans from the cache, expected 2"
 			grep -v ' plans from the plan cache, 0 made$' hits >made
@@ -43,6 +53,14 @@ for opt in O0 O2; do
 				fail "$prog -f: the two execs took different numbers of plans: $(cat hits)"
 			[ "$(sed 's/ plans.*//; s/.* //' hits | head -n 1)" -gt 0 ] 2>/dev/null ||
 				fail "$prog -f: no plan taken from the cache: $(cat hits)"
+			# a PIE's plans moved to where each exec loaded it, every one of them
+			grep "$prog: [0-9]* plans from the plan cache moved to this exec's addresses" t.err >moved
+			case $prog in
+			*-nopie-*) ;;
+			*) [ "$aslr" = 0 ] || [ "$(sed 's/ plans.*//; s/.* //' moved)" = "$(sed 's/ plans.*//; s/.* //' hits)" ] ||
+				fail "$prog -f: plans taken, then moved to each exec's addresses: $(cat hits moved)" ;;
+			esac
+			! grep -q "could not be moved" t.err || fail "$prog -f: $(grep 'could not be moved' t.err)"
 		fi
 
 		# the cache off: the same sections, the same counts
