@@ -454,11 +454,16 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		im = NULL;
 	if (im)
 		hit = plancache_get(im, (size_t)(r - tr->ps->st->r), &key);
-	if (hit && plancache_move(im, hit, &at, &moved) < 0) {
-		im->far++; /* out of reach from here, or refused where it was: planned again */
-		hit = NULL;
-	} else if (hit) {
-		hit = &moved;
+	if (hit) {
+		int mv = plancache_move(im, hit, &at, &moved);
+
+		if (mv < 0) {
+			im->far++; /* out of reach from here, or refused where it was: planned again
+				    */
+			hit = NULL;
+		} else if (mv > 0) {
+			hit = &moved;
+		}
 	}
 	if (!hit || plancache_mode() == PC_CHECK)
 		plan_fresh(tr, entry, len, gap, &at, (uint32_t)(p - tr->ps->patches), mode, w,

@@ -134,10 +134,8 @@ static bool same_place(const struct insn_place *a, const struct insn_place *b)
 int plancache_move(struct pc_image *im, const struct pc_plan *pl, const struct insn_place *at,
 		   struct pc_plan *out)
 {
-	if (same_place(&pl->at, at)) {
-		*out = *pl;
+	if (same_place(&pl->at, at))
 		return 0;
-	}
 	/* a refusal before any reach was looked at holds anywhere (insn_stub.placed) */
 	if (pl->rc == 1 && !pl->stub.placed) {
 		*out = *pl;

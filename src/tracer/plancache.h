@@ -92,9 +92,10 @@ struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n);
 const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const struct pc_key *key);
 
 /*
- * The plan kept, `pl`, made for this exec's addresses `at` into *out: 0
- * (the same addresses), 1 (moved there), or -1 when it cannot be (a
- * displacement out of reach; a refusal that came from one): plan again.
+ * The plan kept, `pl`, for this exec's addresses `at`: 0 (the same
+ * addresses: pl as it is), 1 (moved there, into *out), or -1 when it
+ * cannot be (a displacement out of reach; a refusal that came from one):
+ * plan again.
  */
 int plancache_move(struct pc_image *im, const struct pc_plan *pl, const struct insn_place *at,
 		   struct pc_plan *out);
