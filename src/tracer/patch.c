@@ -442,13 +442,14 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	 * addresses the image's own (less the bias): a plan made at an earlier
 	 * exec of a PIE, loaded elsewhere, is moved to this one's (insn_stub_move).
 	 */
-	key = (struct pc_key){{r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), len,
-			       gap.near_len ? gap.near_addr - at.bias : 0, gap.near_len, gap.tail,
-			       gap.open_end, gap.len ? gap.addr - at.bias : 0, gap.len,
-			       gap.code_len, (uint64_t)(p - tr->ps->patches),
-			       (uint64_t)mode | (uint64_t)tr->ps->probes << 8 |
-				   (uint64_t)tr->o->count_only << 9 | (uint64_t) !!at.retrap << 10 |
-				   (uint64_t) !!at.tramp << 11 | (uint64_t) !!at.page << 12}};
+	key = (struct pc_key){
+	    {r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), len,
+	     gap.near_len ? gap.near_addr - at.bias : 0, gap.near_len, gap.tail, gap.open_end,
+	     gap.len ? gap.addr - at.bias : 0, gap.len, gap.code_len,
+	     (uint64_t)(p - tr->ps->patches),
+	     (uint64_t)mode | (uint64_t)tr->ps->probes << 8 | (uint64_t)tr->o->count_only << 9 |
+		 (uint64_t)(at.retrap != 0) << 10 | (uint64_t)(at.tramp != 0) << 11 |
+		 (uint64_t)(at.page != 0) << 12}};
 	/* a Go program's plans meet its exits', -p's the threads' places: never kept */
 	if (tr->ps->go || tr->n_avoid)
 		im = NULL;
@@ -457,9 +458,9 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	if (hit) {
 		int mv = plancache_move(im, hit, &at, &moved);
 
+		/* out of reach from here, or refused where it was: planned again */
 		if (mv < 0) {
-			im->far++; /* out of reach from here, or refused where it was: planned again
-				    */
+			im->far++;
 			hit = NULL;
 		} else if (mv > 0) {
 			hit = &moved;
