@@ -882,6 +882,8 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 	return 0;
 }
 
+_Static_assert(INSN_STUB_SIZE <= 0x1000, "a stub's offsets outgrew insn_stub.rel's 12 bits");
+
 static void add_le64(uint8_t *p, uint64_t d)
 {
 	uint64_t v;
