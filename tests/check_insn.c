@@ -1945,7 +1945,9 @@ static void same_stub(const struct insn_stub *a, const struct insn_stub *b, cons
  * another, is the stub planned there, for each shape (RIP-relative
  * operands, a jcc, an emulated call, a short entry, a routine moved whole,
  * endbr64) and each kind of stub (classic with and without an event page,
- * counting, and the probes' modes); one that no longer reaches is refused.
+ * counting, and the probes' modes), its patch number another (a library in
+ * another program); one that no longer reaches is refused, and a probe
+ * moved to a patch number without a counter.
  */
 START_TEST(stub_move)
 {
@@ -1989,12 +1991,14 @@ START_TEST(stub_move)
 				     .stub = 0x555555754000ull,
 				     .retrap = 0x555555753000ull,
 				     .tramp = 0x555555753040ull,
-				     .page = 0x7ffff7ff0000ull};
+				     .page = 0x7ffff7ff0000ull,
+				     .patch = 7};
 	const struct insn_place b = {.bias = 0x5612aaa9d000ull,
 				     .stub = 0x5612aa79d000ull,
 				     .retrap = 0x5612aa79c000ull,
 				     .tramp = 0x5612aa79c040ull,
-				     .page = 0x7ffff7fd0000ull};
+				     .page = 0x7ffff7fd0000ull,
+				     .patch = 4000};
 	struct insn_place far = b;
 	struct insn_stub st, fresh;
 	int moved = 0;
@@ -2016,13 +2020,13 @@ START_TEST(stub_move)
 				if (kind < 3) /* classic: timed with a page, without, counting */
 					rc[k] = insn_plan_stub(fns[f].code, fns[f].n, p->bias + off,
 							       p->stub, kind == 2 ? 0 : p->retrap,
-							       kind == 1 ? 0 : p->page, 7, NULL,
-							       &s3[k]);
+							       kind == 1 ? 0 : p->page,
+							       p->patch + 1, NULL, &s3[k]);
 				else
 					rc[k] = insn_plan_probe(
 					    fns[f].code, fns[f].n, p->bias + off, p->stub, p->tramp,
-					    p->retrap, 7, (enum insn_probe_mode)(kind - 3), NULL,
-					    &s3[k]);
+					    p->retrap, p->patch, (enum insn_probe_mode)(kind - 3),
+					    NULL, &s3[k]);
 			}
 			ck_assert_msg(rc[0] == 0 && rc[1] == 0, "%s: not planned", what);
 			ck_assert_uint_ne(s3[0].n_rel, 0);
@@ -2037,6 +2041,13 @@ START_TEST(stub_move)
 			ck_assert_msg(s3[2].placed, "%s: a reach refusal not said placed", what);
 			st = s3[0];
 			ck_assert_int_eq(insn_stub_move(&st, &a, &far), 1);
+			if (kind >= 3) { /* a probe: no counter for that patch number */
+				struct insn_place nctr = b;
+
+				nctr.patch = PROBE_CTR_N;
+				st = s3[0];
+				ck_assert_int_eq(insn_stub_move(&st, &a, &nctr), 1);
+			}
 			moved++;
 		}
 	}

@@ -133,6 +133,9 @@ enum insn_rel {
 	INSN_REL_RETRAP64,   /* the return trap's address */
 	INSN_REL_TRAMP64,    /* the probes' trampoline's address */
 	INSN_REL_PAGE64,     /* the event page's address */
+	INSN_REL_EV32,	     /* the event page's event number: patch number + 1 */
+	INSN_REL_WORD64,     /* a probe's event word: PROBE_W_ENTRY or _EXIT | patch number */
+	INSN_REL_CTR32,	     /* a probe's counter: PROBE_CTR + 8 * patch number */
 };
 #define INSN_REL_OFF(x) (0xfffu & (unsigned)(x))
 #define INSN_REL_KIND(x) ((enum insn_rel)((unsigned)(x) >> 12))
@@ -149,19 +152,22 @@ static inline void insn_stub_rel(struct insn_stub *stub, size_t off, enum insn_r
 /*
  * The addresses a stub is planned for: the bias its routine's image is
  * loaded at (every address of the image moves with it), the stub's own,
- * the return trap, the probes' trampoline and the event page (0: none).
+ * the return trap, the probes' trampoline and the event page (0: none);
+ * and its patch number (a library's differs in each program that loads it).
  */
 struct insn_place {
 	uint64_t bias, stub, retrap, tramp, page;
+	uint32_t patch;
 };
 
 /*
  * A stub planned for `from` (insn_plan_stub, insn_plan_probe: returned 0)
  * made the one planning would make for `to`, the same image's code at
- * another bias, its bytes the same: its displacements, addresses and the
- * entry's jmp redone. The shape is the same wherever the code lies; only
- * the reach of a displacement may not be. Returns 0, or 1 when one no
- * longer reaches (the stub is then half moved: plan it again).
+ * another bias, its bytes the same: its displacements, addresses, patch
+ * number and the entry's jmp redone. The shape is the same wherever the
+ * code lies; only the reach of a displacement may not be. Returns 0, or 1
+ * when one no longer reaches, or a probe's patch number has no counter
+ * (the stub is then half moved: plan it again).
  */
 int insn_stub_move(struct insn_stub *stub, const struct insn_place *from,
 		   const struct insn_place *to);

@@ -269,6 +269,7 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 	stub->throttle_off = 0;
 	memcpy(stub->code + cnt, count_code, sizeof(count_code));
 	put_le32(stub->code + cnt + COUNT_CTR, (int32_t)(PROBE_CTR + 8 * patch));
+	insn_stub_rel(stub, cnt + COUNT_CTR, INSN_REL_CTR32);
 	put_le32(stub->code + cnt + COUNT_PLAIN + 1,
 		 (int32_t)(cls + classic.plain_off - (cnt + COUNT_PLAIN + 5)));
 	if (timed) {
@@ -289,6 +290,7 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		if (go) { /* no hook: the event holds the goroutine and its depth */
 			memcpy(e, goentry_code, sizeof(goentry_code));
 			memcpy(e + GOENTRY_WORD, &word, 8);
+			insn_stub_rel(stub, THROTTLE_LEN + GOENTRY_WORD, INSN_REL_WORD64);
 			put_le32(e + GOENTRY_PLAIN, (int32_t)(cls + classic.plain_off -
 							      (THROTTLE_LEN + GOENTRY_PLAIN + 4)));
 			stub->full_off = THROTTLE_LEN + GOENTRY_FULL;
@@ -304,6 +306,8 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_TRAMP : ENTRY_TRAMP),
 			      INSN_REL_TRAMP64);
 		memcpy(e + (alloc ? ALLOC_WORD : ENTRY_WORD), &word, 8);
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_WORD : ENTRY_WORD),
+			      INSN_REL_WORD64);
 		if (mode == INSN_PROBE_ENTRY) /* je e_chained -> jmp: never hooked */
 			e[ENTRY_NOHOOK] = 0xeb;
 		put_le32(e + o_plain,

@@ -386,7 +386,7 @@ static void plan_fresh(struct tracer *tr, uint64_t entry, size_t len, struct ins
  * taken from there.
  */
 static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
-			    struct patch *p, uint8_t *slot_buf, struct pc_image *im,
+			    struct patch *p, uint8_t *slot_buf, struct pc_image *im, size_t i0,
 			    struct code_window *w)
 {
 	static int off = -1;
@@ -436,6 +436,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	    .retrap = tr->ps->probes || !tr->o->count_only ? tr->ps->retrap : 0,
 	    .tramp = tr->ps->probes ? tr->ps->probe_tramp : 0,
 	    .page = tr->ps->probes ? 0 : tr->ps->page_addr,
+	    .patch = (uint32_t)(p - tr->ps->patches),
 	};
 	/*
 	 * Every other input of the planning but the file's bytes, its
@@ -446,7 +447,6 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	    {r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), len,
 	     gap.near_len ? gap.near_addr - at.bias : 0, gap.near_len, gap.tail, gap.open_end,
 	     gap.len ? gap.addr - at.bias : 0, gap.len, gap.code_len,
-	     (uint64_t)(p - tr->ps->patches),
 	     (uint64_t)mode | (uint64_t)tr->ps->probes << 8 | (uint64_t)tr->o->count_only << 9 |
 		 (uint64_t)(at.retrap != 0) << 10 | (uint64_t)(at.tramp != 0) << 11 |
 		 (uint64_t)(at.page != 0) << 12}};
@@ -454,7 +454,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	if (tr->ps->go || tr->n_avoid)
 		im = NULL;
 	if (im)
-		hit = plancache_get(im, (size_t)(r - tr->ps->st->r), &key);
+		hit = plancache_get(im, (size_t)(r - tr->ps->st->r) - i0, &key);
 	if (hit) {
 		int mv = plancache_move(im, hit, &at, &moved);
 
@@ -467,8 +467,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		}
 	}
 	if (!hit || plancache_mode() == PC_CHECK)
-		plan_fresh(tr, entry, len, gap, &at, (uint32_t)(p - tr->ps->patches), mode, w,
-			   &fresh, &whole_read);
+		plan_fresh(tr, entry, len, gap, &at, at.patch, mode, w, &fresh, &whole_read);
 	pl = &fresh;
 	if (hit && plancache_mode() == PC_CHECK) {
 		im->checked++;
@@ -477,7 +476,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	} else if (hit) {
 		pl = hit;
 	} else if (im && whole_read) {
-		plancache_put(im, (size_t)(r - tr->ps->st->r), &key, &fresh);
+		plancache_put(im, (size_t)(r - tr->ps->st->r) - i0, &key, &fresh);
 	}
 	if (im)
 		*(hit ? &im->hits : &im->made) += 1;
@@ -681,9 +680,14 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	w.fd = tr->ps->memfd;
 	w.lo = clo;
 	w.n = (size_t)(chi - clo);
-	/* the program's own routines: their plans may have been made at an earlier exec */
+	/*
+	 * The program's own routines, a library's: their plans may have been
+	 * made at an earlier exec (of another program, for a library).
+	 */
 	if (own && st->n_own == st->n)
 		im = plancache_image(tr, tr->ps->leader, st->n);
+	else if (mode == PATCH_LIB && st == tr->ps->st && n)
+		im = plancache_image_at(tr, tr->ps->leader, clo, to - from);
 	for (size_t i = from; i < to; i++) {
 		struct routine *r = &st->r[i];
 		struct patch *p;
@@ -698,7 +702,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
 		why = hook ? "the unwinder: return addresses are put back at each call"
-			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE, im, &w);
+			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE, im,
+				      own ? 0 : from, &w);
 		if (!why) {
 			if (p->pad_addr)
 				fs_info(2,

@@ -4,11 +4,13 @@
  * executable file, kept for the next time a followed process (-f) execs it
  * (make runs cc1 once a source file, cc1 has 26,000 routines): its symbol
  * table as read, and each routine's entry plan with the inputs it was made
- * from. A plan is reused only when every input but the addresses is the
- * same (the file, the routine and its neighbours at the same places in the
- * file, its patch number, the mode); then it is moved to this exec's
- * addresses (a PIE's load bias, the stub's, the trampoline's, the return
- * trap's: insn_stub_move), and is the plan that planning would make there,
+ * from; and the plans of the shared libraries timed (-l), which every
+ * program of the run may load. A plan is reused only when every input but
+ * the addresses is the same (the file, the routine and its neighbours at
+ * the same places in the file, the mode); then it is moved to this exec's
+ * addresses (a PIE's or a library's load bias, the stub's, the
+ * trampoline's, the return trap's) and patch number (insn_stub_move), and
+ * is the plan that planning would make there,
  * byte for byte, unless a displacement no longer reaches: then the routine
  * is planned again. A file is known by its device, inode, size,
  * modification and change times, as the process's /proc/PID/exe says (the
@@ -40,7 +42,7 @@ enum pc_mode {
  * What an entry's planning needs besides the file's bytes and the addresses
  * (try_stub, patch.c): its addresses in the file, not in the process.
  */
-#define PC_KEY_N 13
+#define PC_KEY_N 12
 struct pc_key {
 	uint64_t v[PC_KEY_N];
 };
@@ -87,6 +89,12 @@ int plancache_symtab(struct tracer *tr, pid_t pid, const char *path, struct symt
  * Its counters (hits, made, checked, differ) start at 0.
  */
 struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n);
+
+/*
+ * The same for a shared library (-l): the file mapped at addr in process
+ * pid (a routine of it), n routines in its part of the table.
+ */
+struct pc_image *plancache_image_at(struct tracer *tr, pid_t pid, uint64_t addr, size_t n);
 
 /* The plan of routine i with these inputs, if one was made: NULL else. */
 const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const struct pc_key *key);

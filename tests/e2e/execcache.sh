@@ -9,6 +9,7 @@
 # there (-v says so); FORTSTAT_PLAN_CACHE=check plans them afresh too and
 # finds none that differs; each section's exact counts equal those of a
 # run without the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
+# With -l libc, each load of libc after the first takes its plans, moved.
 . "$SRCDIR/tests/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
 
@@ -94,8 +95,49 @@ for opt in O0 O2; do
 		calls_of cached.csv $s >sec
 		for kv in main=1 work=1000 leaf=3500 twice=500; do
 			grep -qx "${kv%=*} ${kv#*=}" sec ||
-				fail "chain-nopie-$opt -f: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
+				fail "$prog -f: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
 		done
 	done
 done
+
+# -l libc: the spawner and the three execs of its program load it, each
+# elsewhere and with other patch numbers (the spawner's own routines are
+# fewer); the three later ones take its plans from the first, moved; the
+# counts are those of a run without the cache
+prog=chain-pie-O2
+p="$BIN/spawner-O2 $PWD/$prog"
+# shellcheck disable=SC2086
+traced -f -l libc -v -- $p
+cp r.csv cached.csv
+if [ "$MECH" = probes ]; then
+	grep "libc[^:]*: [0-9]* plans from the plan cache, " t.err >hits
+	[ "$(wc -l <hits)" = 3 ] || fail "$prog -f -l libc: $(wc -l <hits) loads of libc took plans from the cache, expected 3"
+	grep -v ' plans from the plan cache, 0 made$' hits >made
+	[ ! -s made ] || fail "$prog -f -l libc: plans made again: $(cat made)"
+	[ "$(sed 's/ plans.*//; s/.* //' hits | sort -u | wc -l)" = 1 ] &&
+		[ "$(sed 's/ plans.*//; s/.* //' hits | head -n 1)" -gt 1000 ] 2>/dev/null ||
+		fail "$prog -f -l libc: libc's plans taken from the cache: $(cat hits)"
+	grep "libc[^:]*: [0-9]* plans from the plan cache moved to this exec's addresses" t.err >moved
+	[ "$aslr" = 0 ] || [ "$(sed 's/ plans.*//; s/.* //' moved)" = "$(sed 's/ plans.*//; s/.* //' hits)" ] ||
+		fail "$prog -f -l libc: plans taken, then moved to each load's addresses: $(cat hits moved)"
+fi
+FORTSTAT_PLAN_CACHE=0
+export FORTSTAT_PLAN_CACHE
+# shellcheck disable=SC2086
+traced -f -l libc -- $p
+for s in 1 2 3 4 5; do
+	calls_of cached.csv $s >a
+	calls_of r.csv $s >b
+	grep -q "^libc[^ ]*:" a || fail "$prog -f -l libc: section $s: no routine of libc timed"
+	cmp -s a b || fail "$prog -f -l libc: section $s's counts differ with the cache: $(diff a b | head -n 6)"
+done
+FORTSTAT_PLAN_CACHE=check
+# shellcheck disable=SC2086
+traced -f -l libc -v -- $p
+unset FORTSTAT_PLAN_CACHE
+if [ "$MECH" = probes ]; then
+	n=$(grep -c "libc[^:]*: [1-9][0-9]* plans from the plan cache, checked against a fresh plan: 0 differ" t.err)
+	[ "$n" = 3 ] || fail "$prog -f -l libc, check: $n loads' plans checked and equal, expected 3: $(grep 'plan cache' t.err)"
+fi
+! grep -q "differ from a fresh plan" t.err || fail "$prog -f -l libc, check: $(grep 'differ' t.err)"
 finish

@@ -617,6 +617,7 @@ static void stub_head(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint
 		insn_stub_rel(stub, *pos, INSN_REL_PAGE64);
 		emit(stub, pos, &page, 8);
 		emit(stub, pos, page_tail, sizeof(page_tail));
+		insn_stub_rel(stub, *pos, INSN_REL_EV32);
 		emit(stub, pos, &ev, 4);
 		if (retrap) /* timed: the TSC too, r10 kept (counting needs no times) */
 			*pos += tsc_before(stub->code + *pos, 10, -0x18);
@@ -899,6 +900,8 @@ int insn_stub_move(struct insn_stub *stub, const struct insn_place *from,
 	const uint64_t dcode = to->bias - from->bias;
 	/* a rel32 from the stub into the image: both ends move */
 	const int64_t drel = (int64_t)(dcode - (to->stub - from->stub));
+	const uint32_t dpatch = to->patch - from->patch;
+	uint32_t u;
 
 	if (stub->n_rel > INSN_REL_MAX || stub->code_len > sizeof(stub->code))
 		return 1;
@@ -928,6 +931,21 @@ int insn_stub_move(struct insn_stub *stub, const struct insn_place *from,
 			break;
 		case INSN_REL_PAGE64:
 			add_le64(p, to->page - from->page);
+			break;
+		case INSN_REL_EV32:
+			memcpy(&u, p, 4);
+			u += dpatch;
+			memcpy(p, &u, 4);
+			break;
+		case INSN_REL_WORD64:
+			add_le64(p, (uint64_t)to->patch - from->patch);
+			break;
+		case INSN_REL_CTR32: /* insn_plan_probe's refusal: no counter of its own */
+			if (to->patch >= PROBE_CTR_N)
+				return 1;
+			memcpy(&u, p, 4);
+			u += 8 * dpatch;
+			memcpy(p, &u, 4);
 			break;
 		default:
 			return 1;
