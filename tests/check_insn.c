@@ -5,6 +5,7 @@
 #include <check.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1921,6 +1922,162 @@ START_TEST(go_exit_covers)
 }
 END_TEST
 
+/* Two plans of one stub are the same, byte for byte and in what they note. */
+static void same_stub(const struct insn_stub *a, const struct insn_stub *b, const char *what)
+{
+	ck_assert_msg(a->addr == b->addr && a->len == b->len && a->code_len == b->code_len &&
+			  a->pad_addr == b->pad_addr && a->call_ret == b->call_ret &&
+			  a->whole == b->whole && a->trap_off == b->trap_off &&
+			  a->plain_off == b->plain_off && a->full_off == b->full_off &&
+			  a->throttle_off == b->throttle_off && a->n_rel == b->n_rel,
+		      "%s: the stubs' fields differ", what);
+	ck_assert_uint_le(a->n_rel, INSN_REL_MAX);
+	ck_assert_msg(!memcmp(a->code, b->code, a->code_len), "%s: the stubs' code differs", what);
+	ck_assert_msg(!memcmp(a->jmp, b->jmp, sizeof(a->jmp)), "%s: the jmps differ", what);
+	ck_assert_msg(!memcmp(a->pad, b->pad, sizeof(a->pad)), "%s: the padding differs", what);
+	ck_assert_msg(!memcmp(a->rel, b->rel, a->n_rel * sizeof(a->rel[0])),
+		      "%s: the stubs' relocations differ", what);
+}
+
+/*
+ * insn_stub_move: a stub planned for one place (a PIE's load bias, the
+ * stub's address, the return trap, trampoline and event page), moved to
+ * another, is the stub planned there, for each shape (RIP-relative
+ * operands, a jcc, an emulated call, a short entry, a routine moved whole,
+ * endbr64) and each kind of stub (classic with and without an event page,
+ * counting, and the probes' modes), its patch number another (a library in
+ * another program); one that no longer reaches is refused, and a probe
+ * moved to a patch number without a counter.
+ */
+START_TEST(stub_move)
+{
+	static const uint8_t rip2[] = {
+	    0xf3, 0x0f, 0x1e, 0xfa,		      /* endbr64 */
+	    0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00, /* mov 0x1000(%rip),%rax */
+	    0x48, 0x8d, 0x15, 0xf0, 0xff, 0xff, 0xff, /* lea -0x10(%rip),%rdx */
+	    0xc3,				      /* ret */
+	};
+	static const uint8_t pick[] = {
+	    0x48, 0x85, 0xff, 0x74, 0x06, 0xb8, 0x01, 0x00, 0x00,
+	    0x00, 0xc3, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3,
+	};
+	static const uint8_t caller[] = {0x53, 0xe8, 0x3a, 0x00, 0x00, 0x00, 0x5b, 0xc3};
+	static const uint8_t count[] = {
+	    0x31, 0xc0, 0x48, 0x85, 0xff, 0x74, 0x09, 0x48, 0x8b,
+	    0x7f, 0x08, 0x48, 0xff, 0xc0, 0xeb, 0xf2, 0xc3,
+	};
+	/* a loop back to its second instruction, a RIP-relative load in it: moved whole */
+	static const uint8_t whole_rip[] = {
+	    0x31, 0xc0,				/* xor %eax,%eax */
+	    0x03, 0x05, 0x00, 0x20, 0x00, 0x00, /* add 0x2000(%rip),%eax  <- the loop */
+	    0xff, 0xcf,				/* dec %edi */
+	    0x75, 0xf6,				/* jne 2 */
+	    0xc3,				/* ret */
+	};
+	static const struct {
+		const uint8_t *code;
+		size_t n;
+		const char *name;
+	} fns[] = {
+	    {frame42, sizeof(frame42), "frame42"},
+	    {rip2, sizeof(rip2), "rip2"},
+	    {pick, sizeof(pick), "pick"},
+	    {caller, sizeof(caller), "caller"},
+	    {loop4, sizeof(loop4), "loop4"},
+	    {count, sizeof(count), "count"},
+	    {whole_rip, sizeof(whole_rip), "whole_rip"},
+	};
+	const struct insn_place a = {.bias = 0x555555554000ull,
+				     .stub = 0x555555754000ull,
+				     .retrap = 0x555555753000ull,
+				     .tramp = 0x555555753040ull,
+				     .page = 0x7ffff7ff0000ull,
+				     .patch = 7};
+	const struct insn_place b = {.bias = 0x5612aaa9d000ull,
+				     .stub = 0x5612aa79d000ull,
+				     .retrap = 0x5612aa79c000ull,
+				     .tramp = 0x5612aa79c040ull,
+				     .page = 0x7ffff7fd0000ull,
+				     .patch = 4000};
+	struct insn_place far = b;
+	struct insn_stub st, fresh;
+	int moved = 0;
+
+	far.stub = b.bias + 3 * GIB;
+	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+		const uint64_t off = 0x1100;
+
+		for (int kind = 0; kind < 7; kind++) {
+			const struct insn_place *pl[3] = {&a, &b, &far};
+			struct insn_stub s3[3];
+			int rc[3];
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s, kind %d", fns[f].name, kind);
+			for (int k = 0; k < 3; k++) {
+				const struct insn_place *p = pl[k];
+
+				if (kind < 3) /* classic: timed with a page, without, counting */
+					rc[k] = insn_plan_stub(fns[f].code, fns[f].n, p->bias + off,
+							       p->stub, kind == 2 ? 0 : p->retrap,
+							       kind == 1 ? 0 : p->page,
+							       p->patch + 1, NULL, &s3[k]);
+				else
+					rc[k] = insn_plan_probe(
+					    fns[f].code, fns[f].n, p->bias + off, p->stub, p->tramp,
+					    p->retrap, p->patch, (enum insn_probe_mode)(kind - 3),
+					    NULL, &s3[k]);
+			}
+			ck_assert_msg(rc[0] == 0 && rc[1] == 0, "%s: not planned", what);
+			ck_assert_uint_ne(s3[0].n_rel, 0);
+			/* moved from a to b: as planned at b; and back */
+			st = s3[0];
+			ck_assert_int_eq(insn_stub_move(&st, &a, &b), 0);
+			same_stub(&st, &s3[1], what);
+			ck_assert_int_eq(insn_stub_move(&st, &b, &a), 0);
+			same_stub(&st, &s3[0], what);
+			/* the stub 3 GiB from its code: refused both ways */
+			ck_assert_int_eq(rc[2], 1);
+			ck_assert_msg(s3[2].placed, "%s: a reach refusal not said placed", what);
+			st = s3[0];
+			ck_assert_int_eq(insn_stub_move(&st, &a, &far), 1);
+			if (kind >= 3) { /* a probe: no counter for that patch number */
+				struct insn_place nctr = b;
+
+				nctr.patch = PROBE_CTR_N;
+				st = s3[0];
+				ck_assert_int_eq(insn_stub_move(&st, &a, &nctr), 1);
+			}
+			moved++;
+		}
+	}
+	ck_assert_int_eq(moved, 7 * 7);
+	/* the shapes: the short entry's padding, the call, the whole routine moved */
+	ck_assert_int_eq(
+	    insn_plan_stub(loop4, sizeof(loop4), a.bias, a.stub, a.retrap, 0, 1, NULL, &fresh), 0);
+	ck_assert_uint_eq(fresh.pad_addr, a.bias + 0x12);
+	st = fresh;
+	ck_assert_int_eq(insn_stub_move(&st, &a, &b), 0);
+	ck_assert_uint_eq(st.pad_addr, b.bias + 0x12);
+	ck_assert_int_eq(insn_plan_stub(whole_rip, sizeof(whole_rip), a.bias, a.stub, a.retrap, 0,
+					1, NULL, &fresh),
+			 0);
+	ck_assert_uint_eq(fresh.whole, sizeof(whole_rip));
+	ck_assert_int_eq(
+	    insn_plan_stub(caller, sizeof(caller), a.bias, a.stub, a.retrap, 0, 1, NULL, &fresh),
+	    0);
+	st = fresh;
+	ck_assert_int_eq(insn_stub_move(&st, &a, &b), 0);
+	ck_assert_uint_eq(st.call_ret, b.bias + 6);
+
+	/* refused on its code alone (a call first): not placed, whatever the addresses */
+	ck_assert_int_eq(insn_plan_stub((const uint8_t[]){0xff, 0xd0, 0x31, 0xc0, 0xc3, 0x90}, 6,
+					a.bias, a.stub, a.retrap, 0, 1, NULL, &fresh),
+			 1);
+	ck_assert(!fresh.placed);
+}
+END_TEST
+
 static Suite *insn_suite(void)
 {
 	Suite *s = suite_create("insn");
@@ -1953,6 +2110,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_entered_inside);
 	tcase_add_test(tc, stub_open_end);
 	tcase_add_test(tc, stub_whole_routine);
+	tcase_add_test(tc, stub_move);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("emulate");

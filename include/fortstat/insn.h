@@ -73,6 +73,8 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
  */
 #define INSN_STUB_SIZE 704 /* bytes of scratch per stub (an in-process probe's too) */
 
+#define INSN_REL_MAX 24 /* address-dependent values a stub keeps track of */
+
 #define INSN_RSITE_SIZE 96 /* bytes of a return site's trap */
 #define INSN_RSITE_TRAP 47 /* offset of its int3 */
 
@@ -108,8 +110,67 @@ struct insn_stub {
 	 * bytes at addr; 0: not), its branches re-aimed at the copy.
 	 */
 	unsigned whole;
+	/*
+	 * Where code[] depends on addresses, for insn_stub_move: each an
+	 * offset in code[] and what is there (INSN_REL_OFF, INSN_REL_KIND);
+	 * n_rel > INSN_REL_MAX: more than rel[] holds, the stub cannot move.
+	 */
+	uint16_t rel[INSN_REL_MAX];
+	unsigned n_rel;
+	/*
+	 * Refused at or after the first check of a displacement's reach: at
+	 * other addresses the plan may differ. Before it (decoding, the
+	 * shape), a refusal holds wherever the code and the stub lie.
+	 */
+	bool placed;
 	const char *reason; /* why not (when insn_plan_stub returns 1) */
 };
+
+/* What insn_stub.rel[] notes (INSN_REL_KIND), at INSN_REL_OFF in code[]. */
+enum insn_rel {
+	INSN_REL_CODE32 = 1, /* rel32 from the stub to the routine's image (code or data) */
+	INSN_REL_CODE64,     /* an address in the routine's image (a call's return address) */
+	INSN_REL_RETRAP64,   /* the return trap's address */
+	INSN_REL_TRAMP64,    /* the probes' trampoline's address */
+	INSN_REL_PAGE64,     /* the event page's address */
+	INSN_REL_EV32,	     /* the event page's event number: patch number + 1 */
+	INSN_REL_WORD64,     /* a probe's event word: PROBE_W_ENTRY or _EXIT | patch number */
+	INSN_REL_CTR32,	     /* a probe's counter: PROBE_CTR + 8 * patch number */
+};
+#define INSN_REL_OFF(x) (0xfffu & (unsigned)(x))
+#define INSN_REL_KIND(x) ((enum insn_rel)((unsigned)(x) >> 12))
+
+/* Note that code[off] holds a value of this kind (a stub's planning). */
+static inline void insn_stub_rel(struct insn_stub *stub, size_t off, enum insn_rel kind)
+{
+	if (stub->n_rel < INSN_REL_MAX)
+		stub->rel[stub->n_rel++] = (uint16_t)(off | (unsigned)kind << 12);
+	else
+		stub->n_rel = INSN_REL_MAX + 1;
+}
+
+/*
+ * The addresses a stub is planned for: the bias its routine's image is
+ * loaded at (every address of the image moves with it), the stub's own,
+ * the return trap, the probes' trampoline and the event page (0: none);
+ * and its patch number (a library's differs in each program that loads it).
+ */
+struct insn_place {
+	uint64_t bias, stub, retrap, tramp, page;
+	uint32_t patch;
+};
+
+/*
+ * A stub planned for `from` (insn_plan_stub, insn_plan_probe: returned 0)
+ * made the one planning would make for `to`, the same image's code at
+ * another bias, its bytes the same: its displacements, addresses, patch
+ * number and the entry's jmp redone. The shape is the same wherever the
+ * code lies; only the reach of a displacement may not be. Returns 0, or 1
+ * when one no longer reaches, or a probe's patch number has no counter
+ * (the stub is then half moved: plan it again).
+ */
+int insn_stub_move(struct insn_stub *stub, const struct insn_place *from,
+		   const struct insn_place *to);
 
 /*
  * The routine before an entry, and the bytes after it up to the entry:

@@ -263,10 +263,13 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		return 1;
 	}
 	memmove(stub->code + cls, classic.code, classic.code_len);
+	for (unsigned i = 0; i < classic.n_rel && i < INSN_REL_MAX; i++)
+		stub->rel[i] = (uint16_t)(classic.rel[i] + cls); /* the offset: the low bits */
 	stub->full_off = 0;
 	stub->throttle_off = 0;
 	memcpy(stub->code + cnt, count_code, sizeof(count_code));
 	put_le32(stub->code + cnt + COUNT_CTR, (int32_t)(PROBE_CTR + 8 * patch));
+	insn_stub_rel(stub, cnt + COUNT_CTR, INSN_REL_CTR32);
 	put_le32(stub->code + cnt + COUNT_PLAIN + 1,
 		 (int32_t)(cls + classic.plain_off - (cnt + COUNT_PLAIN + 5)));
 	if (timed) {
@@ -287,6 +290,7 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		if (go) { /* no hook: the event holds the goroutine and its depth */
 			memcpy(e, goentry_code, sizeof(goentry_code));
 			memcpy(e + GOENTRY_WORD, &word, 8);
+			insn_stub_rel(stub, THROTTLE_LEN + GOENTRY_WORD, INSN_REL_WORD64);
 			put_le32(e + GOENTRY_PLAIN, (int32_t)(cls + classic.plain_off -
 							      (THROTTLE_LEN + GOENTRY_PLAIN + 4)));
 			stub->full_off = THROTTLE_LEN + GOENTRY_FULL;
@@ -297,7 +301,13 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		memcpy(e, code, code_len);
 		memcpy(e + (alloc ? ALLOC_RETRAP : ENTRY_RETRAP), &retrap, 8);
 		memcpy(e + (alloc ? ALLOC_TRAMP : ENTRY_TRAMP), &tramp, 8);
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_RETRAP : ENTRY_RETRAP),
+			      INSN_REL_RETRAP64);
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_TRAMP : ENTRY_TRAMP),
+			      INSN_REL_TRAMP64);
 		memcpy(e + (alloc ? ALLOC_WORD : ENTRY_WORD), &word, 8);
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_WORD : ENTRY_WORD),
+			      INSN_REL_WORD64);
 		if (mode == INSN_PROBE_ENTRY) /* je e_chained -> jmp: never hooked */
 			e[ENTRY_NOHOOK] = 0xeb;
 		put_le32(e + o_plain,
@@ -311,6 +321,7 @@ planned:
 	/* The routine's jmp goes to the fast path. */
 	if (insn_stub_retarget(stub, stub_addr)) {
 		stub->reason = "stub out of range";
+		stub->placed = true;
 		return 1;
 	}
 	return 0;

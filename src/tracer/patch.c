@@ -327,12 +327,10 @@ static void window_open(struct code_window *w)
  * keep it).
  */
 static void plan_fresh(struct tracer *tr, uint64_t entry, size_t len, struct insn_gap gap,
-		       const struct pc_key *key, struct code_window *w, struct pc_plan *out,
-		       bool *whole_read)
+		       const struct insn_place *at, uint32_t patch, enum insn_probe_mode mode,
+		       struct code_window *w, struct pc_plan *out, bool *whole_read)
 {
 	uint8_t *code, *gap_bytes, *near = NULL;
-	uint32_t patch = (uint32_t)key->v[15];
-	enum insn_probe_mode mode = (enum insn_probe_mode)(key->v[16] & 0xff);
 
 	window_open(w);
 	memset(out, 0, sizeof(*out));
@@ -358,13 +356,13 @@ static void plan_fresh(struct tracer *tr, uint64_t entry, size_t len, struct ins
 		if (mem_read(tr->ps->memfd, entry, code, len) < 0)
 			out->rc = 2;
 	}
+	out->at = *at;
 	if (!out->rc)
 		out->rc = tr->ps->probes
-			      ? insn_plan_probe(code, len, entry, key->v[12], tr->ps->probe_tramp,
-						tr->ps->retrap, patch, mode, &gap, &out->stub)
-			      : insn_plan_stub(code, len, entry, key->v[12],
-					       tr->o->count_only ? 0 : tr->ps->retrap,
-					       tr->ps->page_addr, patch + 1, &gap, &out->stub);
+			      ? insn_plan_probe(code, len, entry, at->stub, at->tramp, at->retrap,
+						patch, mode, &gap, &out->stub)
+			      : insn_plan_stub(code, len, entry, at->stub, at->retrap, at->page,
+					       patch + 1, &gap, &out->stub);
 	if (out->rc < 0)
 		*whole_read = false;
 	if (!out->rc && out->stub.len <= sizeof(out->orig))
@@ -388,14 +386,15 @@ static void plan_fresh(struct tracer *tr, uint64_t entry, size_t len, struct ins
  * taken from there.
  */
 static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
-			    struct patch *p, uint8_t *slot_buf, struct pc_image *im,
+			    struct patch *p, uint8_t *slot_buf, struct pc_image *im, size_t i0,
 			    struct code_window *w)
 {
 	static int off = -1;
 	const struct insn_stub *stub;
 	struct insn_gap gap = {0};
 	const struct pc_plan *hit = NULL, *pl;
-	struct pc_plan fresh;
+	struct pc_plan fresh, moved;
+	struct insn_place at;
 	struct pc_key key;
 	enum insn_probe_mode mode;
 	const char *why;
@@ -430,20 +429,45 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	       : tr->ps->go		  ? INSN_PROBE_GO
 	       : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
 					  : INSN_PROBE_TIMED;
-	/* every input of the planning but the file's bytes */
+	/* the addresses the plan is for: the image's bias, the stub, what it jumps to */
+	at = (struct insn_place){
+	    .bias = entry - r->addr,
+	    .stub = p->slot,
+	    .retrap = tr->ps->probes || !tr->o->count_only ? tr->ps->retrap : 0,
+	    .tramp = tr->ps->probes ? tr->ps->probe_tramp : 0,
+	    .page = tr->ps->probes ? 0 : tr->ps->page_addr,
+	    .patch = (uint32_t)(p - tr->ps->patches),
+	};
+	/*
+	 * Every other input of the planning but the file's bytes, its
+	 * addresses the image's own (less the bias): a plan made at an earlier
+	 * exec of a PIE, loaded elsewhere, is moved to this one's (insn_stub_move).
+	 */
 	key = (struct pc_key){
-	    {r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), entry, len, gap.near_addr,
-	     gap.near_len, gap.tail, gap.open_end, gap.addr, gap.len, gap.code_len, p->slot,
-	     tr->ps->probes ? tr->ps->probe_tramp : tr->ps->page_addr, tr->ps->retrap,
-	     (uint64_t)(p - tr->ps->patches),
-	     (uint64_t)mode | (uint64_t)tr->ps->probes << 8 | (uint64_t)tr->o->count_only << 9}};
+	    {r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), len,
+	     gap.near_len ? gap.near_addr - at.bias : 0, gap.near_len, gap.tail, gap.open_end,
+	     gap.len ? gap.addr - at.bias : 0, gap.len, gap.code_len,
+	     (uint64_t)mode | (uint64_t)tr->ps->probes << 8 | (uint64_t)tr->o->count_only << 9 |
+		 (uint64_t)(at.retrap != 0) << 10 | (uint64_t)(at.tramp != 0) << 11 |
+		 (uint64_t)(at.page != 0) << 12}};
 	/* a Go program's plans meet its exits', -p's the threads' places: never kept */
 	if (tr->ps->go || tr->n_avoid)
 		im = NULL;
 	if (im)
-		hit = plancache_get(im, (size_t)(r - tr->ps->st->r), &key);
+		hit = plancache_get(im, (size_t)(r - tr->ps->st->r) - i0, &key);
+	if (hit) {
+		int mv = plancache_move(im, hit, &at, &moved);
+
+		/* out of reach from here, or refused where it was: planned again */
+		if (mv < 0) {
+			im->far++;
+			hit = NULL;
+		} else if (mv > 0) {
+			hit = &moved;
+		}
+	}
 	if (!hit || plancache_mode() == PC_CHECK)
-		plan_fresh(tr, entry, len, gap, &key, w, &fresh, &whole_read);
+		plan_fresh(tr, entry, len, gap, &at, at.patch, mode, w, &fresh, &whole_read);
 	pl = &fresh;
 	if (hit && plancache_mode() == PC_CHECK) {
 		im->checked++;
@@ -452,7 +476,7 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	} else if (hit) {
 		pl = hit;
 	} else if (im && whole_read) {
-		plancache_put(im, (size_t)(r - tr->ps->st->r), &key, &fresh);
+		plancache_put(im, (size_t)(r - tr->ps->st->r) - i0, &key, &fresh);
 	}
 	if (im)
 		*(hit ? &im->hits : &im->made) += 1;
@@ -656,9 +680,14 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	w.fd = tr->ps->memfd;
 	w.lo = clo;
 	w.n = (size_t)(chi - clo);
-	/* the program's own routines: their plans may have been made at an earlier exec */
+	/*
+	 * The program's own routines, a library's: their plans may have been
+	 * made at an earlier exec (of another program, for a library).
+	 */
 	if (own && st->n_own == st->n)
 		im = plancache_image(tr, tr->ps->leader, st->n);
+	else if (mode == PATCH_LIB && st == tr->ps->st && n)
+		im = plancache_image_at(tr, tr->ps->leader, clo, to - from);
 	for (size_t i = from; i < to; i++) {
 		struct routine *r = &st->r[i];
 		struct patch *p;
@@ -673,7 +702,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		p = patch_new(tr);
 		p->slot = base + hdr + k * INSN_STUB_SIZE;
 		why = hook ? "the unwinder: return addresses are put back at each call"
-			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE, im, &w);
+			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE, im,
+				      own ? 0 : from, &w);
 		if (!why) {
 			if (p->pad_addr)
 				fs_info(2,
@@ -739,6 +769,12 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		    what, im->hits, im->differ);
 	else if (im && im->hits)
 		fs_info(1, "%s: %zu plans from the plan cache, %zu made", what, im->hits, im->made);
+	if (im && im->moved)
+		fs_info(1, "%s: %zu plans from the plan cache moved to this exec's addresses", what,
+			im->moved);
+	if (im && im->far)
+		fs_info(1, "%s: %zu plans in the plan cache could not be moved here: made again",
+			what, im->far);
 	if (im && im->differ)
 		fs_warn("%s: %zu plans from the plan cache differ from a fresh plan", what,
 			im->differ);

@@ -3,6 +3,7 @@
  * plancache.c - the symbol tables and entry plans of the files exec'ed in
  * one run, kept for their next exec (plancache.h).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,14 +100,39 @@ int plancache_symtab(struct tracer *tr, pid_t pid, const char *path, struct symt
 	return rc;
 }
 
-struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n)
+/*
+ * The file mapped at addr in process pid, as the mapping says (its
+ * map_files link: the file itself, whatever its path names now): 0 and
+ * *sb, or -1.
+ */
+static int mapped_stat(pid_t pid, uint64_t addr, struct stat *sb)
 {
-	struct pc_image *im;
-	struct stat sb;
+	char path[96], line[512];
+	uint64_t lo, hi;
+	FILE *f;
+	int rc = -1;
 
-	if (plancache_mode() == PC_OFF || exe_stat(pid, &sb) < 0)
-		return NULL;
-	im = image_of(tr, &sb);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) != 2 || addr < lo || addr >= hi)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+			 lo, hi);
+		rc = stat(path, sb) == 0 && S_ISREG(sb->st_mode) ? 0 : -1;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* The file's entry, its plans' room for n routines, the counters at 0. */
+static struct pc_image *image_for(struct tracer *tr, const struct stat *sb, size_t n)
+{
+	struct pc_image *im = image_of(tr, sb);
+
 	if (im->n_plan < n) {
 		im->plan = xrealloc(im->plan, n * sizeof(*im->plan));
 		im->keys = xrealloc(im->keys, n * sizeof(*im->keys));
@@ -114,8 +140,26 @@ struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n)
 		im->n_plan = n;
 	}
 	im->uses++;
-	im->hits = im->made = im->checked = im->differ = 0;
+	im->hits = im->moved = im->made = im->checked = im->differ = im->far = 0;
 	return im;
+}
+
+struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n)
+{
+	struct stat sb;
+
+	if (plancache_mode() == PC_OFF || exe_stat(pid, &sb) < 0)
+		return NULL;
+	return image_for(tr, &sb, n);
+}
+
+struct pc_image *plancache_image_at(struct tracer *tr, pid_t pid, uint64_t addr, size_t n)
+{
+	struct stat sb;
+
+	if (plancache_mode() == PC_OFF || mapped_stat(pid, addr, &sb) < 0)
+		return NULL;
+	return image_for(tr, &sb, n);
 }
 
 const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const struct pc_key *key)
@@ -123,6 +167,34 @@ const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const s
 	if (i >= im->n_plan || !im->plan[i] || memcmp(&im->keys[i], key, sizeof(*key)) != 0)
 		return NULL;
 	return im->plan[i];
+}
+
+static bool same_place(const struct insn_place *a, const struct insn_place *b)
+{
+	return a->bias == b->bias && a->stub == b->stub && a->retrap == b->retrap &&
+	       a->tramp == b->tramp && a->page == b->page && a->patch == b->patch;
+}
+
+int plancache_move(struct pc_image *im, const struct pc_plan *pl, const struct insn_place *at,
+		   struct pc_plan *out)
+{
+	if (same_place(&pl->at, at))
+		return 0;
+	/* a refusal before any reach was looked at holds anywhere (insn_stub.placed) */
+	if (pl->rc == 1 && !pl->stub.placed) {
+		*out = *pl;
+		out->at = *at;
+		im->moved++;
+		return 1;
+	}
+	if (pl->rc != 0)
+		return -1;
+	*out = *pl;
+	out->at = *at;
+	if (insn_stub_move(&out->stub, &pl->at, at))
+		return -1;
+	im->moved++;
+	return 1;
 }
 
 void plancache_put(struct pc_image *im, size_t i, const struct pc_key *key,
@@ -146,6 +218,8 @@ bool plancache_same(const struct pc_plan *a, const struct pc_plan *b)
 		return x->reason == y->reason ||
 		       (x->reason && y->reason && !strcmp(x->reason, y->reason));
 	return x->addr == y->addr && x->len == y->len && x->code_len == y->code_len &&
+	       x->n_rel == y->n_rel &&
+	       (x->n_rel > INSN_REL_MAX || !memcmp(x->rel, y->rel, x->n_rel * sizeof(x->rel[0]))) &&
 	       x->code_len <= sizeof(x->code) && !memcmp(x->jmp, y->jmp, sizeof(x->jmp)) &&
 	       !memcmp(x->code, y->code, x->code_len) && x->trap_off == y->trap_off &&
 	       x->plain_off == y->plain_off && x->full_off == y->full_off &&

@@ -4,12 +4,17 @@
  * executable file, kept for the next time a followed process (-f) execs it
  * (make runs cc1 once a source file, cc1 has 26,000 routines): its symbol
  * table as read, and each routine's entry plan with the inputs it was made
- * from. A plan is reused only when every input is the same (the file, the
- * routine, its entry's and its stub's addresses, the trampoline, the
- * return trap, its patch number, the mode): then it is the plan that
- * planning would make again, byte for byte. A file is known by its device,
- * inode, size, modification and change times, as the process's
- * /proc/PID/exe says (the file it runs, whatever its path names now).
+ * from; and the plans of the shared libraries timed (-l), which every
+ * program of the run may load. A plan is reused only when every input but
+ * the addresses is the same (the file, the routine and its neighbours at
+ * the same places in the file, the mode); then it is moved to this exec's
+ * addresses (a PIE's or a library's load bias, the stub's, the
+ * trampoline's, the return trap's) and patch number (insn_stub_move), and
+ * is the plan that planning would make there,
+ * byte for byte, unless a displacement no longer reaches: then the routine
+ * is planned again. A file is known by its device, inode, size,
+ * modification and change times, as the process's /proc/PID/exe says (the
+ * file it runs, whatever its path names now).
  */
 #ifndef FORTSTAT_PLANCACHE_H
 #define FORTSTAT_PLANCACHE_H
@@ -33,8 +38,11 @@ enum pc_mode {
 	PC_CHECK, /* every plan taken from the cache also made afresh and compared */
 };
 
-/* What an entry's planning needs besides the file's bytes (try_stub, patch.c). */
-#define PC_KEY_N 17
+/*
+ * What an entry's planning needs besides the file's bytes and the addresses
+ * (try_stub, patch.c): its addresses in the file, not in the process.
+ */
+#define PC_KEY_N 12
 struct pc_key {
 	uint64_t v[PC_KEY_N];
 };
@@ -45,6 +53,7 @@ struct pc_plan {
 	struct insn_stub stub;
 	uint8_t orig[16];    /* the bytes the jmp covers (stub.len of them) */
 	uint8_t pad_orig[5]; /* the padding's bytes under pad[] (with stub.pad_addr) */
+	struct insn_place at; /* the addresses it was planned for */
 };
 
 /* One executable file of the run. */
@@ -60,7 +69,9 @@ struct pc_image {
 	struct pc_key *keys;   /* plan[i]'s inputs */
 	size_t n_plan;
 	size_t uses;			    /* images of it patched so far */
-	size_t hits, made, checked, differ; /* in the patching under way (patch_routines) */
+	/* in the patching under way (patch_routines): plans taken, of them moved, made, ... */
+	size_t hits, moved, made, checked, differ;
+	size_t far; /* plans found that could not be moved here: made again */
 };
 
 enum pc_mode plancache_mode(void);
@@ -79,8 +90,23 @@ int plancache_symtab(struct tracer *tr, pid_t pid, const char *path, struct symt
  */
 struct pc_image *plancache_image(struct tracer *tr, pid_t pid, size_t n);
 
+/*
+ * The same for a shared library (-l): the file mapped at addr in process
+ * pid (a routine of it), n routines in its part of the table.
+ */
+struct pc_image *plancache_image_at(struct tracer *tr, pid_t pid, uint64_t addr, size_t n);
+
 /* The plan of routine i with these inputs, if one was made: NULL else. */
 const struct pc_plan *plancache_get(const struct pc_image *im, size_t i, const struct pc_key *key);
+
+/*
+ * The plan kept, `pl`, for this exec's addresses `at`: 0 (the same
+ * addresses: pl as it is), 1 (moved there, into *out), or -1 when it
+ * cannot be (a displacement out of reach; a refusal that came from one):
+ * plan again.
+ */
+int plancache_move(struct pc_image *im, const struct pc_plan *pl, const struct insn_place *at,
+		   struct pc_plan *out);
 
 /* Keep routine i's plan, made from these inputs. */
 void plancache_put(struct pc_image *im, size_t i, const struct pc_key *key,

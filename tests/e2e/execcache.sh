@@ -3,11 +3,13 @@
 # execcache.sh - -f and a file exec'ed again (src/tracer/plancache.c): the
 # spawner execs its program three times (fork + exec, posix_spawn, its own
 # exec). The second and third take the symbol table read at the first, and
-# with the probes (a program not built as PIE: its entries and stubs at the
-# same addresses) every entry plan made there (-v says how many, none
-# made); FORTSTAT_PLAN_CACHE=check plans them afresh too and finds none
-# that differs; each section's exact counts equal those of a run without
-# the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
+# with the probes every entry plan made there (-v says how many, none
+# made): a program not built as PIE has its entries at the same addresses,
+# a PIE is loaded elsewhere at each exec (ASLR) and its plans are moved
+# there (-v says so); FORTSTAT_PLAN_CACHE=check plans them afresh too and
+# finds none that differs; each section's exact counts equal those of a
+# run without the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
+# With -l libc, each load of libc after the first takes its plans, moved.
 . "$SRCDIR/tests/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
 
@@ -17,12 +19,21 @@ calls_of() {
 		for (i = 2; i <= NF; i++) { split($i, f, ","); print f[1], f[2] } }' "$1" | sort
 }
 
+# a PIE's load address changes at each exec unless ASLR is off
+aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null || echo 2)
+
 for opt in O0 O2; do
 	# riprel: RIP-relative first instructions, one that traps (a loop first);
 	# tiny: routines shorter than a jmp, one entered past its first bytes
-	for fx in riprel tiny chain; do
-		prog=$fx-nopie-$opt
-		"${CC:-cc}" -$opt -g -fno-omit-frame-pointer -fno-pie -no-pie -o "$prog" \
+	for prog in riprel-nopie tiny-nopie chain-nopie riprel-pie tiny-pie chain-pie; do
+		fx=${prog%-*}
+		case $prog in
+		*-nopie) pie="-fno-pie -no-pie" ;;
+		*) pie="-fpie -pie" ;;
+		esac
+		prog=$prog-$opt
+		# shellcheck disable=SC2086
+		"${CC:-cc}" -$opt -g -fno-omit-frame-pointer $pie -o "$prog" \
 			"$SRCDIR/fixtures/$fx.c" 2>cc.err || fail "$prog: cannot build: $(head -c 300 cc.err)"
 		[ -x "$prog" ] || continue
 		p="$BIN/spawner-$opt $PWD/$prog"
@@ -34,7 +45,7 @@ for opt in O0 O2; do
 		n=$(grep -c "$prog: its symbols as read at its first exec" t.err)
 		[ "$n" = 2 ] || fail "$prog -f: $n execs took the symbols read at the first, expected 2"
 		if [ "$MECH" = probes ]; then
-			grep "$prog: [0-9]* plans from the plan cache" t.err >hits
+			grep "$prog: [0-9]* plans from the plan cache, " t.err >hits
 			[ "$(wc -l <hits)" = 2 ] ||
 				fail "$prog -f: $(wc -l <hits) execs took plans from the cache, expected 2"
 			grep -v ' plans from the plan cache, 0 made$' hits >made
@@ -43,6 +54,14 @@ for opt in O0 O2; do
 				fail "$prog -f: the two execs took different numbers of plans: $(cat hits)"
 			[ "$(sed 's/ plans.*//; s/.* //' hits | head -n 1)" -gt 0 ] 2>/dev/null ||
 				fail "$prog -f: no plan taken from the cache: $(cat hits)"
+			# a PIE's plans moved to where each exec loaded it, every one of them
+			grep "$prog: [0-9]* plans from the plan cache moved to this exec's addresses" t.err >moved
+			case $prog in
+			*-nopie-*) ;;
+			*) [ "$aslr" = 0 ] || [ "$(sed 's/ plans.*//; s/.* //' moved)" = "$(sed 's/ plans.*//; s/.* //' hits)" ] ||
+				fail "$prog -f: plans taken, then moved to each exec's addresses: $(cat hits moved)" ;;
+			esac
+			! grep -q "could not be moved" t.err || fail "$prog -f: $(grep 'could not be moved' t.err)"
 		fi
 
 		# the cache off: the same sections, the same counts
@@ -76,8 +95,49 @@ for opt in O0 O2; do
 		calls_of cached.csv $s >sec
 		for kv in main=1 work=1000 leaf=3500 twice=500; do
 			grep -qx "${kv%=*} ${kv#*=}" sec ||
-				fail "chain-nopie-$opt -f: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
+				fail "$prog -f: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
 		done
 	done
 done
+
+# -l libc: the spawner and the three execs of its program load it, each
+# elsewhere and with other patch numbers (the spawner's own routines are
+# fewer); the three later ones take its plans from the first, moved; the
+# counts are those of a run without the cache
+prog=chain-pie-O2
+p="$BIN/spawner-O2 $PWD/$prog"
+# shellcheck disable=SC2086
+traced -f -l libc -v -- $p
+cp r.csv cached.csv
+if [ "$MECH" = probes ]; then
+	grep "libc[^:]*: [0-9]* plans from the plan cache, " t.err >hits
+	[ "$(wc -l <hits)" = 3 ] || fail "$prog -f -l libc: $(wc -l <hits) loads of libc took plans from the cache, expected 3"
+	grep -v ' plans from the plan cache, 0 made$' hits >made
+	[ ! -s made ] || fail "$prog -f -l libc: plans made again: $(cat made)"
+	[ "$(sed 's/ plans.*//; s/.* //' hits | sort -u | wc -l)" = 1 ] &&
+		[ "$(sed 's/ plans.*//; s/.* //' hits | head -n 1)" -gt 1000 ] 2>/dev/null ||
+		fail "$prog -f -l libc: libc's plans taken from the cache: $(cat hits)"
+	grep "libc[^:]*: [0-9]* plans from the plan cache moved to this exec's addresses" t.err >moved
+	[ "$aslr" = 0 ] || [ "$(sed 's/ plans.*//; s/.* //' moved)" = "$(sed 's/ plans.*//; s/.* //' hits)" ] ||
+		fail "$prog -f -l libc: plans taken, then moved to each load's addresses: $(cat hits moved)"
+fi
+FORTSTAT_PLAN_CACHE=0
+export FORTSTAT_PLAN_CACHE
+# shellcheck disable=SC2086
+traced -f -l libc -- $p
+for s in 1 2 3 4 5; do
+	calls_of cached.csv $s >a
+	calls_of r.csv $s >b
+	grep -q "^libc[^ ]*:" a || fail "$prog -f -l libc: section $s: no routine of libc timed"
+	cmp -s a b || fail "$prog -f -l libc: section $s's counts differ with the cache: $(diff a b | head -n 6)"
+done
+FORTSTAT_PLAN_CACHE=check
+# shellcheck disable=SC2086
+traced -f -l libc -v -- $p
+unset FORTSTAT_PLAN_CACHE
+if [ "$MECH" = probes ]; then
+	n=$(grep -c "libc[^:]*: [1-9][0-9]* plans from the plan cache, checked against a fresh plan: 0 differ" t.err)
+	[ "$n" = 3 ] || fail "$prog -f -l libc, check: $n loads' plans checked and equal, expected 3: $(grep 'plan cache' t.err)"
+fi
+! grep -q "differ from a fresh plan" t.err || fail "$prog -f -l libc, check: $(grep 'differ' t.err)"
 finish

@@ -190,15 +190,21 @@ static void plan_branch(const cs_insn *in, struct insn_plan *plan)
 	plan->cond = cond;
 }
 
+/* relocate's refusal for a displacement's reach */
+static const char rip_far[] = "RIP-relative displacement out of range for the slot";
+
 /*
  * Copy instruction `in` (bytes at `bytes`, originally at in->address) to
  * `out`, where it will run at `dst`, re-encoding a RIP-relative
- * displacement. Returns NULL, or why it cannot be moved.
+ * displacement (its offset in the instruction then in *disp_at, else -1).
+ * Returns NULL, or why it cannot be moved.
  */
-static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t dst, uint8_t *out)
+static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t dst, uint8_t *out,
+			    int *disp_at)
 {
 	const cs_x86 *x = &in->detail->x86;
 
+	*disp_at = -1;
 	memcpy(out, bytes, in->size);
 	for (unsigned i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
@@ -223,8 +229,9 @@ static const char *relocate(const cs_insn *in, const uint8_t *bytes, uint64_t ds
 		abs = in->address + in->size + (int64_t)get_le32(out + x->encoding.disp_offset);
 		disp = (int64_t)(abs - (dst + in->size));
 		if (!fits32(disp))
-			return "RIP-relative displacement out of range for the slot";
+			return rip_far;
 		put_le32(out + x->encoding.disp_offset, (int32_t)disp);
+		*disp_at = x->encoding.disp_offset;
 		break; /* an instruction has at most one memory displacement */
 	}
 	return NULL;
@@ -248,6 +255,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 	size_t off = 0, n;
 	uint64_t next;
 	int64_t back;
+	int disp_at;
 	csh h;
 
 	if (!plan || (!code && len))
@@ -298,7 +306,7 @@ int insn_plan(const uint8_t *code, size_t len, uint64_t entry, uint64_t slot_add
 		refuse(plan, "instruction too long for the slot");
 		goto out;
 	}
-	why = relocate(in, code + off, slot_addr, plan->slot);
+	why = relocate(in, code + off, slot_addr, plan->slot, &disp_at);
 	if (why) {
 		refuse(plan, why);
 		goto out;
@@ -606,8 +614,10 @@ static void stub_head(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint
 	if (page) {
 		/* The entry written to the event page for the tracer, then the stop. */
 		emit(stub, pos, page_head, sizeof(page_head));
+		insn_stub_rel(stub, *pos, INSN_REL_PAGE64);
 		emit(stub, pos, &page, 8);
 		emit(stub, pos, page_tail, sizeof(page_tail));
+		insn_stub_rel(stub, *pos, INSN_REL_EV32);
 		emit(stub, pos, &ev, 4);
 		if (retrap) /* timed: the TSC too, r10 kept (counting needs no times) */
 			*pos += tsc_before(stub->code + *pos, 10, -0x18);
@@ -633,6 +643,7 @@ static int stub_hook(struct insn_stub *stub, size_t *pos, uint64_t retrap, uint6
 	 */
 	stub->code[(*pos)++] = 0x49;
 	stub->code[(*pos)++] = 0xbb;
+	insn_stub_rel(stub, *pos, INSN_REL_RETRAP64);
 	memcpy(stub->code + *pos, &retrap, 8);
 	*pos += 8;
 	if (page)
@@ -674,11 +685,15 @@ static int whole_tail(struct insn_stub *stub, size_t *pos, const uint8_t *code, 
 		uint8_t *o = stub->code + *pos + at[k];
 		uint64_t t;
 		size_t j = 0;
+		int disp_at;
 
 		if (mb < 0 || mb > 16) {
 			if (relocate(&in[k], code + (in[k].address - stub->addr),
-				     stub_addr + *pos + at[k], o))
+				     stub_addr + *pos + at[k], o, &disp_at))
 				rc = stub_refuse(stub, "an instruction that cannot be moved");
+			else if (disp_at >= 0)
+				insn_stub_rel(stub, *pos + at[k] + (size_t)disp_at,
+					      INSN_REL_CODE32);
 			continue;
 		}
 		t = (uint64_t)in[k].detail->x86.operands[0].imm;
@@ -781,7 +796,10 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 {
 	uint64_t back_from;
 	int64_t d;
+	int disp_at;
 
+	/* from here, what the code reaches from the stub counts (insn_stub_move) */
+	stub->placed = true;
 	stub->plain_off = (unsigned)pos;
 	if (hooked_page) /* entered from the stop too: RAX, RDX, r10 as they were */
 		emit(stub, &pos, plain_page, sizeof(plain_page));
@@ -813,9 +831,11 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 			stub->code[pos + 1] = 0x48;
 			stub->code[pos + 2] = 0xb8;
 			memcpy(stub->code + pos + 3, &ret, 8);
+			insn_stub_rel(stub, pos + 3, INSN_REL_CODE64);
 			memcpy(stub->code + pos + 11, xchg, sizeof(xchg));
 			stub->code[pos + 15] = 0xe9;
 			put_le32(stub->code + pos + 16, (int32_t)d);
+			insn_stub_rel(stub, pos + 16, INSN_REL_CODE32);
 			pos += 20;
 			moved += in[k].size;
 			stub->call_ret = ret;
@@ -836,12 +856,15 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 				stub->code[pos + 1] = (uint8_t)(0x80 | cond);
 			}
 			put_le32(stub->code + pos + n - 4, (int32_t)d);
+			insn_stub_rel(stub, pos + n - 4, INSN_REL_CODE32);
 			pos += n;
 			moved += in[k].size;
 			continue;
 		}
-		if (relocate(&in[k], code + moved, stub_addr + pos, stub->code + pos))
+		if (relocate(&in[k], code + moved, stub_addr + pos, stub->code + pos, &disp_at))
 			return stub_refuse(stub, "an instruction that cannot be moved");
+		if (disp_at >= 0)
+			insn_stub_rel(stub, pos + (size_t)disp_at, INSN_REL_CODE32);
 		pos += in[k].size;
 		moved += in[k].size;
 	}
@@ -851,12 +874,89 @@ static int stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, cons
 		return stub_refuse(stub, "jump back out of range");
 	stub->code[pos] = 0xe9;
 	put_le32(stub->code + pos + 1, (int32_t)d);
+	insn_stub_rel(stub, pos + 1, INSN_REL_CODE32);
 	stub->code_len = (unsigned)(pos + 5);
 
 	/* The jmp to the stub, the rest of the covered bytes int3. */
 	if (insn_stub_retarget(stub, stub_addr))
 		return stub_refuse(stub, "stub out of range");
 	return 0;
+}
+
+_Static_assert(INSN_STUB_SIZE <= 0x1000, "a stub's offsets outgrew insn_stub.rel's 12 bits");
+
+static void add_le64(uint8_t *p, uint64_t d)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	v += d;
+	memcpy(p, &v, 8);
+}
+
+int insn_stub_move(struct insn_stub *stub, const struct insn_place *from,
+		   const struct insn_place *to)
+{
+	const uint64_t dcode = to->bias - from->bias;
+	/* a rel32 from the stub into the image: both ends move */
+	const int64_t drel = (int64_t)(dcode - (to->stub - from->stub));
+	const uint32_t dpatch = to->patch - from->patch;
+	uint32_t u;
+
+	if (stub->n_rel > INSN_REL_MAX || stub->code_len > sizeof(stub->code))
+		return 1;
+	for (unsigned i = 0; i < stub->n_rel; i++) {
+		const enum insn_rel kind = INSN_REL_KIND(stub->rel[i]);
+		const unsigned off = INSN_REL_OFF(stub->rel[i]);
+		uint8_t *p = stub->code + off;
+		int64_t v;
+
+		if (off + (kind == INSN_REL_CODE32 ? 4u : 8u) > stub->code_len)
+			return 1;
+		switch (kind) {
+		case INSN_REL_CODE32:
+			v = (int64_t)get_le32(p) + drel;
+			if (!fits32(v))
+				return 1;
+			put_le32(p, (int32_t)v);
+			break;
+		case INSN_REL_CODE64:
+			add_le64(p, dcode);
+			break;
+		case INSN_REL_RETRAP64:
+			add_le64(p, to->retrap - from->retrap);
+			break;
+		case INSN_REL_TRAMP64:
+			add_le64(p, to->tramp - from->tramp);
+			break;
+		case INSN_REL_PAGE64:
+			add_le64(p, to->page - from->page);
+			break;
+		case INSN_REL_EV32:
+			memcpy(&u, p, 4);
+			u += dpatch;
+			memcpy(p, &u, 4);
+			break;
+		case INSN_REL_WORD64:
+			add_le64(p, (uint64_t)to->patch - from->patch);
+			break;
+		case INSN_REL_CTR32: /* insn_plan_probe's refusal: no counter of its own */
+			if (to->patch >= PROBE_CTR_N)
+				return 1;
+			memcpy(&u, p, 4);
+			u += 8 * dpatch;
+			memcpy(p, &u, 4);
+			break;
+		default:
+			return 1;
+		}
+	}
+	stub->addr += dcode;
+	if (stub->pad_addr)
+		stub->pad_addr += dcode;
+	if (stub->call_ret)
+		stub->call_ret += dcode;
+	return insn_stub_retarget(stub, to->stub);
 }
 
 int insn_stub_retarget(struct insn_stub *stub, uint64_t to)
