@@ -59,8 +59,9 @@
 # program was predicted one frame off: a timed leaf under 8 untimed frames
 # cost 55 ns a call more than the calibration's loop, in the program's own
 # code. -0x78(%rsp) holds where the call goes (the classic stub's plain
-# path), 0 when the entry is not hooked (e_chained, e_off): at its call,
-# RSP one higher, it is the lowest word of the red zone.
+# path), 0 when the entry is not hooked (e_chained, e_off): at the call,
+# RSP 8 higher, it is the red zone's lowest word, which a signal frame
+# (128 bytes below RSP) leaves alone.
 
 	.section .entry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
@@ -105,8 +106,9 @@ e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 # The return trampoline: the routine's `ret` lands here with RSP one past
 # the slot (the hooked entry's call, t_call, pushed this address). Its
 # event carries RAX, the value returned (--alloc: the block). The slot's
-# entry is looked for from the top of the shadow stack down (entries above it are frames left by longjmp or an exception);
-# none: the classic return trap, where the tracer finds the frame. The TSC
+# entry is looked for from the top of the shadow stack down (entries above
+# it are frames left by longjmp or an exception); none: the classic return
+# trap, where the tracer finds the frame. The TSC
 # is read first, after an lfence: rdtsc is not ordered, and without it the
 # stamp is taken while the routine's last instructions are still under way
 # (a 0.2 us routine came out 5% short).
