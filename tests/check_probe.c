@@ -517,12 +517,12 @@ END_TEST
 START_TEST(no_placeholders)
 {
 	static const uint8_t marks[][4] = {
-	    {0x11, 0x11, 0x11, 0x11},
-	    {0x22, 0x22, 0x22, 0x22},
-	    {0x33, 0x33, 0x33, 0x33},
-	    {0x44, 0x44, 0x44, 0x44},
+	    {0x11, 0x11, 0x11, 0x11}, {0x22, 0x22, 0x22, 0x22}, {0x33, 0x33, 0x33, 0x33},
+	    {0x44, 0x44, 0x44, 0x44}, {0x55, 0x55, 0x55, 0x55},
 	};
-	uint8_t tramp[INSN_PROBE_TRAMP_SIZE];
+	/* the trampoline, and the call before it (INSN_PROBE_TRAMP_CALL bytes) */
+	uint8_t room[INSN_PROBE_TRAMP_CALL + INSN_PROBE_TRAMP_SIZE];
+	uint8_t *tramp = room + INSN_PROBE_TRAMP_CALL;
 	struct insn_stub st;
 	unsigned full;
 	size_t n = insn_probe_trampoline(0x1000, tramp, &full);
@@ -532,8 +532,10 @@ START_TEST(no_placeholders)
 			 0);
 	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
 		ck_assert_ptr_null(memmem(st.code, st.code_len, marks[m], 4));
-		ck_assert_ptr_null(memmem(tramp, n, marks[m], 4));
+		ck_assert_ptr_null(memmem(room, INSN_PROBE_TRAMP_CALL + n, marks[m], 4));
 	}
+	/* call *-0x80(%rsp): a hooked entry's, its return address the trampoline */
+	ck_assert_mem_eq(room, ((const uint8_t[]){0xff, 0x54, 0x24, 0x80}), 4);
 	/* a full ring's stop: just after a syscall (tkill) */
 	ck_assert_uint_eq(st.code[st.full_off - 2], 0x0f);
 	ck_assert_uint_eq(st.code[st.full_off - 1], 0x05);

@@ -319,9 +319,14 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
  * the slot it returns through, records the return, and returns to the
  * original address; with no such entry it jumps to `retrap` (the classic
  * return trap) as a hooked return would have. *full_off: RIP at its full
- * ring's SIGURG. Returns its length.
+ * ring's SIGURG. Returns its length. It also writes the
+ * INSN_PROBE_TRAMP_CALL bytes before `code` (the caller leaves them free):
+ * the `call` through which a hooked entry runs its routine, so that the
+ * return address it pushes is the trampoline and the CPU predicts both
+ * returns (the routine's to the trampoline, the trampoline's own).
  */
 #define INSN_PROBE_TRAMP_SIZE 512
+#define INSN_PROBE_TRAMP_CALL 4
 
 /*
  * A Go routine's exit in process: a jmp over `cover` bytes at `addr`: its

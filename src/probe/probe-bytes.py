@@ -84,14 +84,17 @@ def main():
     assert c[l["c_ctr"] - 2] == 0x75, "the count path's jnz must be short"
     assert e[l["e_nohook"]] == 0x74, "the hook's je must be short (a jmp replaces it)"
     assert l["a_wait"] == l["a_plain"] + 5 and a[l["a_plain"]] == 0xE9
+    assert t[:l["t_land"]] == bytes([0xFF, 0x54, 0x24, 0x80]), "the trampoline's call: 4 bytes"
     defs = [
         ("ENTRY_RETRAP", l["e_retrap"] + 2), ("ENTRY_TRAMP", l["e_tramp"] + 2),
         ("ENTRY_NOHOOK", l["e_nohook"]), ("ENTRY_WORD", l["e_word"] + 2), ("ENTRY_PLAIN", l["e_plain"] + 1),
-        ("ENTRY_FULL", l["e_full"]), ("TRAMP_FULL", l["t_full"]),
+        ("ENTRY_FULL", l["e_full"]), ("ENTRY_TARGET", l["e_target"] + 3),
+        ("ENTRY_TCALL", l["e_tcall"]), ("TRAMP_LAND", l["t_land"]), ("TRAMP_FULL", l["t_full"]),
         ("TRAMP_RETRAP", l["t_retrap"]), ("COUNT_JNZ", l["c_ctr"] - 1),
         ("COUNT_CTR", l["c_ctr"] + 5), ("COUNT_PLAIN", l["c_plain"]),
         ("ALLOC_RETRAP", l["a_retrap"] + 2), ("ALLOC_TRAMP", l["a_tramp"] + 2),
         ("ALLOC_WORD", l["a_word"] + 2), ("ALLOC_PLAIN", l["a_plain"] + 1), ("ALLOC_FULL", l["a_full"]),
+        ("ALLOC_TARGET", l["a_target"] + 3), ("ALLOC_TCALL", l["a_tcall"]),
         ("GOENTRY_WORD", l["g_word"] + 2), ("GOENTRY_PLAIN", l["g_plain"] + 1),
         ("GOENTRY_FULL", l["g_full"]), ("GOEXIT_WORD", l["x_word"] + 2),
         ("GOEXIT_FULL", l["x_full"]), ("GOEXIT_TRAP", l["x_trap"]),

@@ -13,7 +13,8 @@
 # fields in the ring: tsc, slot, ret, word) are the header's own numbers.
 # Placeholders, patched per stub: 0x3333... the return trap, 0x1111...
 # the trampoline, 0x2222... the entry's word, 0x44444444 the jmp to the
-# classic stub's plain path.
+# classic stub's plain path (and the lea of its address), 0x5555... the
+# trampoline's call (t_call: INSN_PROBE_TRAMP_CALL bytes before it).
 
 # A full ring (p: the section's label prefix, giving p_wait, the stop's
 # p_full and the jmp back to p_again; s: the first of the eight slots below
@@ -46,12 +47,27 @@
 # routine expects them at its entry). The TSC is read as late as it can be,
 # just before the word commits the event: what follows (three loads, the
 # jmp) is the routine's.
+#
+# A hooked entry runs its routine by a `call` (e_call, through the one just
+# before the trampoline, t_call, with RSP one past the slot: the slot then
+# holds the trampoline's address, pushed by it), not by a jmp with the
+# trampoline written over the return address: the CPU's return stack
+# buffer then holds the trampoline above the caller's return address, and
+# both returns, the routine's and the trampoline's, are predicted. With
+# the jmp, the routine's `ret` (to the trampoline) took the caller's entry
+# and the trampoline's `ret` its caller's, and every later return of the
+# program was predicted one frame off: a timed leaf under 8 untimed frames
+# cost 55 ns a call more than the calibration's loop, in the program's own
+# code. -0x78(%rsp) holds where the call goes (the classic stub's plain
+# path), 0 when the entry is not hooked (e_chained, e_off): at the call,
+# RSP 8 higher, it is the red zone's lowest word, which a signal frame
+# (128 bytes below RSP) leaves alone.
 
 	.section .entry, "ax"
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
 	mov %gs:PROBE_ALIVE,%r11; testl $EV_ALIVE_TID,%gs:(%r11)
-	jz e_gone				# fortstat is gone: a plain call
+	jz e_off				# fortstat is gone: a plain call
 	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz e_slow		# no area of its own
 e_retrap: movabs $0x3333333333333333,%r11
 	cmp %r11,(%rsp)
@@ -63,8 +79,10 @@ e_tramp: movabs $0x1111111111111111,%r11
 	cmp $PROBE_SHADOW_N,%rcx; jae e_deep
 	shl $PROBE_SHADOW_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
 	mov (%rsp),%rax; mov %rsp,PROBE_SHADOW(%rcx); mov %rax,PROBE_SHADOW+8(%rcx)
-	mov %r11,(%rsp); jmp e_record		# hooked
-e_chained: mov (%rsp),%rax
+e_target: .byte 0x4c,0x8d,0x1d; .long 0x44444444	# lea plain(%rip),%r11
+	mov %r11,-0x78(%rsp); jmp e_record	# hooked, by the call at e_call
+e_chained: movq $0,-0x78(%rsp)
+	mov (%rsp),%rax
 e_record:
 e_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
 	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD		# take a ring index
@@ -75,21 +93,28 @@ e_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae e_w
 	rdtsc; shl $32,%rdx; or %rdx,%rax; mov %rax,PROBE_EV_TSC(%rcx)
 	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 e_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	cmpq $0,-0x78(%rsp); jne e_call
 e_plain: .byte 0xe9; .long 0x44444444	# jmp to the classic stub's plain path
 	ring_full e, 0x28, e_gone
+e_call:	lea 8(%rsp),%rsp; jmp *e_tcall(%rip)	# to the trampoline's call
+e_tcall: .quad 0x5555555555555555
+e_off:	movq $0,-0x78(%rsp); jmp e_gone
 e_deep:	decq %gs:PROBE_DEPTH
 e_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11			# then the classic stub follows
 
 # The return trampoline: the routine's `ret` lands here with RSP one past
-# the slot. Its event carries RAX, the value returned (--alloc: the block). The slot's entry is looked for from the top of the shadow
-# stack down (entries above it are frames left by longjmp or an exception);
-# none: the classic return trap, where the tracer finds the frame. The TSC
+# the slot (the hooked entry's call, t_call, pushed this address). Its
+# event carries RAX, the value returned (--alloc: the block). The slot's
+# entry is looked for from the top of the shadow stack down (entries above
+# it are frames left by longjmp or an exception); none: the classic return
+# trap, where the tracer finds the frame. The TSC
 # is read first, after an lfence: rdtsc is not ordered, and without it the
 # stamp is taken while the routine's last instructions are still under way
 # (a 0.2 us routine came out 5% short).
 	.section .tramp, "ax"
-	sub $8,%rsp				# RSP: the slot again
+t_call:	call *-0x80(%rsp)		# a hooked entry's: RSP one past the slot
+t_land:	sub $8,%rsp				# RSP: the slot again
 	mov %rax,-0x8(%rsp); mov %rdx,-0x10(%rsp)
 	lfence; rdtsc; shl $32,%rdx; or %rdx,%rax
 	mov %rcx,-0x18(%rsp); mov %r11,-0x20(%rsp); mov %rax,-0x28(%rsp)
@@ -137,17 +162,19 @@ c_classic:
 	mov %rax,-0x10(%rsp); mov %rdx,-0x18(%rsp); mov %rcx,-0x20(%rsp)
 	mov %r11,-0x8(%rsp)
 	mov %gs:PROBE_ALIVE,%r11; testl $EV_ALIVE_TID,%gs:(%r11)
-	jz a_gone
+	jz a_off
 	testb $PROBE_F_TRAP,%gs:PROBE_FLAGS; jnz a_slow
 a_retrap: movabs $0x3333333333333333,%r11
-	cmp %r11,(%rsp); je a_record
+	cmp %r11,(%rsp); je a_chained
 a_tramp: movabs $0x1111111111111111,%r11
-	cmp %r11,(%rsp); je a_record
+	cmp %r11,(%rsp); je a_chained
 	mov $1,%ecx; xadd %rcx,%gs:PROBE_DEPTH
 	cmp $PROBE_SHADOW_N,%rcx; jae a_deep
 	shl $PROBE_SHADOW_SHIFT,%rcx; add %gs:PROBE_SELF,%rcx
 	mov (%rsp),%rax; mov %rsp,PROBE_SHADOW(%rcx); mov %rax,PROBE_SHADOW+8(%rcx)
-	mov %r11,(%rsp)
+a_target: .byte 0x4c,0x8d,0x1d; .long 0x44444444	# lea plain(%rip),%r11
+	mov %r11,-0x78(%rsp); jmp a_record
+a_chained: movq $0,-0x78(%rsp)
 a_record:
 a_word:	movabs $0x2222222222222222,%r11	# PROBE_W_ENTRY | patch
 	mov $1,%ecx; xadd %rcx,%gs:PROBE_HEAD
@@ -157,8 +184,12 @@ a_again: mov %rcx,%rdx; sub %gs:PROBE_TAIL,%rdx; cmp %gs:PROBE_CAP,%rdx; jae a_w
 	mov %gs:PROBE_NCOUNT,%rdx; shl $PROBE_W_NCOUNT_SHIFT,%rdx; or %rdx,%r11
 	mov %r11,PROBE_EV_WORD(%rcx)			# the word commits it
 a_gone:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
+	cmpq $0,-0x78(%rsp); jne a_call
 a_plain: .byte 0xe9; .long 0x44444444
 	ring_full a, 0x28, a_gone
+a_call:	lea 8(%rsp),%rsp; jmp *a_tcall(%rip)
+a_tcall: .quad 0x5555555555555555
+a_off:	movq $0,-0x78(%rsp); jmp a_gone
 a_deep:	decq %gs:PROBE_DEPTH
 a_slow:	mov -0x10(%rsp),%rax; mov -0x18(%rsp),%rdx; mov -0x20(%rsp),%rcx
 	mov -0x8(%rsp),%r11
