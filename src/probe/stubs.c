@@ -339,6 +339,9 @@ int insn_plan_probe(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t s
 		put_le32(e + o_target,
 			 (int32_t)(cls + classic.plain_off - (THROTTLE_LEN + o_target + 4)));
 		memcpy(e + (alloc ? ALLOC_TCALL : ENTRY_TCALL), &tcall, 8);
+		/* the trampoline's address less 4: it moves as the trampoline does */
+		insn_stub_rel(stub, THROTTLE_LEN + (alloc ? ALLOC_TCALL : ENTRY_TCALL),
+			      INSN_REL_TRAMP64);
 		stub->full_off = THROTTLE_LEN + (alloc ? ALLOC_FULL : ENTRY_FULL);
 	}
 planned:
