@@ -51,6 +51,17 @@ struct ctx_slot {
 	uint32_t node;
 };
 
+/*
+ * A thread's arcs looked up lately, direct-mapped by (caller, callee): the
+ * arcs of a tail call or a count, which no node's hint keeps (two hash
+ * lookups each). An arc, once made, keeps its index in both sets.
+ */
+#define ARC_SLOTS 256
+struct arc_slot {
+	uint64_t key; /* pair_key(caller, callee); 0: empty */
+	size_t arc, tarc;
+};
+
 struct thread {
 	int tid;
 	bool seen;		      /* `last` holds times */
@@ -64,7 +75,8 @@ struct thread {
 	struct ltimes *lr[ACCT_LANES]; /* and their times on lanes 1.. */
 	struct arcset arcs;
 	struct cct cct;
-	struct ctx_slot *ctx; /* CTX_SLOTS (parent, routine) -> node seen last (lazily) */
+	struct ctx_slot *ctx;  /* CTX_SLOTS (parent, routine) -> node seen last (lazily) */
+	struct arc_slot *arcc; /* ARC_SLOTS (caller, callee) -> arcs seen last (lazily) */
 };
 
 struct acct {

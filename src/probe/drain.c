@@ -332,6 +332,28 @@ static void throttle(struct tracer *tr)
 	tr->ps->probe.n_cand = 0;
 }
 
+/*
+ * A live probe's entry (of a routine that returns) with its cost: in one
+ * call to the books when no frame below its slot is to be closed first
+ * (the usual case), else as entry_recorded takes it (retaddr.c). A call's
+ * slot that held a return address left by a longjmp is overwritten: that
+ * one is no orphan any longer (as entry_recorded does).
+ */
+static inline void take_entry(struct tracer *tr, struct tthread *th, const struct patch_hot *h,
+			      const struct probe_event *e)
+{
+	bool chained = e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap;
+	uint64_t old;
+
+	if (!books_probe_enter(tr->ps->books, th->tid, h->routine, e->slot, e->ret, chained,
+			       &th->now, tr->o->probe_ns)) {
+		entry_recorded(tr, th, h->routine, e->slot, e->ret, chained, false);
+		return;
+	}
+	if (!chained && tr->ps->orphans.n && u64map_get(&tr->ps->orphans, e->slot, &old) && old)
+		u64map_put(&tr->ps->orphans, e->slot, 0);
+}
+
 /* One event, checked: an entry of a live probe stub, or a return (Go's: go_take). */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 		 struct stamper *sp, const struct stamp *now)
@@ -351,7 +373,8 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 		kind = 0; /* its cost is charged below, nothing else done */
 	} else {
 		stamp_at(sp, e->tsc, &th->now);
-		sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]); /* --sample: before this event */
+		if (th->smp.n_pend) /* --sample: the samples before this event */
+			sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]);
 	}
 	/*
 	 * What the probe cost the thread: the calibration's, made with probes
@@ -371,10 +394,28 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 				(double[FS_N_CLOCKS]){
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_CPU],
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL]});
+	if (kind == PROBE_W_ENTRY) {
+		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
+		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
+
+		if (h && (h->flags & (HOT_LIVE | HOT_NORETURN)) == HOT_LIVE) {
+			take_entry(tr, th, h, e);
+			if (h->flags & HOT_WATCH)
+				probe_throttle_candidate(tr, j);
+			th->now = *now;
+			return;
+		}
+	} else if (kind == PROBE_W_RETURN && !th->mem.fn) {
+		/* usually the top frame's return: taken with its cost in one call */
+		if (!books_probe_leave(tr->ps->books, th->tid, e->slot, &th->now,
+				       tr->o->probe_ret_ns))
+			return_recorded(tr, th, e->slot);
+		th->now = *now;
+		return;
+	}
 	books_stop_cost(tr->ps->books, th->tid,
 			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
 	if (kind == PROBE_W_ENTRY) {
-		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
 		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
 
 		if (h && (h->flags & HOT_LIVE)) {
