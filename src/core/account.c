@@ -72,11 +72,13 @@ HOT_INLINE void credit_k(struct acct *a, struct thread *th, const acct_time_t *t
 {
 	if (__builtin_expect(!th->seen, 0)) {
 		th->seen = true;
+#pragma GCC unroll 4
 		for (int k = 0; k < lanes && k < ACCT_LANES; k++)
 			eff[k] = th->last[k] = t[k];
 		return;
 	}
 	if (!th->depth) {
+#pragma GCC unroll 4
 		for (int k = 0; k < lanes && k < ACCT_LANES; k++)
 			eff[k] = t[k] > th->last[k] ? (th->last[k] = t[k]) : th->last[k];
 		return;
@@ -246,8 +248,7 @@ HOT_INLINE void open_activation(struct acct *a, struct thread *th, struct frame 
 {
 	if (__builtin_expect(!th->active, 0))
 		active_new(a, th);
-	for (int k = 0; k < lanes && k < ACCT_LANES; k++)
-		f->t_enter[k] = t[k];
+	memcpy(f->t_enter, t, (size_t)lanes * sizeof(*t));
 	f->outermost = th->active[f->routine]++ == 0;
 	if (f->outermost)
 		th->rnode[f->routine] = f->node;

@@ -172,16 +172,21 @@ static const acct_time_t *lanes_of(struct books *b, int tid, const struct stamp 
 /*
  * lanes_of, th the thread's net state (NULL: no net books), without keeping
  * the net times' floor: the event may not use its times (lanes_keep when
- * it did).
+ * it did). The same values as net_times: a time is below 2^63 ns, where a
+ * signed conversion (one instruction) is exact as the unsigned one (eight).
  */
 static inline void lanes_peek(const struct bthread *th, const struct stamp *s, acct_time_t *t)
 {
 	t[0] = s->t[CLOCK_KIND_CPU];
 	t[1] = s->t[CLOCK_KIND_WALL];
-	for (int k = 0; th && k < FS_N_CLOCKS; k++) {
-		double v = (double)s->t[k] - th->ovh[k];
+	if (!th)
+		return;
+#pragma GCC unroll 2
+	for (int k = 0; k < FS_N_CLOCKS; k++) {
+		double v = (double)(int64_t)s->t[k] - th->ovh[k];
 
-		t[2 + k] = v > (double)th->vlast[k] ? (acct_time_t)v : th->vlast[k];
+		t[2 + k] =
+		    v > (double)(int64_t)th->vlast[k] ? (acct_time_t)(int64_t)v : th->vlast[k];
 	}
 }
 

@@ -70,6 +70,7 @@ struct stamper {
 	struct cs_off iv_in[STAMP_IV]; /* (the usual window) */
 	size_t n_iv, cur;
 	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
+	uint64_t nx_from;	     /* iv[cur].from, UINT64_MAX past the last */
 };
 
 /* Windows of more than STAMP_IV intervals: one buffer, kept (the tracer is one thread). */
@@ -162,6 +163,7 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	sp->off_before = 0;
 	sp->last_w = sp->w0;
 	sp->fast = sp->inv_dt > 0 && sp->w1 > sp->w0 && sp->c1 >= sp->c0 && stamper_intervals(sp);
+	sp->nx_from = sp->n_iv ? sp->iv[0].from : UINT64_MAX;
 	if (sp->fast) {
 		uint64_t off = 0, on;
 
@@ -175,19 +177,33 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	}
 }
 
-/* The fast way: the CPU clock at wall w (not before the last event's). */
-static acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
+/* The off-CPU time in [w0, w], w at or past the next interval's start: walked up to w. */
+static __attribute__((noinline)) uint64_t stamp_off_walk(struct stamper *sp, uint64_t w)
 {
-	uint64_t off, ran, c;
+	uint64_t off;
 
 	while (sp->cur < sp->n_iv && sp->iv[sp->cur].to <= w) {
 		const struct cs_off *i = &sp->iv[sp->cur++];
 
 		sp->off_before += cswitch_off_in(i, i->from, i->to, sp->delta, NULL);
 	}
+	sp->nx_from = sp->cur < sp->n_iv ? sp->iv[sp->cur].from : UINT64_MAX;
 	off = sp->off_before;
 	if (sp->cur < sp->n_iv && sp->iv[sp->cur].from < w)
 		off += cswitch_off_in(&sp->iv[sp->cur], sp->iv[sp->cur].from, w, sp->delta, NULL);
+	return off;
+}
+
+/*
+ * The fast way: the CPU clock at wall w (not before the last event's).
+ * Usually no interval starts before w that was not passed already: one
+ * comparison.
+ */
+static inline acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
+{
+	uint64_t off, ran, c;
+
+	off = __builtin_expect(w <= sp->nx_from, 1) ? sp->off_before : stamp_off_walk(sp, w);
 	ran = w - sp->w0 > off ? w - sp->w0 - off : 0;
 	c = sp->c0 + (acct_time_t)(((unsigned __int128)ran * sp->kc) >> 32);
 	sp->last_w = w;
