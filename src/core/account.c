@@ -88,7 +88,8 @@ HOT_INLINE void credit_k(struct acct *a, struct thread *th, const acct_time_t *t
 
 /*
  * Each event's path is made once for the books' four lanes (gross and net,
- * both clocks), one thread or more, and once for any lanes: the lanes'
+ * both clocks), one thread or more, for their two (gross: --no-correct, or
+ * no calibration), one thread, and once for any lanes: the lanes'
  * loops unrolled and every step inlined (the calls between the steps of
  * one event cost as much as the steps). `both` is !solo(a, true): taken
  * once an event.
@@ -99,6 +100,8 @@ HOT_INLINE void credit_k(struct acct *a, struct thread *th, const acct_time_t *t
 			fn(__VA_ARGS__, 4, false);                                                 \
 		else if ((a)->lanes == 4)                                                          \
 			fn(__VA_ARGS__, 4, true);                                                  \
+		else if ((a)->lanes == 2 && !(both))                                               \
+			fn(__VA_ARGS__, 2, false);                                                 \
 		else                                                                               \
 			fn(__VA_ARGS__, (a)->lanes, both);                                         \
 	} while (0)

@@ -374,19 +374,20 @@ static inline void take_entry(struct tracer *tr, struct tthread *th, const struc
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 		 struct stamper *sp, const struct stamp *now)
 {
+	struct pstate *ps = tr->ps;
 	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
 	uint64_t counted =
 	    (nc - th->probe.p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
-	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
-	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->probe.n_hot &&
-					 (tr->ps->probe.hot[j].flags & HOT_ALLOC)
-				     ? &tr->ps->patches[j]
-				     : NULL;
+	/* an entry's patch's drain entry (its record is 288 bytes: a cache miss) */
+	const struct patch_hot *h =
+	    kind == PROBE_W_ENTRY && j < ps->probe.n_hot ? &ps->probe.hot[j] : NULL;
 
-	if (mp) {
-		memcall_entry_recorded(tr, th, mp, e->slot, e->ret, e->tsc);
+	if (h && (h->flags & HOT_ALLOC)) {
+		/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
+		memcall_entry_recorded(tr, th, &ps->patches[j], e->slot, e->ret, e->tsc);
 		kind = 0; /* its cost is charged below, nothing else done */
+		h = NULL;
 	} else {
 		stamp_at(sp, e->tsc, &th->now);
 		if (th->smp.n_pend) /* --sample: the samples before this event */
@@ -400,53 +401,40 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	 * in between, which is charged what they cost.
 	 */
 	th->probe.p_ncount = nc;
-	if (tr->ps->go) {
+	if (ps->go) {
 		go_take(tr, th, e, counted);
 		th->now = *now;
 		return;
 	}
 	if (counted)
-		books_stop_cost(tr->ps->books, th->tid,
+		books_stop_cost(ps->books, th->tid,
 				(double[FS_N_CLOCKS]){
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_CPU],
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL]});
-	if (kind == PROBE_W_ENTRY) {
-		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
-		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
-
-		if (h && (h->flags & (HOT_LIVE | HOT_NORETURN)) == HOT_LIVE) {
-			take_entry(tr, th, h, e);
-			if (h->flags & HOT_WATCH)
-				probe_throttle_candidate(tr, j);
-			th->now = *now;
-			return;
-		}
+	if (h && (h->flags & (HOT_LIVE | HOT_NORETURN)) == HOT_LIVE) {
+		/* a live probe's entry, of a routine that returns: with its cost in one call */
+		take_entry(tr, th, h, e);
+		if (h->flags & HOT_WATCH)
+			probe_throttle_candidate(tr, j);
 	} else if (kind == PROBE_W_RETURN && !th->mem.fn) {
 		/* usually the top frame's return: taken with its cost in one call */
-		if (!books_probe_leave(tr->ps->books, th->tid, e->slot, &th->now,
-				       tr->o->probe_ret_ns))
+		if (!books_probe_leave(ps->books, th->tid, e->slot, &th->now, tr->o->probe_ret_ns))
 			return_recorded(tr, th, e->slot);
-		th->now = *now;
-		return;
-	}
-	books_stop_cost(tr->ps->books, th->tid,
-			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
-	if (kind == PROBE_W_ENTRY) {
-		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
-
-		if (h && (h->flags & HOT_LIVE)) {
+	} else {
+		books_stop_cost(ps->books, th->tid,
+				kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
+		if (h && (h->flags & HOT_LIVE)) { /* a routine that never returns */
 			entry_recorded(tr, th, h->routine, e->slot, e->ret,
-				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap,
-				       (h->flags & HOT_NORETURN) != 0);
+				       e->ret == ps->probe_tramp || e->ret == ps->retrap, true);
 			if (h->flags & HOT_WATCH)
 				probe_throttle_candidate(tr, j);
-		}
-	} else if (kind == PROBE_W_RETURN) {
-		uint64_t ret;
+		} else if (kind == PROBE_W_RETURN) {
+			uint64_t ret;
 
-		if (th->mem.fn) /* an allocator's: RAX is in the event */
+			/* an allocator's: RAX is in the event */
 			memcall_return(tr, th, e->slot, e->ret, &ret);
-		return_recorded(tr, th, e->slot);
+			return_recorded(tr, th, e->slot);
+		}
 	}
 	th->now = *now;
 }
