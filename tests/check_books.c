@@ -513,7 +513,12 @@ START_TEST(test_probe_events)
 	int depth[2] = {0, 0};
 	int fast = 0;
 	double ox[FS_N_CLOCKS], oy[FS_N_CLOCKS];
+	struct stamp s0 = at(10, 10);
 
+	/* a thread whose first event is of a routine out of range: none made */
+	books_stop_cost(x, 300, cost);
+	long_entry(x, 300, 6, 0x9000, false, &s0);
+	ck_assert(books_probe_enter(y, 300, 6, 0x9000, 0x1000, false, &s0, cost));
 	for (int i = 0; i < 20000; i++) {
 		uint64_t rnd, slot;
 		int k, tid, d;

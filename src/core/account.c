@@ -513,13 +513,16 @@ int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
 int acct_probe_enter_t(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		       const acct_time_t *t)
 {
-	struct thread *th = thread_get(a, tid);
+	struct thread *th;
 	bool both;
 
+	if (routine >= a->n) { /* as acct_enter_t: nothing, not even a thread made */
+		th = thread_find(a, tid);
+		return th && th->depth && th->fr[th->depth - 1].slot <= slot ? -1 : 0;
+	}
+	th = thread_get(a, tid);
 	if (th->depth && th->fr[th->depth - 1].slot <= slot)
 		return -1;
-	if (routine >= a->n)
-		return 0; /* as acct_enter_t: nothing */
 	both = !solo(a, true);
 	BY_LANES(a, both, enter_k, a, th, routine, slot, ret, t);
 	return 0;
