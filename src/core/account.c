@@ -128,7 +128,7 @@ static inline struct ctx_slot *ctx_slot(struct thread *th, uint32_t parent, uint
 {
 	if (__builtin_expect(!th->ctx, 0))
 		th->ctx = xcalloc(CTX_SLOTS, sizeof(*th->ctx));
-	return &th->ctx[(parent * 0x9e3779b1u ^ routine) & (CTX_SLOTS - 1)];
+	return &th->ctx[(pair_key(parent, routine) * 0x9e3779b97f4a7c15ull) >> (64 - CTX_BITS)];
 }
 
 /* context's lookup in the trees: a new context, or one its slot lost. */
