@@ -326,6 +326,11 @@ static void close_all(struct acct *a, struct thread *th, const acct_time_t *t)
 	th->active = NULL;
 	free(th->rnode);
 	th->rnode = NULL;
+	/* the caches too (128 KiB a thread: a program may start thousands) */
+	free(th->ctx);
+	th->ctx = NULL;
+	free(th->arcc);
+	th->arcc = NULL;
 }
 
 /* ---- the events, each one path a lane count ---- */
