@@ -455,6 +455,135 @@ START_TEST(test_calls_self_uncopied)
 }
 END_TEST
 
+/* retaddr.c's way: frames below sp closed; the top frame's slot then, or false: none. */
+static bool unwind_top(struct books *b, int tid, uint64_t sp, const struct stamp *s, uint64_t *top)
+{
+	uint64_t slot;
+
+	while (books_top(b, tid, NULL, &slot, NULL) == 0) {
+		if (slot >= sp) {
+			*top = slot;
+			return true;
+		}
+		books_leave(b, tid, s, NULL);
+	}
+	return false;
+}
+
+/* An entry (a tail call when chained) and a return as entry_recorded and return_recorded take them.
+ */
+static void long_entry(struct books *b, int tid, uint32_t r, uint64_t slot, bool chained,
+		       const struct stamp *s)
+{
+	uint64_t top;
+
+	if (chained) {
+		if (unwind_top(b, tid, slot, s, &top) && top == slot)
+			books_chain(b, tid, r, s);
+		else
+			books_count(b, tid, r);
+		return;
+	}
+	unwind_top(b, tid, slot + 1, s, &top);
+	books_enter(b, tid, r, slot, 0x1000 + slot, s);
+}
+
+static void long_return(struct books *b, int tid, uint64_t slot, const struct stamp *s)
+{
+	uint64_t top;
+
+	if (unwind_top(b, tid, slot, s, &top) && top == slot)
+		books_leave(b, tid, s, NULL);
+}
+
+/*
+ * The probe's events in one call each (books_probe_enter, books_probe_leave,
+ * the long way when they say so) give exactly the books the long way gives:
+ * a random stream of two threads' entries, tail calls and returns, their
+ * slots at, above and below the top frame's (frames left by longjmp), a
+ * routine out of range, clocks that stall, and costs that catch the net
+ * clocks up (their floor).
+ */
+START_TEST(test_probe_events)
+{
+	static const double cost[FS_N_CLOCKS] = {7, 11};
+	struct books *x = books_new(6, true, true), *y = books_new(6, true, true);
+	uint64_t seed = 12345;
+	acct_time_t cpu[2] = {1000, 1000}, wall = 5000;
+	int depth[2] = {0, 0};
+	int fast = 0;
+	double ox[FS_N_CLOCKS], oy[FS_N_CLOCKS];
+	struct stamp s0 = at(10, 10);
+
+	/* a thread whose first event is of a routine out of range: none made */
+	books_stop_cost(x, 300, cost);
+	long_entry(x, 300, 6, 0x9000, false, &s0);
+	ck_assert(books_probe_enter(y, 300, 6, 0x9000, 0x1000, false, &s0, cost));
+	for (int i = 0; i < 20000; i++) {
+		uint64_t rnd, slot;
+		int k, tid, d;
+		uint32_t r;
+		struct stamp s;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		rnd = seed >> 33;
+		k = (int)(rnd & 1);
+		tid = 100 + k;
+		r = (uint32_t)((rnd >> 1) % 7); /* 6: out of range */
+		cpu[k] += (rnd >> 4) % 4 ? (rnd >> 6) % 40 : 0;
+		wall += (rnd >> 12) % 50;
+		s = at(cpu[k], wall);
+		d = depth[k] + (int)((rnd >> 18) % 5) - 2; /* the top's slot, or one near it */
+		if (d < 0)
+			d = 0;
+		slot = 0x8000 - 16 * (uint64_t)d;
+		switch ((rnd >> 21) % 8) {
+		case 0:
+		case 1:
+		case 2: /* a call: its slot below the top's, usually */
+			slot = 0x8000 - 16 * (uint64_t)(d + 1);
+			books_stop_cost(x, tid, cost);
+			long_entry(x, tid, r, slot, false, &s);
+			if (books_probe_enter(y, tid, r, slot, 0x1000 + slot, false, &s, cost))
+				fast++;
+			else
+				long_entry(y, tid, r, slot, false, &s);
+			depth[k] = d + 1;
+			break;
+		case 3: /* a tail call */
+			books_stop_cost(x, tid, cost);
+			long_entry(x, tid, r, slot, true, &s);
+			if (books_probe_enter(y, tid, r, slot, 0, true, &s, cost))
+				fast++;
+			else
+				long_entry(y, tid, r, slot, true, &s);
+			break;
+		default: /* a return */
+			books_stop_cost(x, tid, cost);
+			long_return(x, tid, slot, &s);
+			if (books_probe_leave(y, tid, slot, &s, cost))
+				fast++;
+			else
+				long_return(y, tid, slot, &s);
+			depth[k] = d > 0 ? d - 1 : 0;
+			break;
+		}
+	}
+	ck_assert_int_gt(fast, 10000); /* the usual case is the usual one */
+	ck_assert_int_lt(fast, 20000); /* and the long way was taken too */
+	same_books(x, y);
+	books_overhead(x, ox);
+	books_overhead(y, oy);
+	ck_assert_double_eq(ox[CPU], oy[CPU]);
+	ck_assert_double_eq(ox[WALL], oy[WALL]);
+	books_finish(x, wall + 100);
+	books_finish(y, wall + 100);
+	same_books(x, y);
+	books_free(x);
+	books_free(y);
+}
+END_TEST
+
 static Suite *books_suite(void)
 {
 	Suite *s = suite_create("books");
@@ -471,6 +600,7 @@ static Suite *books_suite(void)
 	tcase_add_test(tc, test_snapshot);
 	tcase_add_test(tc, test_dup_close_now);
 	tcase_add_test(tc, test_calls_self_uncopied);
+	tcase_add_test(tc, test_probe_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

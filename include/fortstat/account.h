@@ -151,6 +151,30 @@ int acct_leave_t(struct acct *a, int tid, const acct_time_t *t, uint64_t *ret);
 int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t);
 int acct_chain_t(struct acct *a, int tid, uint32_t routine, const acct_time_t *t);
 
+/*
+ * An in-process probe's events, as the tracer takes them (an entry's slot
+ * closes the frames at and below it first, a return's or a tail call's the
+ * frames below it) in the usual case, where no frame is to be closed
+ * first; each in one call, with no lookup of the top frame of its own.
+ * Each returns -1 and does nothing when frames below `slot` would have to
+ * close first (the caller then takes the event the long way), 0 when the
+ * event was taken at times t (or, for a routine out of range, when
+ * acct_enter_t or acct_chain_t would have done nothing with them), 1 when
+ * it was taken without them.
+ *   acct_probe_enter_t: a call at slot: acct_enter_t, unless the top
+ *     frame's slot is at or below slot.
+ *   acct_probe_chain_t: a tail call through slot: acct_chain_t when the
+ *     top frame's slot is slot; a count (acct_count, 1) when it is above,
+ *     or there is no frame.
+ *   acct_probe_leave_t: a return through slot: acct_leave_t when the top
+ *     frame's slot is slot; nothing (1) when it is above, or no frame.
+ */
+int acct_probe_enter_t(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		       const acct_time_t *t);
+int acct_probe_chain_t(struct acct *a, int tid, uint32_t routine, uint64_t slot,
+		       const acct_time_t *t);
+int acct_probe_leave_t(struct acct *a, int tid, uint64_t slot, const acct_time_t *t);
+
 /* The thread exits at t: close its open frames as incomplete. */
 void acct_thread_exit(struct acct *a, int tid, acct_time_t t);
 void acct_thread_exit_t(struct acct *a, int tid, const acct_time_t *t);

@@ -67,6 +67,19 @@ int books_leave(struct books *b, int tid, const struct stamp *s, uint64_t *ret);
 void books_thread_exit(struct books *b, int tid, const struct stamp *s);
 
 /*
+ * An in-process probe's entry (a tail call when `chained`: its slot held
+ * the trampoline already) or return through `slot`, after its cost ovh is
+ * charged (as books_stop_cost), as the tracer's drain takes it in the
+ * usual case: acct_probe_enter_t, acct_probe_chain_t, acct_probe_leave_t
+ * on every state. False when frames below slot are to be closed first:
+ * nothing done but the cost, and the caller takes the event the long way.
+ */
+bool books_probe_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		       bool chained, const struct stamp *s, const double ovh[FS_N_CLOCKS]);
+bool books_probe_leave(struct books *b, int tid, uint64_t slot, const struct stamp *s,
+		       const double ovh[FS_N_CLOCKS]);
+
+/*
  * One stop cost thread tid ovh[CLOCK_KIND_CPU] ns of its CPU clock and
  * ovh[CLOCK_KIND_WALL] of the wall clock: from now on its net times are that
  * much less (never going backwards). No effect without net books.

@@ -47,7 +47,7 @@ HOT_INLINE void credit_lanes(struct acct *a, struct thread *th, const acct_time_
 		}
 	}
 #pragma GCC unroll 4
-	for (int k = 1; k < lanes; k++) {
+	for (int k = 1; k < lanes && k < ACCT_LANES; k++) {
 		if (t[k] <= th->last[k]) {
 			eff[k] = th->last[k];
 			continue;
@@ -66,29 +66,51 @@ HOT_INLINE void credit_lanes(struct acct *a, struct thread *th, const acct_time_
 	}
 }
 
-static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct_time_t *eff)
+/* credit_lanes, or the thread's first event, or one with an empty stack. */
+HOT_INLINE void credit_k(struct acct *a, struct thread *th, const acct_time_t *t, acct_time_t *eff,
+			 const int lanes, const bool both)
 {
-	bool both = !solo(a, true);
-	const int lanes = a->lanes;
-
-	if (!th->seen) {
+	if (__builtin_expect(!th->seen, 0)) {
 		th->seen = true;
-		for (int k = 0; k < lanes; k++)
+#pragma GCC unroll 4
+		for (int k = 0; k < lanes && k < ACCT_LANES; k++)
 			eff[k] = th->last[k] = t[k];
 		return;
 	}
 	if (!th->depth) {
-		for (int k = 0; k < lanes; k++)
+#pragma GCC unroll 4
+		for (int k = 0; k < lanes && k < ACCT_LANES; k++)
 			eff[k] = t[k] > th->last[k] ? (th->last[k] = t[k]) : th->last[k];
 		return;
 	}
-	/* the books' four lanes (gross and net, both clocks) unrolled, one thread or more */
-	if (lanes == 4 && !both)
-		credit_lanes(a, th, t, eff, 4, false);
-	else if (lanes == 4)
-		credit_lanes(a, th, t, eff, 4, true);
-	else
-		credit_lanes(a, th, t, eff, lanes, both);
+	credit_lanes(a, th, t, eff, lanes, both);
+}
+
+/*
+ * Each event's path is made once for the books' four lanes (gross and net,
+ * both clocks), one thread or more, for their two (gross: --no-correct, or
+ * no calibration), one thread, and once for any lanes: the lanes'
+ * loops unrolled and every step inlined (the calls between the steps of
+ * one event cost as much as the steps). `both` is !solo(a, true): taken
+ * once an event.
+ */
+#define BY_LANES(a, both, fn, ...)                                                                 \
+	do {                                                                                       \
+		if ((a)->lanes == 4 && !(both))                                                    \
+			fn(__VA_ARGS__, 4, false);                                                 \
+		else if ((a)->lanes == 4)                                                          \
+			fn(__VA_ARGS__, 4, true);                                                  \
+		else if ((a)->lanes == 2 && !(both))                                               \
+			fn(__VA_ARGS__, 2, false);                                                 \
+		else                                                                               \
+			fn(__VA_ARGS__, (a)->lanes, both);                                         \
+	} while (0)
+
+static void credit(struct acct *a, struct thread *th, const acct_time_t *t, acct_time_t *eff)
+{
+	bool both = !solo(a, true);
+
+	BY_LANES(a, both, credit_k, a, th, t, eff);
 }
 
 static uint32_t top_routine(const struct thread *th)
@@ -101,39 +123,76 @@ static uint32_t top_node(const struct thread *th)
 	return th->depth ? th->fr[th->depth - 1].node : 0;
 }
 
-/*
- * The context of a call of `routine` made from node `parent` of th: the
- * node of its open activation when it is already on the stack (recursion
- * folded), else the child of parent (and its merged twin), new if need be.
- */
-static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
+/* The slot of (parent, routine) in th's direct-mapped contexts (made if need be). */
+static inline struct ctx_slot *ctx_slot(struct thread *th, uint32_t parent, uint32_t routine)
 {
-	uint32_t node = th->cct.hint[parent].child;
-	struct ctx_slot *cs;
-	uint64_t key;
+	if (__builtin_expect(!th->ctx, 0))
+		th->ctx = xcalloc(CTX_SLOTS, sizeof(*th->ctx));
+	return &th->ctx[(pair_key(parent, routine) * 0x9e3779b97f4a7c15ull) >> (64 - CTX_BITS)];
+}
+
+/* context's lookup in the trees: a new context, or one its slot lost. */
+static __attribute__((noinline)) uint32_t context_slow(struct acct *a, struct thread *th,
+						       uint32_t parent, uint32_t routine)
+{
+	struct ctx_slot *cs = ctx_slot(th, parent, routine);
+	uint32_t node;
 	bool created;
 
-	if (th->active && th->active[routine])
-		return th->rnode[routine];
-	if (node && th->cct.v[node].routine == routine)
-		return node;
-	key = pair_key(parent, routine);
-	if (!th->ctx)
-		th->ctx = xcalloc(CTX_SLOTS, sizeof(*th->ctx));
-	cs = &th->ctx[(parent * 0x9e3779b1u ^ routine) & (CTX_SLOTS - 1)];
-	if (cs->key == key) {
-		th->cct.hint[parent].child = cs->node;
-		return cs->node;
-	}
 	node = cct_child(&th->cct, parent, routine, &created);
 	if (created)
 		th->cct.link[node] = cct_child(&a->cct, th->cct.link[parent], routine, &created);
 	if (node != parent) {
 		th->cct.hint[parent].child = node;
-		cs->key = key;
+		cs->key = pair_key(parent, routine);
 		cs->node = node;
 	}
 	return node;
+}
+
+/*
+ * The context of a call of `routine` made from node `parent` of th: the
+ * node of its open activation when it is already on the stack (recursion
+ * folded), else the child of parent (and its merged twin), new if need be:
+ * the parent's last child, else the direct-mapped slots, else the trees.
+ */
+HOT_INLINE uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
+{
+	uint32_t node = th->cct.hint[parent].child;
+	struct ctx_slot *cs;
+
+	if (th->active && th->active[routine])
+		return th->rnode[routine];
+	if (node && th->cct.v[node].routine == routine)
+		return node;
+	cs = ctx_slot(th, parent, routine);
+	if (cs->key == pair_key(parent, routine)) {
+		th->cct.hint[parent].child = cs->node;
+		return cs->node;
+	}
+	return context_slow(a, th, parent, routine);
+}
+
+/*
+ * The arcs caller -> routine of the program and of th, when no hint knows
+ * them: the direct-mapped slots, else the sets.
+ */
+static void arcs_of(struct acct *a, struct thread *th, uint32_t caller, uint32_t routine,
+		    size_t *arc, size_t *tarc)
+{
+	uint64_t key = pair_key(caller, routine);
+	struct arc_slot *as;
+
+	if (__builtin_expect(!th->arcc, 0))
+		th->arcc = xcalloc(ARC_SLOTS, sizeof(*th->arcc));
+	as = &th->arcc[(caller * 0x9e3779b1u ^ routine) & (ARC_SLOTS - 1)];
+	if (as->key != key) {
+		as->arc = arcset_get(&a->arcs, caller, routine);
+		as->tarc = arcset_get(&th->arcs, caller, routine);
+		as->key = key;
+	}
+	*arc = as->arc;
+	*tarc = as->tarc;
 }
 
 /*
@@ -143,12 +202,10 @@ static uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint
  * A tail call (`tail`) is not a call made: it never returns to the caller,
  * so the caller has one segment fewer and no return-side overhead (f2).
  */
-static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint32_t routine,
-		       uint32_t from, uint32_t node, bool tail, uint64_t n, size_t *arc,
-		       size_t *tarc)
+HOT_INLINE void count_call(struct acct *a, struct thread *th, uint32_t caller, uint32_t routine,
+			   uint32_t from, uint32_t node, bool tail, uint64_t n, size_t *arc,
+			   size_t *tarc, const bool both)
 {
-	bool both = !solo(a, true);
-
 	th->r[routine].calls += n;
 	th->entries += n;
 	if (caller != ACCT_NONE && !tail) {
@@ -169,31 +226,32 @@ static void count_call(struct acct *a, struct thread *th, uint32_t caller, uint3
 		/* the arc into a child node is always its parent's routine -> its own */
 		struct hint *h = &th->cct.hint[node];
 
-		if (h->arc == SIZE_MAX) {
-			h->arc = arcset_get(&a->arcs, caller, routine);
-			h->tarc = arcset_get(&th->arcs, caller, routine);
-		}
+		if (h->arc == SIZE_MAX)
+			arcs_of(a, th, caller, routine, &h->arc, &h->tarc);
 		*arc = h->arc;
 		*tarc = h->tarc;
 	} else {
-		*arc = arcset_get(&a->arcs, caller, routine);
-		*tarc = arcset_get(&th->arcs, caller, routine);
+		arcs_of(a, th, caller, routine, arc, tarc);
 	}
 	if (both)
 		a->arcs.v[*arc].calls += n;
 	th->arcs.v[*tarc].calls += n;
 }
 
-/* Begin an activation of `routine` in frame f at time t (frame fields already set). */
-static void open_activation(struct acct *a, struct thread *th, struct frame *f,
-			    const acct_time_t *t)
+/* A thread's first activation: its counts of open activations a routine. */
+static __attribute__((noinline)) void active_new(struct acct *a, struct thread *th)
 {
-	if (!th->active) {
-		th->active = xcalloc(a->n, sizeof(*th->active));
-		th->rnode = xcalloc(a->n, sizeof(*th->rnode));
-	}
-	for (int k = 0; k < a->lanes; k++)
-		f->t_enter[k] = t[k];
+	th->active = xcalloc(a->n, sizeof(*th->active));
+	th->rnode = xcalloc(a->n, sizeof(*th->rnode));
+}
+
+/* Begin an activation of `routine` in frame f at time t (frame fields already set). */
+HOT_INLINE void open_activation(struct acct *a, struct thread *th, struct frame *f,
+				const acct_time_t *t, const int lanes)
+{
+	if (__builtin_expect(!th->active, 0))
+		active_new(a, th);
+	memcpy(f->t_enter, t, (size_t)lanes * sizeof(*t));
 	f->outermost = th->active[f->routine]++ == 0;
 	if (f->outermost)
 		th->rnode[f->routine] = f->node;
@@ -219,7 +277,7 @@ HOT_INLINE void close_lanes(struct acct *a, struct thread *th, const struct fram
 		a->arcs.v[arc].time += d;
 	}
 #pragma GCC unroll 4
-	for (int k = 1; k < lanes; k++) {
+	for (int k = 1; k < lanes && k < ACCT_LANES; k++) {
 		d = t[k] > f->t_enter[k] ? t[k] - f->t_enter[k] : 0;
 		th->lr[k][r].total += d;
 		th->arcs.lt[k][tarc].total += d;
@@ -230,24 +288,17 @@ HOT_INLINE void close_lanes(struct acct *a, struct thread *th, const struct fram
 	}
 }
 
-static void close_activation(struct acct *a, struct thread *th, const struct frame *f,
-			     const acct_time_t *t, bool incomplete)
+HOT_INLINE void close_activation(struct acct *a, struct thread *th, const struct frame *f,
+				 const acct_time_t *t, bool incomplete, const int lanes,
+				 const bool both)
 {
-	bool both = !solo(a, true);
 	const uint32_t r = f->routine;
 
 	if (a->rec)
 		a->rec(a->rec_arg, th->tid, r, f->t_enter[a->rec_lane], t[a->rec_lane], incomplete);
 	th->active[r]--;
-	if (f->outermost) {
-		/* inclusive times: the books' four lanes unrolled, as credit's */
-		if (a->lanes == 4 && !both)
-			close_lanes(a, th, f, t, 4, false);
-		else if (a->lanes == 4)
-			close_lanes(a, th, f, t, 4, true);
-		else
-			close_lanes(a, th, f, t, a->lanes, both);
-	}
+	if (f->outermost)
+		close_lanes(a, th, f, t, lanes, both);
 	if (incomplete) {
 		th->r[r].incomplete = true;
 		if (both)
@@ -255,22 +306,19 @@ static void close_activation(struct acct *a, struct thread *th, const struct fra
 	}
 }
 
-/* Pop the top frame at effective times t (already credited). */
-static void pop(struct acct *a, struct thread *th, const acct_time_t *t, bool incomplete)
-{
-	struct frame *f = &th->fr[--th->depth];
-
-	close_activation(a, th, f, t, incomplete);
-}
-
 /* Close every frame of th at times t as incomplete, then drop its stack (not its results). */
 static void close_all(struct acct *a, struct thread *th, const acct_time_t *t)
 {
 	acct_time_t eff[ACCT_LANES];
+	bool both;
 
 	credit(a, th, t, eff);
-	while (th->depth)
-		pop(a, th, eff, true);
+	both = !solo(a, true);
+	while (th->depth) {
+		const struct frame *f = &th->fr[--th->depth];
+
+		BY_LANES(a, both, close_activation, a, th, f, eff, true);
+	}
 	free(th->fr);
 	th->fr = NULL;
 	th->cap = 0;
@@ -278,6 +326,79 @@ static void close_all(struct acct *a, struct thread *th, const acct_time_t *t)
 	th->active = NULL;
 	free(th->rnode);
 	th->rnode = NULL;
+	/* the caches too (128 KiB a thread: a program may start thousands) */
+	free(th->ctx);
+	th->ctx = NULL;
+	free(th->arcc);
+	th->arcc = NULL;
+}
+
+/* ---- the events, each one path a lane count ---- */
+
+static __attribute__((noinline)) void stack_grow(struct thread *th)
+{
+	th->cap = th->cap ? 2 * th->cap : 64;
+	th->fr = xrealloc(th->fr, th->cap * sizeof(*th->fr));
+}
+
+HOT_INLINE void enter_k(struct acct *a, struct thread *th, uint32_t routine, uint64_t slot,
+			uint64_t ret, const acct_time_t *t, const int lanes, const bool both)
+{
+	acct_time_t eff[ACCT_LANES];
+	uint32_t caller, from;
+	struct frame *f;
+
+	credit_k(a, th, t, eff, lanes, both);
+	caller = top_routine(th);
+	from = top_node(th);
+	if (__builtin_expect(th->depth == th->cap, 0))
+		stack_grow(th);
+	f = &th->fr[th->depth];
+	f->slot = slot;
+	f->ret = ret;
+	f->routine = routine;
+	f->entries0 = th->entries; /* its own entry is inside, */
+	f->node = context(a, th, from, routine);
+	count_call(a, th, caller, routine, from, f->node, false, 1, &f->arc, &f->tarc, both);
+	f->made0 = th->made; /* the call made to it is not */
+	th->depth++;
+	open_activation(a, th, f, eff, lanes);
+}
+
+/* The top frame of th (which has one) returns at t. */
+HOT_INLINE void leave_k(struct acct *a, struct thread *th, const acct_time_t *t, uint64_t *ret,
+			const int lanes, const bool both)
+{
+	acct_time_t eff[ACCT_LANES];
+	const struct frame *f;
+
+	credit_k(a, th, t, eff, lanes, both);
+	f = &th->fr[--th->depth];
+	if (ret)
+		*ret = f->ret;
+	close_activation(a, th, f, eff, false, lanes, both);
+}
+
+/* The top frame of th (which has one) is chained to routine (< a->n) at t. */
+HOT_INLINE void chain_k(struct acct *a, struct thread *th, uint32_t routine, const acct_time_t *t,
+			const int lanes, const bool both)
+{
+	acct_time_t eff[ACCT_LANES];
+	struct frame *f;
+	uint32_t old, from, below;
+
+	credit_k(a, th, t, eff, lanes, both);
+	f = &th->fr[th->depth - 1];
+	old = f->routine;
+	from = f->node;
+	close_activation(a, th, f, eff, false, lanes, both);
+	below = th->depth > 1 ? th->fr[th->depth - 2].node : 0;
+	f->routine = routine;
+	f->entries0 = th->entries;
+	f->node = context(a, th, below, routine);
+	count_call(a, th, old, routine, from, f->node, true, 1, &f->arc, &f->tarc, both);
+	f->made0 = th->made;
+	open_activation(a, th, f, eff, lanes);
 }
 
 /* ---- the interface ---- */
@@ -299,30 +420,13 @@ void acct_enter_t(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint
 		  const acct_time_t *t)
 {
 	struct thread *th;
-	struct frame *f;
-	uint32_t caller, from;
-	acct_time_t eff[ACCT_LANES];
+	bool both;
 
 	if (routine >= a->n)
 		return;
 	th = thread_get(a, tid);
-	credit(a, th, t, eff);
-	caller = top_routine(th);
-	from = top_node(th);
-	if (th->depth == th->cap) {
-		th->cap = th->cap ? 2 * th->cap : 64;
-		th->fr = xrealloc(th->fr, th->cap * sizeof(*th->fr));
-	}
-	f = &th->fr[th->depth];
-	f->slot = slot;
-	f->ret = ret;
-	f->routine = routine;
-	f->entries0 = th->entries; /* its own entry is inside, */
-	f->node = context(a, th, from, routine);
-	count_call(a, th, caller, routine, from, f->node, false, 1, &f->arc, &f->tarc);
-	f->made0 = th->made; /* the call made to it is not */
-	th->depth++;
-	open_activation(a, th, f, eff);
+	both = !solo(a, true);
+	BY_LANES(a, both, enter_k, a, th, routine, slot, ret, t);
 }
 
 void acct_enter(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
@@ -354,7 +458,7 @@ void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n, bool sp
 	from = spontaneous ? 0 : top_node(th);
 	node = context(a, th, from, routine);
 	count_call(a, th, spontaneous ? ACCT_NONE : top_routine(th), routine, from, node, false, n,
-		   &arc, &tarc);
+		   &arc, &tarc, !solo(a, true));
 }
 
 /*
@@ -365,14 +469,12 @@ void acct_count_n(struct acct *a, int tid, uint32_t routine, uint64_t n, bool sp
 int acct_leave_t(struct acct *a, int tid, const acct_time_t *t, uint64_t *ret)
 {
 	struct thread *th = thread_find(a, tid);
-	acct_time_t eff[ACCT_LANES];
+	bool both;
 
 	if (!th || !th->depth)
 		return -1;
-	credit(a, th, t, eff);
-	if (ret)
-		*ret = th->fr[th->depth - 1].ret;
-	pop(a, th, eff, false);
+	both = !solo(a, true);
+	BY_LANES(a, both, leave_k, a, th, t, ret);
 	return 0;
 }
 
@@ -393,24 +495,12 @@ int acct_leave(struct acct *a, int tid, acct_time_t t, uint64_t *ret)
 int acct_chain_t(struct acct *a, int tid, uint32_t routine, const acct_time_t *t)
 {
 	struct thread *th = thread_find(a, tid);
-	struct frame *f;
-	uint32_t old, from, below;
-	acct_time_t eff[ACCT_LANES];
+	bool both;
 
 	if (!th || !th->depth || routine >= a->n)
 		return -1;
-	credit(a, th, t, eff);
-	f = &th->fr[th->depth - 1];
-	old = f->routine;
-	from = f->node;
-	close_activation(a, th, f, eff, false);
-	below = th->depth > 1 ? th->fr[th->depth - 2].node : 0;
-	f->routine = routine;
-	f->entries0 = th->entries;
-	f->node = context(a, th, below, routine);
-	count_call(a, th, old, routine, from, f->node, true, 1, &f->arc, &f->tarc);
-	f->made0 = th->made;
-	open_activation(a, th, f, eff);
+	both = !solo(a, true);
+	BY_LANES(a, both, chain_k, a, th, routine, t);
 	return 0;
 }
 
@@ -419,6 +509,71 @@ int acct_chain(struct acct *a, int tid, uint32_t routine, acct_time_t t)
 	acct_time_t buf[ACCT_LANES];
 
 	return acct_chain_t(a, tid, routine, all_lanes(a, t, buf));
+}
+
+/*
+ * A probe's events (see account.h): each taken here only when the top
+ * frame's slot says no frame below it is to be closed first.
+ */
+int acct_probe_enter_t(struct acct *a, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		       const acct_time_t *t)
+{
+	struct thread *th;
+	bool both;
+
+	if (routine >= a->n) { /* as acct_enter_t: nothing, not even a thread made */
+		th = thread_find(a, tid);
+		return th && th->depth && th->fr[th->depth - 1].slot <= slot ? -1 : 0;
+	}
+	th = thread_get(a, tid);
+	if (th->depth && th->fr[th->depth - 1].slot <= slot)
+		return -1;
+	both = !solo(a, true);
+	BY_LANES(a, both, enter_k, a, th, routine, slot, ret, t);
+	return 0;
+}
+
+int acct_probe_chain_t(struct acct *a, int tid, uint32_t routine, uint64_t slot,
+		       const acct_time_t *t)
+{
+	struct thread *th = thread_find(a, tid);
+	uint64_t top;
+	bool both;
+
+	if (!th || !th->depth) {
+		acct_count_n(a, tid, routine, 1, false);
+		return 1;
+	}
+	top = th->fr[th->depth - 1].slot;
+	if (top < slot)
+		return -1;
+	if (top > slot) { /* not the frame's: a call counted */
+		acct_count_n(a, tid, routine, 1, false);
+		return 1;
+	}
+	if (routine >= a->n)
+		return 0; /* as acct_chain_t: nothing */
+	both = !solo(a, true);
+	BY_LANES(a, both, chain_k, a, th, routine, t);
+	return 0;
+}
+
+int acct_probe_leave_t(struct acct *a, int tid, uint64_t slot, const acct_time_t *t)
+{
+	struct thread *th = thread_find(a, tid);
+	uint64_t top;
+	bool both;
+
+	if (!th || !th->depth)
+		return 1;
+	top = th->fr[th->depth - 1].slot;
+	if (top < slot)
+		return -1;
+	if (top > slot)
+		return 1; /* not the top frame's return: nothing */
+	both = !solo(a, true);
+	BY_LANES(a, both, leave_k, a, th, t, NULL);
+	return 0;
 }
 
 /* Thread tid exits at times t: close its open frames as incomplete and drop its stack. */

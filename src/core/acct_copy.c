@@ -33,7 +33,8 @@ struct acct *acct_dup(const struct acct *a)
 		th->fr = dup_array(t->fr, t->cap, sizeof(*t->fr));
 		th->active = dup_array(t->active, a->n, sizeof(*t->active));
 		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
-		th->ctx = NULL; /* a cache: made again when needed */
+		th->ctx = NULL; /* caches: made again when needed */
+		th->arcc = NULL;
 		th->r = dup_array(t->r, nr, sizeof(*t->r));
 		for (int k = 1; k < a->lanes; k++)
 			th->lr[k] = dup_array(t->lr[k], nr, sizeof(*t->lr[k]));

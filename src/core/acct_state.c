@@ -127,6 +127,7 @@ void acct_free(struct acct *a)
 		free(th->active);
 		free(th->rnode);
 		free(th->ctx);
+		free(th->arcc);
 		free(th->r);
 		for (int k = 1; k < a->lanes; k++)
 			free(th->lr[k]);

@@ -169,6 +169,77 @@ static const acct_time_t *lanes_of(struct books *b, int tid, const struct stamp 
 	return t;
 }
 
+/*
+ * lanes_of, th the thread's net state (NULL: no net books), without keeping
+ * the net times' floor: the event may not use its times (lanes_keep when
+ * it did). The same values as net_times: a time is below 2^63 ns, where a
+ * signed conversion (one instruction) is exact as the unsigned one (eight).
+ */
+static inline void lanes_peek(const struct bthread *th, const struct stamp *s, acct_time_t *t)
+{
+	t[0] = s->t[CLOCK_KIND_CPU];
+	t[1] = s->t[CLOCK_KIND_WALL];
+	if (!th)
+		return;
+#pragma GCC unroll 2
+	for (int k = 0; k < FS_N_CLOCKS; k++) {
+		double v = (double)(int64_t)s->t[k] - th->ovh[k];
+
+		t[2 + k] =
+		    v > (double)(int64_t)th->vlast[k] ? (acct_time_t)(int64_t)v : th->vlast[k];
+	}
+}
+
+static inline void lanes_keep(struct bthread *th, const acct_time_t *t)
+{
+	if (th)
+		for (int k = 0; k < FS_N_CLOCKS; k++)
+			th->vlast[k] = t[2 + k];
+}
+
+/* books_stop_cost's, on thread th's net state (NULL: none kept). */
+static inline void cost_add(struct bthread *th, const double ovh[FS_N_CLOCKS])
+{
+	if (th)
+		for (int k = 0; k < FS_N_CLOCKS; k++)
+			th->ovh[k] += ovh[k] > 0 ? ovh[k] : 0;
+}
+
+bool books_probe_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
+		       bool chained, const struct stamp *s, const double ovh[FS_N_CLOCKS])
+{
+	acct_time_t t[ACCT_LANES];
+	struct bthread *th;
+	int done;
+
+	b->gen++;
+	th = b->net ? thread_of(b, tid) : NULL;
+	cost_add(th, ovh);
+	lanes_peek(th, s, t);
+	done = chained ? acct_probe_chain_t(b->a, tid, routine, slot, t)
+		       : acct_probe_enter_t(b->a, tid, routine, slot, ret, t);
+	if (done == 0)
+		lanes_keep(th, t);
+	return done >= 0;
+}
+
+bool books_probe_leave(struct books *b, int tid, uint64_t slot, const struct stamp *s,
+		       const double ovh[FS_N_CLOCKS])
+{
+	acct_time_t t[ACCT_LANES];
+	struct bthread *th;
+	int done;
+
+	b->gen++;
+	th = b->net ? thread_of(b, tid) : NULL;
+	cost_add(th, ovh);
+	lanes_peek(th, s, t);
+	done = acct_probe_leave_t(b->a, tid, slot, t);
+	if (done == 0)
+		lanes_keep(th, t);
+	return done >= 0;
+}
+
 void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		 const struct stamp *s)
 {

@@ -70,6 +70,7 @@ struct stamper {
 	struct cs_off iv_in[STAMP_IV]; /* (the usual window) */
 	size_t n_iv, cur;
 	uint64_t off_before, last_w; /* off before iv[cur]; the last event's wall */
+	uint64_t nx_from;	     /* iv[cur].from, UINT64_MAX past the last */
 };
 
 /* Windows of more than STAMP_IV intervals: one buffer, kept (the tracer is one thread). */
@@ -162,6 +163,7 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	sp->off_before = 0;
 	sp->last_w = sp->w0;
 	sp->fast = sp->inv_dt > 0 && sp->w1 > sp->w0 && sp->c1 >= sp->c0 && stamper_intervals(sp);
+	sp->nx_from = sp->n_iv ? sp->iv[0].from : UINT64_MAX;
 	if (sp->fast) {
 		uint64_t off = 0, on;
 
@@ -175,19 +177,33 @@ static void stamper_init(struct stamper *sp, const struct tracer *tr, const stru
 	}
 }
 
-/* The fast way: the CPU clock at wall w (not before the last event's). */
-static acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
+/* The off-CPU time in [w0, w], w at or past the next interval's start: walked up to w. */
+static __attribute__((noinline)) uint64_t stamp_off_walk(struct stamper *sp, uint64_t w)
 {
-	uint64_t off, ran, c;
+	uint64_t off;
 
 	while (sp->cur < sp->n_iv && sp->iv[sp->cur].to <= w) {
 		const struct cs_off *i = &sp->iv[sp->cur++];
 
 		sp->off_before += cswitch_off_in(i, i->from, i->to, sp->delta, NULL);
 	}
+	sp->nx_from = sp->cur < sp->n_iv ? sp->iv[sp->cur].from : UINT64_MAX;
 	off = sp->off_before;
 	if (sp->cur < sp->n_iv && sp->iv[sp->cur].from < w)
 		off += cswitch_off_in(&sp->iv[sp->cur], sp->iv[sp->cur].from, w, sp->delta, NULL);
+	return off;
+}
+
+/*
+ * The fast way: the CPU clock at wall w (not before the last event's).
+ * Usually no interval starts before w that was not passed already: one
+ * comparison.
+ */
+static inline acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
+{
+	uint64_t off, ran, c;
+
+	off = __builtin_expect(w <= sp->nx_from, 1) ? sp->off_before : stamp_off_walk(sp, w);
 	ran = w - sp->w0 > off ? w - sp->w0 - off : 0;
 	c = sp->c0 + (acct_time_t)(((unsigned __int128)ran * sp->kc) >> 32);
 	sp->last_w = w;
@@ -332,26 +348,50 @@ static void throttle(struct tracer *tr)
 	tr->ps->probe.n_cand = 0;
 }
 
+/*
+ * A live probe's entry (of a routine that returns) with its cost: in one
+ * call to the books when no frame below its slot is to be closed first
+ * (the usual case), else as entry_recorded takes it (retaddr.c). A call's
+ * slot that held a return address left by a longjmp is overwritten: that
+ * one is no orphan any longer (as entry_recorded does).
+ */
+static inline void take_entry(struct tracer *tr, struct tthread *th, const struct patch_hot *h,
+			      const struct probe_event *e)
+{
+	bool chained = e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap;
+	uint64_t old;
+
+	if (!books_probe_enter(tr->ps->books, th->tid, h->routine, e->slot, e->ret, chained,
+			       &th->now, tr->o->probe_ns)) {
+		entry_recorded(tr, th, h->routine, e->slot, e->ret, chained, false);
+		return;
+	}
+	if (!chained && tr->ps->orphans.n && u64map_get(&tr->ps->orphans, e->slot, &old) && old)
+		u64map_put(&tr->ps->orphans, e->slot, 0);
+}
+
 /* One event, checked: an entry of a live probe stub, or a return (Go's: go_take). */
 static void take(struct tracer *tr, struct tthread *th, const struct probe_event *e,
 		 struct stamper *sp, const struct stamp *now)
 {
+	struct pstate *ps = tr->ps;
 	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
 	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
 	uint64_t counted =
 	    (nc - th->probe.p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
-	/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
-	const struct patch *mp = kind == PROBE_W_ENTRY && j < tr->ps->probe.n_hot &&
-					 (tr->ps->probe.hot[j].flags & HOT_ALLOC)
-				     ? &tr->ps->patches[j]
-				     : NULL;
+	/* an entry's patch's drain entry (its record is 288 bytes: a cache miss) */
+	const struct patch_hot *h =
+	    kind == PROBE_W_ENTRY && j < ps->probe.n_hot ? &ps->probe.hot[j] : NULL;
 
-	if (mp) {
-		memcall_entry_recorded(tr, th, mp, e->slot, e->ret, e->tsc);
+	if (h && (h->flags & HOT_ALLOC)) {
+		/* --alloc: an allocator's entry holds its arguments, not a TSC (memcall.c) */
+		memcall_entry_recorded(tr, th, &ps->patches[j], e->slot, e->ret, e->tsc);
 		kind = 0; /* its cost is charged below, nothing else done */
+		h = NULL;
 	} else {
 		stamp_at(sp, e->tsc, &th->now);
-		sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]); /* --sample: before this event */
+		if (th->smp.n_pend) /* --sample: the samples before this event */
+			sample_fold(tr, th, th->now.t[CLOCK_KIND_WALL]);
 	}
 	/*
 	 * What the probe cost the thread: the calibration's, made with probes
@@ -361,35 +401,40 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 	 * in between, which is charged what they cost.
 	 */
 	th->probe.p_ncount = nc;
-	if (tr->ps->go) {
+	if (ps->go) {
 		go_take(tr, th, e, counted);
 		th->now = *now;
 		return;
 	}
 	if (counted)
-		books_stop_cost(tr->ps->books, th->tid,
+		books_stop_cost(ps->books, th->tid,
 				(double[FS_N_CLOCKS]){
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_CPU],
 				    (double)counted * tr->o->probe_count_ns[CLOCK_KIND_WALL]});
-	books_stop_cost(tr->ps->books, th->tid,
-			kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
-	if (kind == PROBE_W_ENTRY) {
-		/* the patch's drain entry (its record is 288 bytes: a cache miss) */
-		const struct patch_hot *h = j < tr->ps->probe.n_hot ? &tr->ps->probe.hot[j] : NULL;
-
-		if (h && (h->flags & HOT_LIVE)) {
+	if (h && (h->flags & (HOT_LIVE | HOT_NORETURN)) == HOT_LIVE) {
+		/* a live probe's entry, of a routine that returns: with its cost in one call */
+		take_entry(tr, th, h, e);
+		if (h->flags & HOT_WATCH)
+			probe_throttle_candidate(tr, j);
+	} else if (kind == PROBE_W_RETURN && !th->mem.fn) {
+		/* usually the top frame's return: taken with its cost in one call */
+		if (!books_probe_leave(ps->books, th->tid, e->slot, &th->now, tr->o->probe_ret_ns))
+			return_recorded(tr, th, e->slot);
+	} else {
+		books_stop_cost(ps->books, th->tid,
+				kind == PROBE_W_RETURN ? tr->o->probe_ret_ns : tr->o->probe_ns);
+		if (h && (h->flags & HOT_LIVE)) { /* a routine that never returns */
 			entry_recorded(tr, th, h->routine, e->slot, e->ret,
-				       e->ret == tr->ps->probe_tramp || e->ret == tr->ps->retrap,
-				       (h->flags & HOT_NORETURN) != 0);
+				       e->ret == ps->probe_tramp || e->ret == ps->retrap, true);
 			if (h->flags & HOT_WATCH)
 				probe_throttle_candidate(tr, j);
-		}
-	} else if (kind == PROBE_W_RETURN) {
-		uint64_t ret;
+		} else if (kind == PROBE_W_RETURN) {
+			uint64_t ret;
 
-		if (th->mem.fn) /* an allocator's: RAX is in the event */
+			/* an allocator's: RAX is in the event */
 			memcall_return(tr, th, e->slot, e->ret, &ret);
-		return_recorded(tr, th, e->slot);
+			return_recorded(tr, th, e->slot);
+		}
 	}
 	th->now = *now;
 }
