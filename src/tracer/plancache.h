@@ -51,8 +51,8 @@ struct pc_key {
 struct pc_plan {
 	int rc; /* insn_plan_probe's or insn_plan_stub's: 0 planned, 1 refused */
 	struct insn_stub stub;
-	uint8_t orig[16];    /* the bytes the jmp covers (stub.len of them) */
-	uint8_t pad_orig[5]; /* the padding's bytes under pad[] (with stub.pad_addr) */
+	uint8_t orig[16];     /* the bytes the jmp covers (stub.len of them) */
+	uint8_t pad_orig[5];  /* the padding's bytes under pad[] (with stub.pad_addr) */
 	struct insn_place at; /* the addresses it was planned for */
 };
 
@@ -68,7 +68,7 @@ struct pc_image {
 	struct pc_plan **plan; /* by routine index, NULL: none yet */
 	struct pc_key *keys;   /* plan[i]'s inputs */
 	size_t n_plan;
-	size_t uses;			    /* images of it patched so far */
+	size_t uses; /* images of it patched so far */
 	/* in the patching under way (patch_routines): plans taken, of them moved, made, ... */
 	size_t hits, moved, made, checked, differ;
 	size_t far; /* plans found that could not be moved here: made again */
