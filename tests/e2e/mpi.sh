@@ -87,34 +87,34 @@ for opt in O0 O2; do
 		'report_result",.*"inputs_with": 1, "calls": {"min": 0, "mean": 0.250000, "max": 1, "sum": 1, "max_input": 0, "max_rank": 0, "imbalance": 4.000000}'; do
 		grep -q "{\"name\": \"$want" merged.json || fail "$p: merged JSON lacks $want"
 	done
-	# Each rank's CPU time against its known work: a leaf call is the same
-	# steps in every rank, so each rank's leaf time a call is within 25 % of
-	# the four ranks' median, whatever the load does to all of them (on this
-	# VM with load 6: 0.885..1.10 of it with the probes).
-	tol=0.25
+	# Each rank's CPU time against its known work: the program times its
+	# own leaf calls on the thread's CPU clock (mpiwork.c prints it per
+	# rank), and fortstat's leaf self time in each rank is within 15 % of
+	# that (with stress-ng on both CPUs: 0.96-0.98 with the traps, 0.99-1.00
+	# with the probes). Not the ranks against each other: on this VM the
+	# same work's CPU time differs between ranks of one run by up to a
+	# quarter (0.72 of the four ranks' median once in a make distcheck, 0.80
+	# in 6 loaded runs, no switch record lost), which no tracer can remove.
+	tol=0.15
 	for r in 0 1 2 3; do
-		sed -n 's/^ *{"name": "leaf",.*"calls": \([0-9]*\), "self_s": \([0-9.]*\),.*/\2 \1/p' \
-			prof.$r.json
-	done | awk -v tol="$tol" '$2 > 0 { t[n++] = $1 / $2 }
-		END {
-			if (n != 4) exit 1
-			for (i = 0; i < n; i++) s[i] = t[i]
-			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
-			m = (s[1] + s[2]) / 2
-			for (i = 0; i < n; i++) { printf "%.3f ", t[i] / m; if (t[i] < (1 - tol) * m || t[i] > (1 + tol) * m) bad = 1 }
-			print ""
-			exit bad
-		}' >ranks.txt || fail "$p: leaf's time a call in ranks 0-3 over their median: $(cat ranks.txt), $tol allowed"
-	echo "$p: leaf's time a call in ranks 0-3 over their median: $(cat ranks.txt)"
-	# Times: min <= mean <= max and sum = 4 x mean, for every routine. leaf:
-	# rank 3 does 4 times rank 0's work, rank 2 three times: the max in rank 2
-	# or 3, max/min 4 within what the tolerance above leaves (2.4..6.7).
+		own=$(sed -n "s/^mpiwork: rank $r leaf cpu \([0-9.]*\) s$/\1/p" mpi.out)
+		got=$(sed -n 's/^ *{"name": "leaf",.*"calls": [0-9]*, "self_s": \([0-9.]*\),.*/\1/p' prof.$r.json)
+		echo "$r ${own:-0} ${got:-0}"
+	done >leafs.txt
+	awk -v tol="$tol" '{ if ($2 <= 0 || $3 <= 0) bad = 1; else { x = $3 / $2; printf "%.3f ", x; if (x < 1 - tol || x > 1 + tol) bad = 1 } }
+		END { print ""; exit bad || NR != 4 }' leafs.txt >ranks.txt ||
+		fail "$p: leaf's time in ranks 0-3 over the program's own measure: $(cat ranks.txt), $tol allowed"
+	echo "$p: leaf's time in ranks 0-3 over the program's own measure: $(cat ranks.txt)"
+	# Times: min <= mean <= max and sum = 4 x mean, for every routine; leaf's
+	# min and max those of the ranks' reports (leafs.txt), the max in rank 2
+	# or 3 (rank 3 does 4 times rank 0's work, rank 2 three times).
 	sed -n 's/.*{"name": "\([a-z_]*\)".*"self_s": {"min": \([0-9.]*\), "mean": \([0-9.]*\), "max": \([0-9.]*\), "sum": \([0-9.]*\), "max_input": \([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' \
 		merged.json >times.txt
 	[ "$(wc -l <times.txt)" = 5 ] || fail "$p: $(wc -l <times.txt) routines with self times, expected 5"
-	awk -v tol="$tol" '$2 > $3 || $3 > $4 || ($5 - 4 * $3 > 1e-6 || 4 * $3 - $5 > 1e-6) { print "unordered: " $0; bad = 1 }
-	     $1 == "leaf" && ($6 < 2 || $4 < 4 * (1 - tol) / (1 + tol) * $2 || $4 > 4 * (1 + tol) / (1 - tol) * $2) { print "leaf: " $0; bad = 1 }
-	     END { exit bad }' times.txt || fail "$p: merged times: $(cat times.txt)"
+	awk 'FNR == NR { if (!n++ || $3 < lo) lo = $3; if ($3 > hi) hi = $3; next }
+	     $2 > $3 || $3 > $4 || ($5 - 4 * $3 > 1e-6 || 4 * $3 - $5 > 1e-6) { print "unordered: " $0; bad = 1 }
+	     $1 == "leaf" && ($6 < 2 || $2 - lo > 1e-6 || lo - $2 > 1e-6 || $4 - hi > 1e-6 || hi - $4 > 1e-6) { print "leaf: " $0; bad = 1 }
+	     END { exit bad }' leafs.txt times.txt || fail "$p: merged times: $(cat times.txt) (ranks: $(tr '\n' ';' <leafs.txt))"
 	# The table: sorted by mean self time, the mainline marked.
 	"$FORTSTAT" --merge prof.0.json prof.1.json prof.2.json prof.3.json >merged.txt 2>&1 ||
 		fail "$p: --merge (table) failed"
