@@ -105,14 +105,21 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# untraced PROG ARGS...: user and system seconds of an untraced run, as wait4 gives them.
+# untraced PROG ARGS...: user and system seconds of three untraced runs,
+# summed, as wait4 gives them: one run's ticks under a CPU hog once read
+# all system (1.000) and once all user (0.000) for the same work, in
+# CI's loaded pass; three runs are three times the ticks.
 untraced() {
 	python3 -c 'import os, sys
-pid = os.fork()
-if pid == 0:
-    os.execv(sys.argv[1], sys.argv[1:])
-_, st, ru = os.wait4(pid, 0)
-print(ru.ru_utime, ru.ru_stime)' "$@"
+u = s = 0.0
+for i in range(3):
+    pid = os.fork()
+    if pid == 0:
+        os.execv(sys.argv[1], sys.argv[1:])
+    _, st, ru = os.wait4(pid, 0)
+    u += ru.ru_utime
+    s += ru.ru_stime
+print(u, s)' "$@"
 }
 
 # cputicks PID: utime + stime of process PID, in clock ticks (/proc/PID/stat)
