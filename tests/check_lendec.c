@@ -20,7 +20,7 @@
 
 static csh cs;
 
-/* capstone as insn.c's walks read it (keep in step with insn.c's is_pad, ends_flow). */
+/* capstone as the stub walks read it (keep in step with insn_int.h's is_pad, ends_flow). */
 static unsigned cs_flags(const cs_insn *in, uint64_t *target)
 {
 	const cs_x86 *x = &in->detail->x86;

@@ -2,7 +2,8 @@
 /*
  * capstone_int.h - private to src/arch/x86_64/: the one capstone handle
  * (x86-64, detail on; opened on first use, closed by insn_cleanup) and the
- * instruction-group test that insn.c and scan.c share.
+ * instruction-group test that the planning files (insn_int.h) and scan.c
+ * share.
  */
 #ifndef FORTSTAT_X86_CAPSTONE_INT_H
 #define FORTSTAT_X86_CAPSTONE_INT_H

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lendec.h - private to src/arch/x86_64/: a table-driven x86-64 length
- * decoder for the walks over a whole routine (insn.c), which capstone makes
- * slow (it formats every instruction's text).
+ * decoder for the walks over a whole routine (stubplan.c, stubshort.c),
+ * which capstone makes slow (it formats every instruction's text).
  *
  * Contract: x86_lendec() answers only when it is sure, and then exactly as
- * capstone 4 (x86-64, detail on) and insn.c's walks would: the length, a
+ * capstone 4 (x86-64, detail on) and x86_walk_step would: the length, a
  * relative branch with an immediate target (capstone's
  * X86_GRP_BRANCH_RELATIVE with an immediate operand: jmp, jcc, call rel,
  * loop, loope, loopne, jrcxz, xbegin) and its absolute target, padding
