@@ -378,28 +378,13 @@ static void plan_fresh(struct tracer *tr, uint64_t entry, size_t len, struct ins
 }
 
 /*
- * The fast entry patch (insn_plan_stub, insn_plan_probe): a jmp to a stub.
- * Fills p and the stub's bytes at `slot_buf`. Returns NULL, or why the
- * routine must take the plain int3 instead (FORTSTAT_NO_STUBS=1 turns the
- * stubs off: bench/overhead compares both). With `im` (the plan cache's
- * entry of the image's file), a plan made before from the same inputs is
- * taken from there.
+ * Why routine r takes no stub whatever its code (FORTSTAT_NO_STUBS=1 turns
+ * the stubs off: bench/overhead compares both), or NULL.
  */
-static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
-			    struct patch *p, uint8_t *slot_buf, struct pc_image *im, size_t i0,
-			    struct code_window *w)
+static const char *stub_refused(struct tracer *tr, const struct routine *r)
 {
 	static int off = -1;
-	const struct insn_stub *stub;
-	struct insn_gap gap = {0};
-	const struct pc_plan *hit = NULL, *pl;
-	struct pc_plan fresh, moved;
-	struct insn_place at;
-	struct pc_key key;
-	enum insn_probe_mode mode;
 	const char *why;
-	size_t len;
-	bool whole_read = false, throttled = false;
 
 	if (off < 0)
 		off = getenv("FORTSTAT_NO_STUBS") && *getenv("FORTSTAT_NO_STUBS") != '0';
@@ -420,17 +405,31 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		return "FORTSTAT_TRAP_ROUTINES names it (a test hook)";
 	if (tr->ps->probes && !memcall_probe_ok(r))
 		return "its block is written in memory: read at its return's trap (--alloc)";
-	why = stub_extent(tr, r, entry, &len, &gap);
-	if (why)
-		return why;
-	gap_place(tr, r, entry, &gap);
-	mode = tr->o->count_only	  ? INSN_PROBE_COUNT
+	return NULL;
+}
+
+/* The kind of stub that routine r takes. */
+static enum insn_probe_mode stub_mode(struct tracer *tr, const struct routine *r)
+{
+	return tr->o->count_only	  ? INSN_PROBE_COUNT
 	       : memcall_fn(tr, r)	  ? INSN_PROBE_ALLOC
 	       : tr->ps->go		  ? INSN_PROBE_GO
 	       : (r->flags & RT_NORETURN) ? INSN_PROBE_ENTRY
 					  : INSN_PROBE_TIMED;
-	/* the addresses the plan is for: the image's bias, the stub, what it jumps to */
-	at = (struct insn_place){
+}
+
+/*
+ * The inputs of r's plan: *at, the addresses it is for (the image's bias,
+ * the stub at p->slot, what it jumps to), and *key, every other input but
+ * the file's bytes, its addresses the image's own (less the bias): a plan
+ * made at an earlier exec of a PIE, loaded elsewhere, is moved to this
+ * one's (insn_stub_move).
+ */
+static void plan_inputs(struct tracer *tr, const struct routine *r, uint64_t entry,
+			const struct patch *p, size_t len, const struct insn_gap *gap,
+			enum insn_probe_mode mode, struct insn_place *at, struct pc_key *key)
+{
+	*at = (struct insn_place){
 	    .bias = entry - r->addr,
 	    .stub = p->slot,
 	    .retrap = tr->ps->probes || !tr->o->count_only ? tr->ps->retrap : 0,
@@ -438,49 +437,71 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 	    .page = tr->ps->probes ? 0 : tr->ps->page_addr,
 	    .patch = (uint32_t)(p - tr->ps->patches),
 	};
-	/*
-	 * Every other input of the planning but the file's bytes, its
-	 * addresses the image's own (less the bias): a plan made at an earlier
-	 * exec of a PIE, loaded elsewhere, is moved to this one's (insn_stub_move).
-	 */
-	key = (struct pc_key){
+	*key = (struct pc_key){
 	    {r->addr, r->size, r->flags & (RT_IFUNC | RT_NORETURN), len,
-	     gap.near_len ? gap.near_addr - at.bias : 0, gap.near_len, gap.tail, gap.open_end,
-	     gap.len ? gap.addr - at.bias : 0, gap.len, gap.code_len,
+	     gap->near_len ? gap->near_addr - at->bias : 0, gap->near_len, gap->tail, gap->open_end,
+	     gap->len ? gap->addr - at->bias : 0, gap->len, gap->code_len,
 	     (uint64_t)mode | (uint64_t)tr->ps->probes << 8 | (uint64_t)tr->o->count_only << 9 |
-		 (uint64_t)(at.retrap != 0) << 10 | (uint64_t)(at.tramp != 0) << 11 |
-		 (uint64_t)(at.page != 0) << 12}};
+		 (uint64_t)(at->retrap != 0) << 10 | (uint64_t)(at->tramp != 0) << 11 |
+		 (uint64_t)(at->page != 0) << 12}};
+}
+
+/*
+ * r's plan: from the plan cache's image `im` (moved to *at's addresses in
+ * *moved) when it holds one for `key`, else made now into *fresh (and kept
+ * in im when all its code could be read); under PC_CHECK made anyway and
+ * compared. Counts what it did in im.
+ */
+static const struct pc_plan *plan_get(struct tracer *tr, const struct routine *r, uint64_t entry,
+				      size_t len, const struct insn_gap *gap,
+				      const struct insn_place *at, const struct pc_key *key,
+				      enum insn_probe_mode mode, struct pc_image *im, size_t i0,
+				      struct code_window *w, struct pc_plan *fresh,
+				      struct pc_plan *moved)
+{
+	const struct pc_plan *hit = NULL, *pl;
+	bool whole_read = false;
+
 	/* a Go program's plans meet its exits', -p's the threads' places: never kept */
 	if (tr->ps->go || tr->n_avoid)
 		im = NULL;
 	if (im)
-		hit = plancache_get(im, (size_t)(r - tr->ps->st->r) - i0, &key);
+		hit = plancache_get(im, (size_t)(r - tr->ps->st->r) - i0, key);
 	if (hit) {
-		int mv = plancache_move(im, hit, &at, &moved);
+		int mv = plancache_move(im, hit, at, moved);
 
 		/* out of reach from here, or refused where it was: planned again */
 		if (mv < 0) {
 			im->far++;
 			hit = NULL;
 		} else if (mv > 0) {
-			hit = &moved;
+			hit = moved;
 		}
 	}
 	if (!hit || plancache_mode() == PC_CHECK)
-		plan_fresh(tr, entry, len, gap, &at, at.patch, mode, w, &fresh, &whole_read);
-	pl = &fresh;
+		plan_fresh(tr, entry, len, *gap, at, at->patch, mode, w, fresh, &whole_read);
+	pl = fresh;
 	if (hit && plancache_mode() == PC_CHECK) {
 		im->checked++;
-		if (!plancache_same(hit, &fresh))
+		if (!plancache_same(hit, fresh))
 			im->differ++;
 	} else if (hit) {
 		pl = hit;
 	} else if (im && whole_read) {
-		plancache_put(im, (size_t)(r - tr->ps->st->r) - i0, &key, &fresh);
+		plancache_put(im, (size_t)(r - tr->ps->st->r) - i0, key, fresh);
 	}
 	if (im)
 		*(hit ? &im->hits : &im->made) += 1;
-	stub = &pl->stub;
+	return pl;
+}
+
+/* Why plan pl cannot be taken for r, or NULL. */
+static const char *plan_refused(struct tracer *tr, const struct routine *r,
+				const struct pc_plan *pl)
+{
+	const struct insn_stub *stub = &pl->stub;
+	const char *why;
+
 	why = pl->rc == 2   ? "its code cannot be read"
 	      : pl->rc < 0  ? "capstone failed"
 	      : pl->rc == 1 ? (stub->reason ? stub->reason : "no stub")
@@ -507,6 +528,16 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 			r->display ? r->display : r->names[0], stub->whole);
 	if (pl->rc == 3)
 		return "its padding cannot be read";
+	return NULL;
+}
+
+/* Patch p of routine r takes plan pl: its entry, its stub's bytes at `slot_buf`. */
+static void plan_take(struct tracer *tr, const struct routine *r, struct patch *p,
+		      const struct pc_plan *pl, uint8_t *slot_buf)
+{
+	const struct insn_stub *stub = &pl->stub;
+	bool throttled = false;
+
 	p->stub = true;
 	p->jmp_addr = stub->addr;
 	p->orig_len = stub->len;
@@ -537,6 +568,41 @@ static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t
 		probe_hot_set(tr->ps, (size_t)(p - tr->ps->patches));
 		probe_throttled(tr, (size_t)(p - tr->ps->patches));
 	}
+}
+
+/*
+ * The fast entry patch (insn_plan_stub, insn_plan_probe): a jmp to a stub.
+ * Fills p and the stub's bytes at `slot_buf`. Returns NULL, or why the
+ * routine must take the plain int3 instead. With `im` (the plan cache's
+ * entry of the image's file), a plan made before from the same inputs is
+ * taken from there.
+ */
+static const char *try_stub(struct tracer *tr, const struct routine *r, uint64_t entry,
+			    struct patch *p, uint8_t *slot_buf, struct pc_image *im, size_t i0,
+			    struct code_window *w)
+{
+	struct insn_gap gap = {0};
+	const struct pc_plan *pl;
+	struct pc_plan fresh, moved;
+	struct insn_place at;
+	struct pc_key key;
+	enum insn_probe_mode mode;
+	const char *why;
+	size_t len;
+
+	why = stub_refused(tr, r);
+	if (!why)
+		why = stub_extent(tr, r, entry, &len, &gap);
+	if (why)
+		return why;
+	gap_place(tr, r, entry, &gap);
+	mode = stub_mode(tr, r);
+	plan_inputs(tr, r, entry, p, len, &gap, mode, &at, &key);
+	pl = plan_get(tr, r, entry, len, &gap, &at, &key, mode, im, i0, w, &fresh, &moved);
+	why = plan_refused(tr, r, pl);
+	if (why)
+		return why;
+	plan_take(tr, r, p, pl, slot_buf);
 	return NULL;
 }
 
@@ -554,14 +620,6 @@ static bool patch_wanted(const struct tracer *tr, const struct routine *r, enum 
 	return (r->flags & RT_SELECTED) || *hook;
 }
 
-/*
- * Patch routines [from, to) of table `tab`, loaded at `bias`: plan each
- * entry, write the out-of-line slots to new scratch pages near them, then
- * the int3s. The program itself (PATCH_OWN) also gets its PLT stubs into
- * the unwinder hooked, and a scratch page even with nothing to patch when
- * the dynamic linker is followed. Routines that cannot be patched lose
- * RT_SELECTED. Runs in the stopped thread tid. Returns 0 or -errno (said).
- */
 /*
  * Write the entries of patches[p0..n_patches): the short entries' padding
  * first (a jmp rel8 must find its jmp rel32 there), then the jmps and int3s,
@@ -598,170 +656,210 @@ static int write_entries(struct tracer *tr, size_t p0, const char *what)
 	return err;
 }
 
-int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from, size_t to,
-		   uint64_t bias, enum patch_mode mode, int *deferred)
-{
-	struct symtab *st = tab;
-	bool own = mode == PATCH_OWN;
-	const char *what = own ? st->path : mode == PATCH_LIB ? st->r[from].module : st->path;
-	uint64_t lo = UINT64_MAX, hi = 0, base, clo = UINT64_MAX, chi = 0;
-	size_t n = 0, size, k = 0, p0 = tr->ps->n_patches, n_trap = 0, go_x = 0, go_room;
-	/* The program's first scratch page: its header, then the probes' trampoline. */
-	size_t hdr = own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
-	struct code_window w = {0};
-	struct pc_image *im = NULL;
+/* One call of patch_routines: what its steps share. */
+struct patching {
+	struct tracer *tr;
+	struct symtab *st;
+	size_t from, to; /* the routines of st to patch */
+	uint64_t bias;
+	enum patch_mode mode;
+	bool own; /* PATCH_OWN */
+	const char *what;
+	size_t n;	   /* routines to patch */
+	uint64_t lo, hi;   /* their extent */
+	uint64_t clo, chi; /* ... less the indirect functions' targets: the code read */
+	size_t hdr;	   /* the first scratch page's header: return trap, trampoline */
+	size_t go_room;	   /* Go's exit stubs, after the entry stubs */
+	uint64_t base;	   /* the scratch pages: size bytes, their contents in buf */
+	size_t size;
 	uint8_t *buf;
-	int err;
+	size_t k;      /* slots taken */
+	size_t go_x;   /* Go exit stubs written */
+	size_t n_trap; /* timed routines that trap at each call (with probes) */
+	struct code_window w;
+	struct pc_image *im;
+};
 
-	for (size_t i = from; i < to; i++) {
+/* The routines to patch, their count and extent in pg. Returns pg->n. */
+static size_t patch_extent(struct patching *pg)
+{
+	const struct symtab *st = pg->st;
+	const uint64_t bias = pg->bias;
+
+	pg->lo = pg->clo = UINT64_MAX;
+	pg->hi = pg->chi = 0;
+	for (size_t i = pg->from; i < pg->to; i++) {
 		bool hook;
 
-		if (!patch_wanted(tr, &st->r[i], mode, &hook))
+		if (!patch_wanted(pg->tr, &st->r[i], pg->mode, &hook))
 			continue;
-		n++;
-		if (st->r[i].addr + bias < lo)
-			lo = st->r[i].addr + bias;
-		if (st->r[i].addr + st->r[i].size + bias > hi)
-			hi = st->r[i].addr + st->r[i].size + bias;
+		pg->n++;
+		if (st->r[i].addr + bias < pg->lo)
+			pg->lo = st->r[i].addr + bias;
+		if (st->r[i].addr + st->r[i].size + bias > pg->hi)
+			pg->hi = st->r[i].addr + st->r[i].size + bias;
 		/*
 		 * The copy of the code (below) spans the routines with symbols:
 		 * an indirect function's target may lie in another mapping
 		 * (glibc's time() in the vDSO, 145 MB after libc: a 145 MB
 		 * read at every run with -l libc, 1.7 s on a loaded machine).
 		 */
-		if (!(st->r[i].flags & RT_IFUNC) && st->r[i].addr + bias < clo)
-			clo = st->r[i].addr + bias;
-		if (!(st->r[i].flags & RT_IFUNC) && st->r[i].addr + st->r[i].size + bias > chi)
-			chi = st->r[i].addr + st->r[i].size + bias;
+		if (!(st->r[i].flags & RT_IFUNC) && st->r[i].addr + bias < pg->clo)
+			pg->clo = st->r[i].addr + bias;
+		if (!(st->r[i].flags & RT_IFUNC) && st->r[i].addr + st->r[i].size + bias > pg->chi)
+			pg->chi = st->r[i].addr + st->r[i].size + bias;
 	}
-	if (!n && !(own && tr->ps->follow_dl))
-		return 0;
-	if (!n) { /* a page for the return trap and injected code only */
-		lo = st->e_entry + bias;
-		hi = lo + 1;
+	if (!pg->n) { /* a page for the return trap and injected code only */
+		pg->lo = st->e_entry + bias;
+		pg->hi = pg->lo + 1;
 	}
-	if (clo >= chi) { /* indirect functions' targets alone, or nothing */
-		clo = lo;
-		chi = hi;
+	if (pg->clo >= pg->chi) { /* indirect functions' targets alone, or nothing */
+		pg->clo = pg->lo;
+		pg->chi = pg->hi;
 	}
+	return pg->n;
+}
+
+/*
+ * Map the scratch pages near the code (pg->base, size) and lay out in
+ * pg->buf what the program's first holds: the return trap, the probes'
+ * trampoline. Returns 0 or -errno (said).
+ */
+static int scratch_pages(struct patching *pg, pid_t tid, int *deferred)
+{
+	struct tracer *tr = pg->tr;
+	int err;
+
 	/* Go's in-process exit stubs after the entry stubs (golang.c) */
-	go_room = own ? go_exit_room(tr) : 0;
-	size = (hdr + n * INSN_STUB_SIZE + go_room + 4095) & ~(size_t)4095;
-	if (own && tr->ps->page_addr)
-		size += RSITE_MAX * INSN_RSITE_SIZE;
-	err = map_scratch(tr, tid, lo, hi, size, &base, deferred);
+	pg->go_room = pg->own ? go_exit_room(tr) : 0;
+	pg->size = (pg->hdr + pg->n * INSN_STUB_SIZE + pg->go_room + 4095) & ~(size_t)4095;
+	if (pg->own && tr->ps->page_addr)
+		pg->size += RSITE_MAX * INSN_RSITE_SIZE;
+	err = map_scratch(tr, tid, pg->lo, pg->hi, pg->size, &pg->base, deferred);
 	if (err) {
 		if (err == -ENOSPC)
-			fs_error("%s: no free address range within 2 GiB of its code", what);
+			fs_error("%s: no free address range within 2 GiB of its code", pg->what);
 		else
-			fs_error("%s: cannot map scratch pages in the program: %s", what,
+			fs_error("%s: cannot map scratch pages in the program: %s", pg->what,
 				 strerror(-err));
 		return err;
 	}
-	buf = xmalloc(size);
-	memset(buf, 0xcc, size);
-	if (own) {
-		tr->ps->scratch = base;
-		tr->ps->retrap = base;
-		tr->ps->retrap_trap = base + insn_return_trap(tr->ps->page_addr, buf) - 1;
+	pg->buf = xmalloc(pg->size);
+	memset(pg->buf, 0xcc, pg->size);
+	if (pg->own) {
+		tr->ps->scratch = pg->base;
+		tr->ps->retrap = pg->base;
+		tr->ps->retrap_trap = pg->base + insn_return_trap(tr->ps->page_addr, pg->buf) - 1;
 		if (tr->ps->page_addr)
-			tr->ps->rsites = base + size - RSITE_MAX * INSN_RSITE_SIZE;
+			tr->ps->rsites = pg->base + pg->size - RSITE_MAX * INSN_RSITE_SIZE;
 		if (tr->ps->probes) {
 			unsigned full;
 
-			tr->ps->probe_tramp = base + SCRATCH_HDR;
-			insn_probe_trampoline(tr->ps->retrap, buf + SCRATCH_HDR, &full);
+			tr->ps->probe_tramp = pg->base + SCRATCH_HDR;
+			insn_probe_trampoline(tr->ps->retrap, pg->buf + SCRATCH_HDR, &full);
 			tr->ps->probe_full = tr->ps->probe_tramp + full;
 		}
 	}
-	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", what, base, size);
+	fs_info(2, "%s: scratch pages at 0x%" PRIx64 " (%zu bytes)", pg->what, pg->base, pg->size);
+	return 0;
+}
 
-	/* the code read at once when a plan is made (window_open) */
-	w.fd = tr->ps->memfd;
-	w.lo = clo;
-	w.n = (size_t)(chi - clo);
-	/*
-	 * The program's own routines, a library's: their plans may have been
-	 * made at an earlier exec (of another program, for a library).
-	 */
-	if (own && st->n_own == st->n)
-		im = plancache_image(tr, tr->ps->leader, st->n);
-	else if (mode == PATCH_LIB && st == tr->ps->st && n)
-		im = plancache_image_at(tr, tr->ps->leader, clo, to - from);
-	for (size_t i = from; i < to; i++) {
-		struct routine *r = &st->r[i];
-		struct patch *p;
-		uint8_t code[32];
-		uint64_t entry = r->addr + bias;
-		size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
-		const char *name = r->display ? r->display : r->names[0], *why;
-		bool hook;
+/* Routine i took its stub (patch p, the last): said, and Go's exits after it. */
+static void stub_patched(struct patching *pg, size_t i, const struct patch *p, const char *name)
+{
+	struct tracer *tr = pg->tr;
+	const size_t exits = pg->hdr + pg->n * INSN_STUB_SIZE + pg->go_x * INSN_GO_EXIT_SIZE;
 
-		if (!patch_wanted(tr, r, mode, &hook))
-			continue;
-		p = patch_new(tr);
-		p->slot = base + hdr + k * INSN_STUB_SIZE;
-		why = hook ? "the unwinder: return addresses are put back at each call"
-			   : try_stub(tr, r, entry, p, buf + hdr + k * INSN_STUB_SIZE, im,
-				      own ? 0 : from, &w);
-		if (!why) {
-			if (p->pad_addr)
-				fs_info(2,
-					"patch %s at 0x%" PRIx64
-					": jmp to a stub through padding at "
-					"0x%" PRIx64 " (%u bytes moved)",
-					name, p->jmp_addr, p->pad_addr, p->orig_len);
-			else
-				fs_info(2,
-					"patch %s at 0x%" PRIx64
-					": jmp to a stub (%u bytes moved%s)",
-					name, p->jmp_addr, p->orig_len,
-					p->call_ret ? ", a call emulated" : "");
-			tr->ps->n_patches++;
-			k++;
-			if (own && tr->ps->go)
-				go_x += go_add_probe_exits(
-				    tr, i, tr->ps->n_patches - 1, bias,
-				    base + hdr + n * INSN_STUB_SIZE + go_x * INSN_GO_EXIT_SIZE,
-				    buf + hdr + n * INSN_STUB_SIZE + go_x * INSN_GO_EXIT_SIZE,
-				    go_room - go_x * INSN_GO_EXIT_SIZE);
-			continue;
-		}
-		err = mem_read(tr->ps->memfd, entry, code, len);
-		if (!err)
-			insn_plan(code, len, entry, p->slot, &p->plan);
-		if (err || p->plan.kind == INSN_REFUSE) {
-			fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
-				err ? "its code cannot be read" : p->plan.reason);
-			if (r->flags & RT_SELECTED)
-				tr->n_refused++;
-			r->flags &= ~(unsigned)RT_SELECTED;
-			continue;
-		}
-		p->trap = p->plan.addr;
-		p->unhook = hook && is_unwinder(r);
-		p->rehook = hook && !p->unhook;
-		p->routine =
-		    mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
-		p->noreturn = (r->flags & RT_NORETURN) != 0;
-		p->alloc = p->routine != ACCT_NONE ? (uint8_t)memcall_fn(tr, r) : 0;
-		p->go_hook = own && go_is_hook(tr->ps, i);
-		p->orig = code[p->plan.addr - entry];
-		if (p->plan.kind == INSN_XOL)
-			memcpy(buf + hdr + k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
-		fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
-			p->plan.kind == INSN_XOL ? "out of line" : "emulated");
-		/* with probes, each timed routine that stops at every call, and why */
-		if (tr->ps->probes && p->routine != ACCT_NONE) {
-			fs_info(1, "%s: a trap at each call (%s)", name, why);
-			n_trap++;
-		}
-		tr->ps->n_patches++;
-		k++;
-		if (own && tr->ps->go && p->routine != ACCT_NONE && !tr->o->count_only)
-			go_add_exits(tr, i, bias); /* p is stale from here */
+	if (p->pad_addr)
+		fs_info(2,
+			"patch %s at 0x%" PRIx64 ": jmp to a stub through padding at "
+			"0x%" PRIx64 " (%u bytes moved)",
+			name, p->jmp_addr, p->pad_addr, p->orig_len);
+	else
+		fs_info(2, "patch %s at 0x%" PRIx64 ": jmp to a stub (%u bytes moved%s)", name,
+			p->jmp_addr, p->orig_len, p->call_ret ? ", a call emulated" : "");
+	tr->ps->n_patches++;
+	pg->k++;
+	if (pg->own && tr->ps->go)
+		pg->go_x +=
+		    go_add_probe_exits(tr, i, tr->ps->n_patches - 1, pg->bias, pg->base + exits,
+				       pg->buf + exits, pg->go_room - pg->go_x * INSN_GO_EXIT_SIZE);
+}
+
+/*
+ * Routine i at `entry` takes the int3 (patch p) since its stub was refused
+ * for `why`: its first instruction planned (insn_plan) to run out of line
+ * or be emulated, or the routine left alone (RT_SELECTED cleared).
+ */
+static void trap_patch(struct patching *pg, size_t i, struct patch *p, uint64_t entry, bool hook,
+		       const char *name, const char *why)
+{
+	struct tracer *tr = pg->tr;
+	struct routine *r = &pg->st->r[i];
+	uint8_t code[32];
+	size_t len = r->size < sizeof(code) ? (size_t)r->size : sizeof(code);
+	int err;
+
+	err = mem_read(tr->ps->memfd, entry, code, len);
+	if (!err)
+		insn_plan(code, len, entry, p->slot, &p->plan);
+	if (err || p->plan.kind == INSN_REFUSE) {
+		fs_info(1, "not %s %s: %s", hook ? "hooking" : "timing", name,
+			err ? "its code cannot be read" : p->plan.reason);
+		if (r->flags & RT_SELECTED)
+			tr->n_refused++;
+		r->flags &= ~(unsigned)RT_SELECTED;
+		return;
 	}
-	mem_cache_end();
+	p->trap = p->plan.addr;
+	p->unhook = hook && is_unwinder(r);
+	p->rehook = hook && !p->unhook;
+	p->routine = pg->mode != PATCH_HOOKS && (r->flags & RT_SELECTED) ? (uint32_t)i : ACCT_NONE;
+	p->noreturn = (r->flags & RT_NORETURN) != 0;
+	p->alloc = p->routine != ACCT_NONE ? (uint8_t)memcall_fn(tr, r) : 0;
+	p->go_hook = pg->own && go_is_hook(tr->ps, i);
+	p->orig = code[p->plan.addr - entry];
+	if (p->plan.kind == INSN_XOL)
+		memcpy(pg->buf + pg->hdr + pg->k * INSN_STUB_SIZE, p->plan.slot, p->plan.slot_len);
+	fs_info(2, "patch %s at 0x%" PRIx64 ": %s (%s)", name, p->trap, p->plan.text,
+		p->plan.kind == INSN_XOL ? "out of line" : "emulated");
+	/* with probes, each timed routine that stops at every call, and why */
+	if (tr->ps->probes && p->routine != ACCT_NONE) {
+		fs_info(1, "%s: a trap at each call (%s)", name, why);
+		pg->n_trap++;
+	}
+	tr->ps->n_patches++;
+	pg->k++;
+	if (pg->own && tr->ps->go && p->routine != ACCT_NONE && !tr->o->count_only)
+		go_add_exits(tr, i, pg->bias); /* p is stale from here */
+}
+
+/* Routine i, if it is to be patched: its stub, else its int3. */
+static void patch_one(struct patching *pg, size_t i)
+{
+	struct tracer *tr = pg->tr;
+	struct routine *r = &pg->st->r[i];
+	uint64_t entry = r->addr + pg->bias;
+	const char *name = r->display ? r->display : r->names[0], *why;
+	struct patch *p;
+	bool hook;
+
+	if (!patch_wanted(tr, r, pg->mode, &hook))
+		return;
+	p = patch_new(tr);
+	p->slot = pg->base + pg->hdr + pg->k * INSN_STUB_SIZE;
+	why = hook ? "the unwinder: return addresses are put back at each call"
+		   : try_stub(tr, r, entry, p, pg->buf + pg->hdr + pg->k * INSN_STUB_SIZE, pg->im,
+			      pg->own ? 0 : pg->from, &pg->w);
+	if (!why)
+		stub_patched(pg, i, p, name);
+	else
+		trap_patch(pg, i, p, entry, hook, name, why);
+}
+
+/* What the plan cache's image im did in this patching, said. */
+static void plancache_said(const char *what, const struct pc_image *im)
+{
 	if (im && im->checked)
 		fs_info(
 		    1,
@@ -778,8 +876,12 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	if (im && im->differ)
 		fs_warn("%s: %zu plans from the plan cache differ from a fresh plan", what,
 			im->differ);
-	/* Calls through the executable's PLT into the unwinder (dynamic C++). */
-	for (size_t j = 0; own && !tr->o->count_only && j < st->n_plt; j++) {
+}
+
+/* Calls through the executable's PLT into the unwinder (dynamic C++): hooked. */
+static void hook_plt(struct tracer *tr, const struct symtab *st, uint64_t bias)
+{
+	for (size_t j = 0; !tr->o->count_only && j < st->n_plt; j++) {
 		struct patch *p;
 
 		if (!is_unwinder_name(st->plt[j].name) && !is_rehook_name(st->plt[j].name))
@@ -795,16 +897,60 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 		fs_info(2, "hook %s@plt at 0x%" PRIx64, st->plt[j].name, p->trap);
 		tr->ps->n_patches++;
 	}
-	if (n_trap)
-		fs_info(1, "%s: %zu timed routine%s a trap at each call", what, n_trap,
-			n_trap == 1 ? " takes" : "s take");
-	err = mem_write(tr->ps->memfd, base, buf, size);
-	free(buf);
+}
+
+/* Patch routines [from, to) of `tab` (patch.h): the steps above, in turn. */
+int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from, size_t to,
+		   uint64_t bias, enum patch_mode mode, int *deferred)
+{
+	struct patching pg = {
+	    .tr = tr,
+	    .st = tab,
+	    .from = from,
+	    .to = to,
+	    .bias = bias,
+	    .mode = mode,
+	    .own = mode == PATCH_OWN,
+	};
+	size_t p0 = tr->ps->n_patches;
+	int err;
+
+	pg.what = pg.own ? tab->path : mode == PATCH_LIB ? tab->r[from].module : tab->path;
+	/* The program's first scratch page: its header, then the probes' trampoline. */
+	pg.hdr = pg.own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
+	if (!patch_extent(&pg) && !(pg.own && tr->ps->follow_dl))
+		return 0;
+	err = scratch_pages(&pg, tid, deferred);
+	if (err)
+		return err;
+	/* the code read at once when a plan is made (window_open) */
+	pg.w.fd = tr->ps->memfd;
+	pg.w.lo = pg.clo;
+	pg.w.n = (size_t)(pg.chi - pg.clo);
+	/*
+	 * The program's own routines, a library's: their plans may have been
+	 * made at an earlier exec (of another program, for a library).
+	 */
+	if (pg.own && tab->n_own == tab->n)
+		pg.im = plancache_image(tr, tr->ps->leader, tab->n);
+	else if (mode == PATCH_LIB && tab == tr->ps->st && pg.n)
+		pg.im = plancache_image_at(tr, tr->ps->leader, pg.clo, to - from);
+	for (size_t i = from; i < to; i++)
+		patch_one(&pg, i);
+	mem_cache_end();
+	plancache_said(pg.what, pg.im);
+	if (pg.own)
+		hook_plt(tr, tab, bias);
+	if (pg.n_trap)
+		fs_info(1, "%s: %zu timed routine%s a trap at each call", pg.what, pg.n_trap,
+			pg.n_trap == 1 ? " takes" : "s take");
+	err = mem_write(tr->ps->memfd, pg.base, pg.buf, pg.size);
+	free(pg.buf);
 	if (err) {
-		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
+		fs_error("%s: cannot write scratch pages: %s", pg.what, strerror(-err));
 		return err;
 	}
-	err = write_entries(tr, p0, what);
+	err = write_entries(tr, p0, pg.what);
 	for (size_t j = p0; !err && j < tr->ps->n_patches; j++)
 		u64map_put(&tr->ps->traps, tr->ps->patches[j].trap, (uint32_t)j);
 	return err;
