@@ -412,19 +412,20 @@ static uint32_t child_of(struct merge *m, uint32_t parent, uint32_t routine)
 	return (uint32_t)at;
 }
 
-/* Fold the checked report at root in as input m->n_in. */
-static void fold_report(struct merge *m, const char *what, const struct json_doc *d,
-			const struct json_node *root, const struct json_node **refs)
+/*
+ * Input m->n_in, the report `what` at root: noted, its program, clock and
+ * counting held to the first input's (warned where they differ). Returns
+ * its input number.
+ */
+static uint32_t fold_input(struct merge *m, const char *what, const struct json_doc *d,
+			   const struct json_node *root)
 {
 	uint32_t input = (uint32_t)m->n_in;
-	const struct json_node *v, *stacks;
 	const char *prog = json_string(json_get(d, root, "program"));
 	const char *clock = json_string(json_get(d, root, "clock"));
 	bool count_only = json_get(d, root, "count_only")->type == JSON_TRUE;
 	char *name = program_name(prog);
 	int rank = -1;
-	size_t pos;
-	uint32_t last = NONE; /* the last arc folded in */
 
 	if (json_int(json_get(d, root, "rank"), &rank))
 		rank = -1;
@@ -452,6 +453,19 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 				what, clock, m->clock);
 		free(name);
 	}
+	return input;
+}
+
+/*
+ * The routines of the report at root (their members at refs, RT_N each)
+ * folded in as input `input`. Returns the arcs' members, after them.
+ */
+static const struct json_node **fold_routines(struct merge *m, const struct json_doc *d,
+					      const struct json_node *root,
+					      const struct json_node **refs, uint32_t input)
+{
+	const struct json_node *v;
+	size_t pos;
 
 	m->n_touched = 0;
 	m->touched = xrealloc(m->touched, (m->n_r + json_get(d, root, "routines")->n + 1) *
@@ -492,6 +506,20 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		stat_fold(&r->self, input);
 		stat_fold(&r->total, input);
 	}
+	return refs;
+}
+
+/*
+ * The arcs of the report at root (their members at refs, ARC_N each)
+ * added up. Returns the stacks' members, after them.
+ */
+static const struct json_node **fold_arcs(struct merge *m, const struct json_doc *d,
+					  const struct json_node *root,
+					  const struct json_node **refs)
+{
+	const struct json_node *v;
+	size_t pos;
+	uint32_t last = NONE; /* the last arc folded in */
 
 	hints_for(&m->arc_hint, &m->n_arc_hint, json_get(d, root, "arcs")->n);
 	pos = 0;
@@ -522,6 +550,18 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		m->arcs[a].time_s += num_or_zero(f[ARC_TIME]);
 		m->arcs[a].self_s += num_or_zero(f[ARC_SELF]);
 	}
+	return refs;
+}
+
+/*
+ * The calling contexts of the report at root (their members at refs, ST_N
+ * each) added up in the merged tree; an input without "stacks" noted.
+ */
+static void fold_stacks(struct merge *m, const struct json_doc *d, const struct json_node *root,
+			const struct json_node **refs)
+{
+	const struct json_node *v, *stacks;
+	size_t pos;
 
 	stacks = json_get(d, root, "stacks");
 	if (!stacks)
@@ -570,6 +610,17 @@ static void fold_report(struct merge *m, const char *what, const struct json_doc
 		m->nodes[at].calls += calls;
 		m->nodes[at].self_s += num_or_zero(g[ST_SELF]);
 	}
+}
+
+/* Fold the checked report at root in as input m->n_in: its routines, arcs, stacks. */
+static void fold_report(struct merge *m, const char *what, const struct json_doc *d,
+			const struct json_node *root, const struct json_node **refs)
+{
+	uint32_t input = fold_input(m, what, d, root);
+
+	refs = fold_routines(m, d, root, refs, input);
+	refs = fold_arcs(m, d, root, refs);
+	fold_stacks(m, d, root, refs);
 }
 
 /* One report found in a text: its document, its object, its members (check_report). */
