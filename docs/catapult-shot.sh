@@ -64,23 +64,10 @@ cd "$tmp"
 npm install --silent playwright-core >/dev/null
 cat >shot.js <<'JS'
 const { chromium } = require('playwright-core');
-const fs = require('fs'), http = require('http'), path = require('path');
-(async () => {
-  // the page and the trace served from www on a free local port (the
-  // web-components polyfill fetches the viewer, which file: URLs refuse)
-  const www = process.argv[3];
-  const server = http.createServer((req, res) => {
-    const f = path.join(www, path.basename(new URL(req.url, 'http://h').pathname));
-    fs.readFile(f, (err, data) => {
-      if (err) { res.writeHead(404); res.end(); return; }
-      res.writeHead(200, { 'Content-Type': f.endsWith('.js') ? 'text/javascript' : f.endsWith('.html') ? 'text/html' : 'application/json' });
-      res.end(data);
-    });
-  });
-  await new Promise(r => server.listen(0, '127.0.0.1', r));
-  const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  const p = await b.newPage({ viewport: { width: 1200, height: 300 } });
-  await p.goto(`http://127.0.0.1:${server.address().port}/index.html`);
+const [out, www, lib] = process.argv.slice(2);
+// the page and the trace served from www (docs/shot.js)
+require(lib).shot({ chromium, www, out, width: 1200, height: 300 }, async (p, base) => {
+  await p.goto(`${base}/index.html`);
   await p.waitForFunction(() => window.traceShown, null, { timeout: 60000 });
   // the banner says the viewer runs on the web-components polyfill
   await p.getByRole('button', { name: 'Hide' }).click();
@@ -103,10 +90,7 @@ const fs = require('fs'), http = require('http'), path = require('path');
   const t = await p.locator('tr-ui-b-mouse-mode-selector').boundingBox();
   await drag(t.x + t.width / 2, t.y + 4, 120, 150);
   await p.waitForTimeout(500);
-  await p.screenshot({ path: process.argv[2] });
-  await b.close();
-  server.close();
-})();
+});
 JS
-node shot.js "$out" "$www"
+node shot.js "$out" "$www" "$src/docs/shot.js"
 echo "$out"

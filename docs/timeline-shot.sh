@@ -20,33 +20,12 @@ www=$tmp/node_modules/speedscope/dist/release
 	"$src/fixtures/bin/abcd-O2" >/dev/null || [ $? = 3 ]
 cat >shot.js <<'JS'
 const { chromium } = require('playwright-core');
-const fs = require('fs'), http = require('http'), path = require('path');
-(async () => {
-  // speedscope and the trace served from www on a free local port, by
-  // node itself (a python http.server started by pid could outlive the
-  // script where python3 is a shim that forks)
-  const www = process.argv[3];
-  const server = http.createServer((req, res) => {
-    const f = path.join(www, path.normalize(new URL(req.url, 'http://h').pathname));
-    if (!f.startsWith(www)) { res.writeHead(403); res.end(); return; }
-    fs.readFile(f, (err, data) => {
-      if (err) { res.writeHead(404); res.end(); return; }
-      const type = { '.js': 'text/javascript', '.html': 'text/html', '.css': 'text/css',
-                     '.json': 'application/json', '.png': 'image/png', '.wasm': 'application/wasm' };
-      res.writeHead(200, { 'Content-Type': type[path.extname(f)] || 'application/octet-stream' });
-      res.end(data);
-    });
-  });
-  await new Promise(r => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${server.address().port}`;
-  const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  const p = await b.newPage({ viewport: { width: 1200, height: 420 } });
+const [out, www, lib] = process.argv.slice(2);
+// speedscope and the trace served from www (docs/shot.js)
+require(lib).shot({ chromium, www, out, width: 1200, height: 420 }, async (p, base) => {
   await p.goto(`${base}/index.html#profileURL=${base}/trace.json`);
   await p.waitForTimeout(4000);
-  await p.screenshot({ path: process.argv[2] });
-  await b.close();
-  server.close();
-})();
+});
 JS
-node shot.js "$out" "$www"
+node shot.js "$out" "$www" "$src/docs/shot.js"
 echo "$out"
