@@ -338,6 +338,19 @@ int x86_stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, const u
 
 _Static_assert(INSN_STUB_SIZE <= 0x1000, "a stub's offsets outgrew insn_stub.rel's 12 bits");
 
+/* r11 kept below RSP, the event page's address in it: how both traps begin. */
+static size_t r11_page(uint8_t *code, uint64_t page)
+{
+	size_t pos = 0;
+
+	memcpy(code, r11_save, sizeof(r11_save));
+	pos += sizeof(r11_save);
+	code[pos++] = 0x49; /* movabs $page,%r11 */
+	code[pos++] = 0xbb;
+	memcpy(code + pos, &page, 8);
+	return pos + 8;
+}
+
 /*
  * The return trap and a return site's trap address the event page through
  * r11, and put it back from the dead stack below RSP (the return address's
@@ -354,18 +367,13 @@ size_t insn_return_trap(uint64_t page, uint8_t *code)
 	    0x4c, 0x8b, 0x5c, 0x24, 0xf8,		    /* mov -0x8(%rsp),%r11 */
 	    0xcc,					    /* int3 */
 	};
-	size_t pos = 0;
+	size_t pos;
 
 	if (!page) {
 		code[0] = 0xcc;
 		return 1;
 	}
-	memcpy(code, r11_save, sizeof(r11_save));
-	pos += sizeof(r11_save);
-	code[pos++] = 0x49; /* movabs $page,%r11 */
-	code[pos++] = 0xbb;
-	memcpy(code + pos, &page, 8);
-	pos += 8;
+	pos = r11_page(code, page);
 	memcpy(code + pos, tail, sizeof(tail));
 	return pos + sizeof(tail);
 }
@@ -377,15 +385,10 @@ void insn_rsite_code(uint64_t page, uint64_t ret, uint8_t *code)
 	    0x41, 0xc7, 0x43, 0x10, 0xfe, 0xff, 0xff, 0xff, /* movl $EV_RETURN_SITE,0x10(%r11) */
 	};
 	static const uint8_t jmp_back[] = {0xff, 0x25, 0x00, 0x00, 0x00, 0x00}; /* jmp *0(%rip) */
-	size_t pos = 0;
+	size_t pos;
 
 	memset(code, 0xcc, INSN_RSITE_SIZE);
-	memcpy(code + pos, r11_save, sizeof(r11_save));
-	pos += sizeof(r11_save);
-	code[pos++] = 0x49; /* movabs $page,%r11 */
-	code[pos++] = 0xbb;
-	memcpy(code + pos, &page, 8);
-	pos += 8;
+	pos = r11_page(code, page);
 	memcpy(code + pos, mid, sizeof(mid));
 	pos += sizeof(mid);
 	/* RAX and RDX (the return value) kept below RSP, after r11: dead stack at a return site */
