@@ -5,8 +5,8 @@
  * at least), as the tracer calls it without the gap before the entry, and
  * the process CPU time it takes. Build and run from the source tree:
  *   gcc -O2 -Iinclude -Isrc/arch/x86_64 -o /tmp/plan bench/plan.c \
- *       src/arch/x86_64/insn.c src/arch/x86_64/stub*.c src/arch/x86_64/lendec.c \
- *       -lcapstone -lelf
+ *       src/arch/x86_64/capstone.c src/arch/x86_64/insn.c src/arch/x86_64/stub*.c \
+ *       src/arch/x86_64/walk.c src/arch/x86_64/lendec.c -lcapstone -lelf
  *   /tmp/plan /usr/lib/gcc/x86_64-linux-gnu/12/cc1
  * The checksum sums the plans (covered length, stub size, padding, the
  * stub's and the jmp's bytes): two builds that plan alike print the same

@@ -5,7 +5,7 @@
  * routine's first instruction runs once an int3 sits on it (out of line,
  * re-encoded, emulated by the tracer, or refused), entry stubs, the return
  * trap and return sites' traps. No ptrace here: callers read and write the
- * bytes. x86-64: src/arch/x86_64/insn.c and stub*.c.
+ * bytes. x86-64: src/arch/x86_64/insn.c, stub*.c, walk.c, capstone.c.
  */
 #ifndef FORTSTAT_INSN_H
 #define FORTSTAT_INSN_H

@@ -3,8 +3,9 @@
  * insn_int.h - private to the files that plan and write the code fortstat
  * puts into a program (insn.h): insn.c (a first instruction's plan, one
  * instruction relocated), stubplan.c (what an entry stub's jmp covers),
- * stubshort.c (short entries, routines moved whole), stubcode.c (the code
- * of stubs and traps), stubmove.c (a plan moved to other addresses). Not a
+ * walk.c (the walks over a whole routine), stubshort.c (short entries,
+ * routines moved whole), stubcode.c (the code of stubs and traps),
+ * stubmove.c (a plan moved to other addresses). Not a
  * public contract: the instruction tests and byte helpers they share, and
  * the steps one of them takes for another.
  */
@@ -125,7 +126,7 @@ static inline int movable_branch(const cs_insn *in)
 #define WHOLE_MAX 64 /* bytes of a routine moved whole into its stub at most */
 
 /*
- * Refusals that insn_plan_stub compares by address (stubplan.c): a short
+ * Refusals that insn_plan_stub compares by address (walk.c): a short
  * entry may overcome the first two, moving the whole routine the third.
  */
 extern const char x86_lands_inside[];
@@ -136,7 +137,7 @@ extern const char x86_no_pad[];
 const char *x86_relocate(const cs_insn *in, const uint8_t *bytes, uint64_t dst, uint8_t *out,
 			 int *disp_at);
 
-/* stubplan.c: one step of a walk over a whole routine; a branch into the covered bytes. */
+/* walk.c: one step of a walk over a whole routine; a branch into the covered bytes. */
 bool x86_walk_step(csh h, cs_insn *it, const uint8_t **code, size_t *left, uint64_t *a,
 		   struct x86_ld *d);
 const char *x86_branch_inside(csh h, cs_insn *it, const uint8_t *code, size_t left, uint64_t a,

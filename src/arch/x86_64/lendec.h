@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lendec.h - private to src/arch/x86_64/: a table-driven x86-64 length
- * decoder for the walks over a whole routine (stubplan.c, stubshort.c),
- * which capstone makes slow (it formats every instruction's text).
+ * decoder for the walks over a whole routine (walk.c), which capstone
+ * makes slow (it formats every instruction's text).
  *
  * Contract: x86_lendec() answers only when it is sure, and then exactly as
  * capstone 4 (x86-64, detail on) and x86_walk_step would: the length, a

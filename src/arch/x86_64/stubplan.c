@@ -7,8 +7,7 @@
  * among them cannot move; a routine shorter than the jmp runs in its stub
  * whole. When a branch lands inside, stubshort.c tries a short entry, then
  * the routine moved whole; stubcode.c writes the stub's code. The walks
- * over a whole routine (x86_walk_step, x86_branch_inside) read it with
- * lendec.c first, capstone where lendec does not know.
+ * over a whole routine are walk.c's.
  */
 #include "fortstat/insn.h"
 
@@ -17,12 +16,6 @@
 #include <string.h>
 
 #include "insn_int.h"
-
-/* Reasons compared by address: refusals that a short entry may overcome. */
-const char x86_lands_inside[] = "a branch lands inside the first 5 bytes";
-const char x86_among_first[] = "a branch among the first 5 bytes";
-/* ... and one that moving the whole routine may */
-const char x86_no_pad[] = "a branch lands inside the first 5 bytes, no padding within reach";
 
 /*
  * The whole instructions in[0..] that cover the jmp's 5 bytes. Branches
@@ -44,66 +37,6 @@ static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 		stub->len += in[k].size;
 	}
 	return stub->len < 5 ? stub_refuse(stub, "routine shorter than a jmp") : 0;
-}
-
-/*
- * One instruction of a walk over a whole routine at *code (*left bytes, at
- * *a), what the walks need of it into *d; the three moved past it. lendec
- * first, capstone (it, detail on) when lendec does not know: both say the
- * same where lendec answers (tests/check_lendec.c), lendec some 30 times
- * faster (capstone formats every instruction's text).
- * False when the instruction cannot be decoded.
- */
-bool x86_walk_step(csh h, cs_insn *it, const uint8_t **code, size_t *left, uint64_t *a,
-		   struct x86_ld *d)
-{
-	const cs_x86 *x;
-
-	if (x86_lendec(*code, *left, *a, d)) {
-		*code += d->len;
-		*left -= d->len;
-		*a += d->len;
-		return true;
-	}
-	if (!cs_disasm_iter(h, code, left, a, it))
-		return false;
-	x = &it->detail->x86;
-	d->len = it->size;
-	d->flags = (is_pad(it) ? X86_LD_PAD : 0) | (ends_flow(it) ? X86_LD_ENDS : 0);
-	d->target = 0;
-	if (x86_has_group(it, X86_GRP_BRANCH_RELATIVE) && x->op_count >= 1 &&
-	    x->operands[0].type == X86_OP_IMM) {
-		d->flags |= X86_LD_BRANCH;
-		d->target = (uint64_t)x->operands[0].imm;
-	}
-	return true;
-}
-
-/*
- * The first branch of code[0..left) at a that lands inside the covered
- * bytes: why not, or NULL. With `open_end` (an end that is a guess) the
- * walk stops at code it cannot decode after an instruction that does not
- * fall through, or at an instruction that the end cuts (under 15 bytes).
- */
-const char *x86_branch_inside(csh h, cs_insn *it, const uint8_t *code, size_t left, uint64_t a,
-			      bool open_end, const struct insn_stub *stub)
-{
-	const char *why = NULL;
-	struct x86_ld d;
-	bool ended = false;
-
-	while (left && !why) {
-		if (!x86_walk_step(h, it, &code, &left, &a, &d)) {
-			if (!(open_end && (ended || left < 15)))
-				why = "routine not fully decodable";
-			break;
-		}
-		ended = d.flags & X86_LD_ENDS;
-		if ((d.flags & X86_LD_BRANCH) && d.target > stub->addr &&
-		    d.target < stub->addr + stub->len)
-			why = x86_lands_inside;
-	}
-	return why;
 }
 
 /*
