@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * patch.c - patching a process: scratch pages near its code, entry stubs or int3
- * patches with their displaced instructions, and resuming past them. Each
- * entry stub is planned in patchplan.c (try_stub).
+ * patches with their displaced instructions, the entries written in batches.
+ * Each entry stub is planned in patchplan.c (try_stub); resuming past a
+ * patch is patches.c's (resume_patched).
  */
 #include <elf.h>
 #include <errno.h>
@@ -41,7 +42,6 @@
 #include "patch.h"
 #include "patch_int.h"
 #include "patches.h"
-#include "../probe/areas.h"
 
 /* Entries this close are written as one (write_entries): a page's worth. */
 #define ENTRY_JOIN 4096
