@@ -129,13 +129,20 @@ START_TEST(test_hot)
 	ck_assert_uint_eq(ps.probe.hot[4].flags, 0); /* a dead stub */
 	ck_assert_uint_eq(ps.probe.hot[5].flags, 0); /* a Go exit probe */
 	/* made once: a record changed since is not read again at the next drain */
-	patches[0].cand = true;
+	patches[0].noreturn = false;
 	probe_hot_sync(&ps);
 	ck_assert_uint_eq(ps.probe.hot[0].flags, all);
 	probe_hot_set(&ps, 0);
-	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN);
-	patches[0].cand = false;
-	patches[0].throttled = true;
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_WATCH);
+	patches[0].noreturn = true;
+	/* a throttle candidate (probe_throttle_candidate's mark): kept by a change */
+	ps.probe.hot[0].flags = HOT_LIVE | HOT_NORETURN | HOT_CAND;
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN | HOT_CAND);
+	patches[0].throttled = true; /* still listed: throttle() passes over it */
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN | HOT_CAND);
+	ps.probe.hot[0].flags &= (uint8_t)~HOT_CAND; /* throttle() took it */
 	probe_hot_set(&ps, 0);
 	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN);
 	patches[0].dead = true; /* its library closed */

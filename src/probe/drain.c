@@ -310,42 +310,56 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool
  * untimed routine. Calls under way still return through the trampoline.
  * Only the probes whose entries the drain read are looked at (take()
  * lists them, pstate.cand), each in O(1): a stop costs what it read, not
- * what the program holds.
+ * what the program holds. The drain entry (patch_hot) is enough to pass
+ * over one called fewer than throttle_calls times; the record (288 bytes,
+ * a cache miss) is read for the others only.
  */
 static void throttle(struct tracer *tr)
 {
-	const struct books *b = tr->ps->books;
+	struct pstate *ps = tr->ps;
+	const struct books *b = ps->books;
 	static const uint8_t one = 1;
 
-	for (size_t i = 0; i < tr->ps->probe.n_cand; i++) {
-		struct patch *p = &tr->ps->patches[tr->ps->probe.cand[i]];
+	for (size_t i = 0; i < ps->probe.n_cand; i++) {
+		size_t j = ps->probe.cand[i];
+		struct patch_hot *h;
+		struct patch *p;
 		uint64_t calls;
 		acct_time_t self;
 		struct routine *rt;
 
-		p->cand = false;
-		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
-		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
+		if (j >= ps->probe.n_hot || j >= ps->n_patches) /* an image gone since */
 			continue;
-		calls = books_calls(b, p->routine);
-		if (calls < tr->o->throttle_calls) /* the cheap test first */
+		h = &ps->probe.hot[j];
+		if (!(h->flags & HOT_CAND))
+			continue; /* listed twice */
+		calls = books_calls(b, h->routine);
+		if (calls < tr->o->throttle_calls) { /* the cheap test first */
+			/* a candidate was watched (probe_hot_set keeps the mark) */
+			h->flags = (uint8_t)((h->flags & ~HOT_CAND) | HOT_WATCH);
+			continue;
+		}
+		h->flags &= (uint8_t)~HOT_CAND;
+		p = &ps->patches[j];
+		probe_hot_set(ps, j);
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
 		self = books_self(b, CLOCK_KIND_CPU, true, p->routine);
 		if (!throttle_due(calls, self, tr->o->throttle_calls, tr->o->throttle_ns) ||
-		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+		    mem_write(ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
-		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
-		probe_throttled(tr, tr->ps->probe.cand[i]);
-		if (tr->ps->go) /* a goroutine between morestack and its re-entry */
-			go_throttled(tr, tr->ps->probe.cand[i]);
-		rt = &tr->ps->st->r[p->routine];
+		probe_hot_set(ps, j);
+		probe_throttled(tr, j);
+		if (ps->go) /* a goroutine between morestack and its re-entry */
+			go_throttled(tr, j);
+		rt = &ps->st->r[p->routine];
 		rt->throttled_at = calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
 			(double)self / (double)calls / 1e3);
 	}
-	tr->ps->probe.n_cand = 0;
+	ps->probe.n_cand = 0;
 }
 
 /*
