@@ -649,19 +649,22 @@ HOT_INLINE bool run_k(struct acct *a, struct thread *th, const struct acct_pev *
 {
 	acct_time_t t[ACCT_LANES];
 
-	for (; *i < n; (*i)++) {
-		const struct acct_pev *e = &ev[*i];
+	for (size_t k = *i; k < n; k++) {
+		const struct acct_pev *e = &ev[k];
 		int done;
 
 		pev_times(e, net, t);
 		done = pev_take(a, th, e, t, lanes, both);
-		if (done < 0)
+		if (done < 0) {
+			*i = k;
 			return true;
+		}
 		if (done == 0 && net) {
 			net->vlast[0] = t[2];
 			net->vlast[1] = t[3];
 		}
 	}
+	*i = n;
 	return false;
 }
 
