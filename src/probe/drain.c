@@ -251,7 +251,7 @@ cpu:
 static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, size_t j)
 {
 	uint64_t c = ctr[j];
-	const struct patch *p = &tr->ps->patches[j];
+	uint32_t routine;
 
 	if (!c || (int64_t)c < 0) /* below 0: an area written wrong */
 		return;
@@ -264,10 +264,13 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 		if (!c)
 			return;
 	}
-	if (p->routine == ACCT_NONE)
+	/* its drain entry's (synced: probe_drain), not its 288-byte record's */
+	routine =
+	    j < tr->ps->probe.n_hot ? tr->ps->probe.hot[j].routine : tr->ps->patches[j].routine;
+	if (routine == ACCT_NONE)
 		return;
 	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
-	books_count_n(tr->ps->books, th->tid, p->routine, c, true);
+	books_count_n(tr->ps->books, th->tid, routine, c, true);
 	tr->ps->probe.n_events += c;
 }
 
@@ -579,6 +582,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 		return 0;
 	a = probe_area(tr, th->probe.area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
+	probe_hot_sync(tr->ps);
 	if (tr->o->count_only || tr->probe.n_throttled)
 		drain_counts(tr, th, a, all);
 	if (!tr->o->count_only && th->probe.cs.fd >= 0)
@@ -589,7 +593,6 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
 	stamper_init(&sp, tr, th, t1);
-	probe_hot_sync(tr->ps);
 	run.n = 0;
 	memcpy(run.cost[0], tr->o->probe_count_ns, sizeof(run.cost[0]));
 	memcpy(run.cost[1], tr->o->probe_ns, sizeof(run.cost[1]));
