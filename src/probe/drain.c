@@ -312,7 +312,7 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool
  * stub's flag sends its calls to the count-only path (one increment in the
  * thread's area), and from then on its time is its caller's, as for an
  * untimed routine. Calls under way still return through the trampoline.
- * Only the probes whose entries the drain read are looked at (take()
+ * Only the probes whose entries the drain read are looked at (it
  * lists them, pstate.cand), each in O(1): a stop costs what it read, not
  * what the program holds. The drain entry (patch_hot) is enough to pass
  * over one called fewer than throttle_calls times; the record (288 bytes,
