@@ -584,6 +584,126 @@ START_TEST(test_probe_events)
 }
 END_TEST
 
+/* A run of one thread's events into z (books_probe_run), the refused ones the long way. */
+static size_t run_into(struct books *z, int tid, const struct acct_pev *ev, size_t n,
+		       const double cost[3][FS_N_CLOCKS])
+{
+	size_t s = 0, i, refused = 0;
+
+	while (s < n) {
+		struct stamp st;
+
+		i = s + books_probe_run(z, tid, ev + s, n - s, cost);
+		if (i >= n)
+			break;
+		st = at(ev[i].t[0], ev[i].t[1]);
+		if (ev[i].kind == ACCT_PEV_LEAVE)
+			long_return(z, tid, ev[i].slot, &st);
+		else
+			long_entry(z, tid, ev[i].routine, ev[i].slot, ev[i].kind == ACCT_PEV_CHAIN,
+				   &st);
+		refused++;
+		s = i + 1;
+	}
+	return refused;
+}
+
+/*
+ * A drained ring's events in runs (books_probe_run, drain.c's way) give
+ * exactly the books the long way gives, each event's count-path calls and
+ * own cost charged before it: test_probe_events' random stream of two
+ * threads, in runs of 1 to 40 events of one thread, a thread's first run
+ * beginning with a routine out of range, on books of 4 lanes and of 2.
+ */
+START_TEST(test_probe_run)
+{
+	static const double cost[3][FS_N_CLOCKS] = {{3, 5}, {7, 11}, {13, 17}};
+	bool net = _i == 0;
+	struct books *x = books_new(6, true, net), *z = books_new(6, true, net);
+	uint64_t seed = 987654321;
+	acct_time_t cpu[2] = {1000, 1000}, wall = 5000;
+	int depth[2] = {0, 0};
+	struct acct_pev ev[40];
+	size_t refused = 0, taken = 0;
+	double ox[FS_N_CLOCKS], oz[FS_N_CLOCKS];
+
+	for (int i = 0; i < 20000;) {
+		uint64_t rnd;
+		int k, tid;
+		size_t len, n = 0;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		rnd = seed >> 33;
+		k = (int)(rnd & 1);
+		tid = 100 + k;
+		len = 1 + (rnd >> 1) % 40;
+		for (; n < len; n++, i++) {
+			struct acct_pev *e = &ev[n];
+			struct stamp s;
+			uint64_t slot;
+			uint32_t r;
+			int d;
+
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			rnd = seed >> 33;
+			r = i == 0 ? 6 : (uint32_t)((rnd >> 1) % 7); /* 6: out of range */
+			cpu[k] += (rnd >> 4) % 4 ? (rnd >> 6) % 40 : 0;
+			wall += (rnd >> 12) % 50;
+			s = at(cpu[k], wall);
+			d = depth[k] + (int)((rnd >> 18) % 5) - 2;
+			if (d < 0)
+				d = 0;
+			slot = 0x8000 - 16 * (uint64_t)d;
+			*e = (struct acct_pev){.t = {cpu[k], wall},
+					       .routine = r,
+					       .counted = (rnd >> 24) % 3 ? 0 : (rnd >> 26) % 9};
+			/* the long way: the count path's calls, the event's cost, the event */
+			books_stop_cost(x, tid,
+					(double[FS_N_CLOCKS]){(double)e->counted * cost[0][CPU],
+							      (double)e->counted * cost[0][WALL]});
+			switch ((rnd >> 21) % 8) {
+			case 0:
+			case 1:
+			case 2:
+				slot = 0x8000 - 16 * (uint64_t)(d + 1);
+				e->kind = ACCT_PEV_ENTER;
+				e->ret = 0x1000 + slot;
+				books_stop_cost(x, tid, cost[1]);
+				long_entry(x, tid, r, slot, false, &s);
+				depth[k] = d + 1;
+				break;
+			case 3:
+				e->kind = ACCT_PEV_CHAIN;
+				books_stop_cost(x, tid, cost[1]);
+				long_entry(x, tid, r, slot, true, &s);
+				break;
+			default:
+				e->kind = ACCT_PEV_LEAVE;
+				books_stop_cost(x, tid, cost[2]);
+				long_return(x, tid, slot, &s);
+				depth[k] = d > 0 ? d - 1 : 0;
+				break;
+			}
+			e->slot = slot;
+		}
+		refused += run_into(z, tid, ev, n, cost);
+		taken += n;
+	}
+	ck_assert_uint_gt(refused, 100);       /* the long way was taken, */
+	ck_assert_uint_lt(refused, taken / 2); /* and the usual case is the usual one */
+	same_books(x, z);
+	books_overhead(x, ox);
+	books_overhead(z, oz);
+	ck_assert_double_eq(ox[CPU], oz[CPU]);
+	ck_assert_double_eq(ox[WALL], oz[WALL]);
+	books_finish(x, wall + 100);
+	books_finish(z, wall + 100);
+	same_books(x, z);
+	books_free(x);
+	books_free(z);
+}
+END_TEST
+
 static Suite *books_suite(void)
 {
 	Suite *s = suite_create("books");
@@ -601,6 +721,7 @@ static Suite *books_suite(void)
 	tcase_add_test(tc, test_dup_close_now);
 	tcase_add_test(tc, test_calls_self_uncopied);
 	tcase_add_test(tc, test_probe_events);
+	tcase_add_loop_test(tc, test_probe_run, 0, 2); /* net books, and gross only */
 	suite_add_tcase(s, tc);
 	return s;
 }

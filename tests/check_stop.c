@@ -129,13 +129,20 @@ START_TEST(test_hot)
 	ck_assert_uint_eq(ps.probe.hot[4].flags, 0); /* a dead stub */
 	ck_assert_uint_eq(ps.probe.hot[5].flags, 0); /* a Go exit probe */
 	/* made once: a record changed since is not read again at the next drain */
-	patches[0].cand = true;
+	patches[0].noreturn = false;
 	probe_hot_sync(&ps);
 	ck_assert_uint_eq(ps.probe.hot[0].flags, all);
 	probe_hot_set(&ps, 0);
-	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN);
-	patches[0].cand = false;
-	patches[0].throttled = true;
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_WATCH);
+	patches[0].noreturn = true;
+	/* a throttle candidate (probe_throttle_candidate's mark): kept by a change */
+	ps.probe.hot[0].flags = HOT_LIVE | HOT_NORETURN | HOT_CAND;
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN | HOT_CAND);
+	patches[0].throttled = true; /* still listed: throttle() passes over it */
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN | HOT_CAND);
+	ps.probe.hot[0].flags &= (uint8_t)~HOT_CAND; /* throttle() took it */
 	probe_hot_set(&ps, 0);
 	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN);
 	patches[0].dead = true; /* its library closed */
@@ -155,6 +162,55 @@ START_TEST(test_hot)
 	ck_assert_uint_eq(ps.probe.n_hot, 1);
 	ck_assert_uint_eq(ps.probe.hot[0].routine, 3);
 	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_WATCH);
+}
+END_TEST
+
+/*
+ * A throttle candidate is marked in its drain entry (HOT_CAND), once a
+ * drain, never read from its record: a patch without a throttle flag, or
+ * out of range, is none; one made since the last drain is synced first.
+ */
+START_TEST(test_candidates)
+{
+	struct trace_opts o = {.throttle_calls = 10};
+	struct tracer tr = {.o = &o, .ps = &ps};
+
+	ps.probes = true;
+	patches[0].routine = 7;
+	patches[0].throttle = 0x30100;
+	ps.n_patches = 5;
+	probe_hot_sync(&ps);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_WATCH);
+	probe_throttle_candidate(&tr, 0);
+	probe_throttle_candidate(&tr, 0); /* listed once */
+	probe_throttle_candidate(&tr, 1); /* no throttle flag: an int3 patch */
+	probe_throttle_candidate(&tr, 9); /* no such patch */
+	ck_assert_uint_eq(ps.probe.n_cand, 1);
+	ck_assert_uint_eq(ps.probe.cand[0], 0);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_CAND);
+	/* a change to its record keeps the mark (it is still listed) */
+	patches[0].noreturn = true;
+	probe_hot_set(&ps, 0);
+	ck_assert_uint_eq(ps.probe.hot[0].flags, HOT_LIVE | HOT_NORETURN | HOT_CAND);
+	/* a patch made since the last drain, with a flag: its entry made, then marked */
+	patches[5].stub = true;
+	patches[5].routine = 2;
+	patches[5].throttle = 0x30200;
+	patches[5].exit_probe = false;
+	ps.n_patches = 6;
+	probe_throttle_candidate(&tr, 5);
+	ck_assert_uint_eq(ps.probe.n_hot, 6);
+	ck_assert_uint_eq(ps.probe.n_cand, 2);
+	ck_assert_uint_eq(ps.probe.hot[5].flags, HOT_LIVE | HOT_CAND);
+	/* none without --throttle */
+	o.throttle_calls = 0;
+	patches[4].dead = false;
+	patches[4].routine = 3;
+	patches[4].throttle = 0x30300;
+	probe_hot_set(&ps, 4);
+	probe_throttle_candidate(&tr, 4);
+	ck_assert_uint_eq(ps.probe.n_cand, 2);
+	free(ps.probe.cand);
 }
 END_TEST
 
@@ -379,6 +435,7 @@ static Suite *stop_suite(void)
 	tcase_add_test(tc, test_page);
 	tcase_add_test(tc, test_pc);
 	tcase_add_test(tc, test_hot);
+	tcase_add_test(tc, test_candidates);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(run, 60);
 	tcase_add_test(run, test_waits_go_on_after_signals);

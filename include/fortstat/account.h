@@ -175,6 +175,40 @@ int acct_probe_chain_t(struct acct *a, int tid, uint32_t routine, uint64_t slot,
 		       const acct_time_t *t);
 int acct_probe_leave_t(struct acct *a, int tid, uint64_t slot, const acct_time_t *t);
 
+/*
+ * A run of one thread's probe events (a drained ring's, in order), each
+ * taken as the acct_probe_*_t of its kind would, in one call: the thread
+ * looked up once and each event's path made for the state's lanes.
+ */
+enum { ACCT_PEV_ENTER, ACCT_PEV_CHAIN, ACCT_PEV_LEAVE };
+struct acct_pev {
+	uint64_t slot, ret;
+	acct_time_t t[2]; /* lane 0's and lane 1's times (the ones of lanes 2, 3: acct_pnet) */
+	uint32_t routine; /* ENTER, CHAIN: the routine called */
+	uint32_t kind;	  /* ACCT_PEV_* */
+	uint64_t counted; /* count-path calls just before it: their cost (acct_pnet) */
+};
+/*
+ * A state of 4 lanes: lanes 2 and 3 are lanes 0 and 1 less the thread's
+ * cost so far (ovh[k], ns), never going back (vlast[k]: the last times
+ * taken); before each event, counted * count[k] and the event's own cost
+ * (enter[k] for an entry or a tail call, leave[k] for a return) are added
+ * to ovh[k] (each only when above 0).
+ */
+struct acct_pnet {
+	double *ovh;
+	acct_time_t *vlast;
+	double count[2], enter[2], leave[2];
+};
+/*
+ * Takes ev[0 .. n) in order (net: the state's lanes 2 and 3; NULL for a
+ * state of 1 or 2 lanes) up to the first one that the acct_probe_*_t of its
+ * kind would refuse (-1: frames below its slot to close first): its index,
+ * its cost charged (net) and nothing else done; n when every one was taken.
+ */
+size_t acct_probe_run(struct acct *a, int tid, const struct acct_pev *ev, size_t n,
+		      struct acct_pnet *net);
+
 /* The thread exits at t: close its open frames as incomplete. */
 void acct_thread_exit(struct acct *a, int tid, acct_time_t t);
 void acct_thread_exit_t(struct acct *a, int tid, const acct_time_t *t);

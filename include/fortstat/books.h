@@ -80,6 +80,19 @@ bool books_probe_leave(struct books *b, int tid, uint64_t slot, const struct sta
 		       const double ovh[FS_N_CLOCKS]);
 
 /*
+ * A run of thread tid's probe events, in order (acct_probe_run: t[0] the
+ * CPU clock's times, t[1] the wall clock's), each as books_probe_enter
+ * (ACCT_PEV_ENTER, ACCT_PEV_CHAIN: chained) or books_probe_leave would
+ * take it, the cost of its `counted` count-path calls (cost[0] each)
+ * charged before it as books_stop_cost, and then its own: cost[1] an
+ * entry's, cost[2] a return's (indexed by enum clock_kind). Returns the
+ * index of the first event those would refuse (its costs charged, nothing
+ * else done: the caller takes it the long way), or n.
+ */
+size_t books_probe_run(struct books *b, int tid, const struct acct_pev *ev, size_t n,
+		       const double cost[3][FS_N_CLOCKS]);
+
+/*
  * One stop cost thread tid ovh[CLOCK_KIND_CPU] ns of its CPU clock and
  * ovh[CLOCK_KIND_WALL] of the wall clock: from now on its net times are that
  * much less (never going backwards). No effect without net books.

@@ -576,6 +576,148 @@ int acct_probe_leave_t(struct acct *a, int tid, uint64_t slot, const acct_time_t
 	return 0;
 }
 
+/* acct_probe_run: event e's times on the lanes (t), its cost charged first (net). */
+HOT_INLINE void pev_times(const struct acct_pev *e, struct acct_pnet *net, acct_time_t *t)
+{
+	t[0] = e->t[0];
+	t[1] = e->t[1];
+	if (!net) {
+		t[2] = t[0]; /* (a state of 4 lanes fed none: as acct_enter) */
+		t[3] = t[1];
+		return;
+	}
+#pragma GCC unroll 2
+	for (int k = 0; k < 2; k++) {
+		double c = e->kind == ACCT_PEV_LEAVE ? net->leave[k] : net->enter[k], v;
+
+		if (e->counted) {
+			v = (double)e->counted * net->count[k];
+			net->ovh[k] += v > 0 ? v : 0;
+		}
+		net->ovh[k] += c > 0 ? c : 0;
+		/* below 2^63 ns, a signed conversion is exact as the unsigned one */
+		v = (double)(int64_t)e->t[k] - net->ovh[k];
+		t[2 + k] =
+		    v > (double)(int64_t)net->vlast[k] ? (acct_time_t)(int64_t)v : net->vlast[k];
+	}
+}
+
+/*
+ * One event of acct_probe_run on thread th (which exists): what the
+ * acct_probe_*_t of its kind returns.
+ */
+HOT_INLINE int pev_take(struct acct *a, struct thread *th, const struct acct_pev *e,
+			const acct_time_t *t, const int lanes, const bool both)
+{
+	uint64_t top = th->depth ? th->fr[th->depth - 1].slot : 0;
+
+	switch (e->kind) {
+	case ACCT_PEV_ENTER:
+		if (th->depth && top <= e->slot)
+			return -1;
+		if (e->routine >= a->n)
+			return 0;
+		(void)solo(a, true); /* as acct_probe_enter_t: the program's copy lags */
+		enter_k(a, th, e->routine, e->slot, e->ret, t, lanes, both);
+		return 0;
+	case ACCT_PEV_CHAIN:
+		if (th->depth && top < e->slot)
+			return -1;
+		if (!th->depth || top > e->slot) { /* not the frame's: a call counted */
+			acct_count_n(a, th->tid, e->routine, 1, false);
+			return 1;
+		}
+		if (e->routine >= a->n)
+			return 0;
+		(void)solo(a, true);
+		chain_k(a, th, e->routine, t, lanes, both);
+		return 0;
+	default:
+		if (!th->depth || top > e->slot)
+			return 1;
+		if (top < e->slot)
+			return -1;
+		(void)solo(a, true);
+		leave_k(a, th, t, NULL, lanes, both);
+		return 0;
+	}
+}
+
+/* acct_probe_run's loop on thread th from *i, for the state's lanes; true: stopped at *i. */
+HOT_INLINE bool run_k(struct acct *a, struct thread *th, const struct acct_pev *ev, size_t n,
+		      size_t *i, struct acct_pnet *net, const int lanes, const bool both)
+{
+	acct_time_t t[ACCT_LANES];
+
+	for (size_t k = *i; k < n; k++) {
+		const struct acct_pev *e = &ev[k];
+		int done;
+
+		pev_times(e, net, t);
+		done = pev_take(a, th, e, t, lanes, both);
+		if (done < 0) {
+			*i = k;
+			return true;
+		}
+		if (done == 0 && net) {
+			net->vlast[0] = t[2];
+			net->vlast[1] = t[3];
+		}
+	}
+	*i = n;
+	return false;
+}
+
+/* One event of acct_probe_run while tid has no thread: through the acct_probe_*_t. */
+static int pev_first(struct acct *a, int tid, const struct acct_pev *e, struct acct_pnet *net)
+{
+	acct_time_t t[ACCT_LANES];
+	int done;
+
+	pev_times(e, net, t);
+	if (e->kind == ACCT_PEV_ENTER)
+		done = acct_probe_enter_t(a, tid, e->routine, e->slot, e->ret, t);
+	else if (e->kind == ACCT_PEV_CHAIN)
+		done = acct_probe_chain_t(a, tid, e->routine, e->slot, t);
+	else
+		done = acct_probe_leave_t(a, tid, e->slot, t);
+	if (done == 0 && net) {
+		net->vlast[0] = t[2];
+		net->vlast[1] = t[3];
+	}
+	return done;
+}
+
+size_t acct_probe_run(struct acct *a, int tid, const struct acct_pev *ev, size_t n,
+		      struct acct_pnet *net)
+{
+	struct thread *th = thread_find(a, tid);
+	size_t i = 0;
+	bool both, stop = false;
+
+	if (net && a->lanes != 4)
+		net = NULL; /* no lanes of theirs */
+	/* the thread's first events: the one that makes it (its thread count changes) */
+	for (; !th && i < n; i++) {
+		if (pev_first(a, tid, &ev[i], net) < 0)
+			return i;
+		th = thread_find(a, tid);
+	}
+	if (i == n)
+		return n;
+	/* a thread made no other: the same `both` for the run (solo's answer) */
+	both = a->thr_n > 1;
+	if (a->lanes == 4 && !both)
+		stop = run_k(a, th, ev, n, &i, net, 4, false);
+	else if (a->lanes == 4)
+		stop = run_k(a, th, ev, n, &i, net, 4, true);
+	else if (a->lanes == 2 && !both)
+		stop = run_k(a, th, ev, n, &i, NULL, 2, false);
+	else
+		stop = run_k(a, th, ev, n, &i, NULL, a->lanes, both);
+	return stop ? i : n;
+}
+
 /* Thread tid exits at times t: close its open frames as incomplete and drop its stack. */
 void acct_thread_exit_t(struct acct *a, int tid, const acct_time_t *t)
 {

@@ -240,6 +240,34 @@ bool books_probe_leave(struct books *b, int tid, uint64_t slot, const struct sta
 	return done >= 0;
 }
 
+/* acct_probe_run's lanes 0, 1 and net ones are the clocks in enum clock_kind's order */
+_Static_assert(CLOCK_KIND_CPU == 0 && CLOCK_KIND_WALL == 1 && FS_N_CLOCKS == 2, "clock order");
+
+size_t books_probe_run(struct books *b, int tid, const struct acct_pev *ev, size_t n,
+		       const double cost[3][FS_N_CLOCKS])
+{
+	struct acct_pnet net;
+	struct bthread *th;
+	size_t i;
+
+	if (!n)
+		return 0;
+	if (!b->net) {
+		i = acct_probe_run(b->a, tid, ev, n, NULL);
+	} else {
+		th = thread_of(b, tid);
+		net = (struct acct_pnet){.ovh = th->ovh, .vlast = th->vlast};
+		for (int k = 0; k < FS_N_CLOCKS; k++) {
+			net.count[k] = cost[0][k];
+			net.enter[k] = cost[1][k];
+			net.leave[k] = cost[2][k];
+		}
+		i = acct_probe_run(b->a, tid, ev, n, &net);
+	}
+	b->gen += i < n ? i + 1 : n; /* one an event, as books_probe_enter's */
+	return i;
+}
+
 void books_enter(struct books *b, int tid, uint32_t routine, uint64_t slot, uint64_t ret,
 		 const struct stamp *s)
 {

@@ -97,15 +97,12 @@ void probe_thr_init(struct probe_thr *pt)
 	pt->cs.fd = -1;
 }
 
-void probe_proc_fork(struct probe_proc *child, const struct probe_proc *parent,
-		     struct patch *patches)
+void probe_proc_fork(struct probe_proc *child, const struct probe_proc *parent)
 {
 	child->thr_ix = xmalloc((child->n_thr_ix ? child->n_thr_ix : 1) * sizeof(*child->thr_ix));
 	if (child->n_thr_ix)
 		memcpy(child->thr_ix, parent->thr_ix, child->n_thr_ix * sizeof(*child->thr_ix));
 	child->cap_thr_ix = child->n_thr_ix;
-	for (size_t i = 0; i < parent->n_cand; i++) /* the parent's to look at */
-		patches[parent->cand[i]].cand = false;
 	child->cand = NULL;
 	child->n_cand = child->cap_cand = 0;
 	child->hot = NULL; /* made again from its records at its first drain */
@@ -315,8 +312,8 @@ void trap_throttle(struct tracer *tr, size_t j)
 		(double)self / (double)calls / 1e3);
 }
 
-/* Patch j's drain entry, from its record. */
-static struct patch_hot hot_of(const struct patch *p)
+/* Patch j's drain entry, from its record; `cand`: it is a throttle candidate. */
+static struct patch_hot hot_of(const struct patch *p, bool cand)
 {
 	struct patch_hot h = {.routine = p->routine};
 
@@ -324,8 +321,10 @@ static struct patch_hot hot_of(const struct patch *p)
 		h.flags |= HOT_LIVE;
 	if (p->noreturn)
 		h.flags |= HOT_NORETURN;
-	if (p->throttle && !p->throttled && !p->cand)
-		h.flags |= HOT_WATCH;
+	if (p->throttle && !p->throttled)
+		h.flags |= cand ? HOT_CAND : HOT_WATCH;
+	else if (cand) /* still in the list: throttle() passes over it */
+		h.flags |= HOT_CAND;
 	if (p->alloc && p->stub && !p->dead)
 		h.flags |= HOT_ALLOC;
 	return h;
@@ -334,7 +333,7 @@ static struct patch_hot hot_of(const struct patch *p)
 void probe_hot_set(struct pstate *ps, size_t j)
 {
 	if (j < ps->probe.n_hot && j < ps->n_patches)
-		ps->probe.hot[j] = hot_of(&ps->patches[j]);
+		ps->probe.hot[j] = hot_of(&ps->patches[j], ps->probe.hot[j].flags & HOT_CAND);
 }
 
 /*
@@ -354,7 +353,7 @@ void probe_hot_sync(struct pstate *ps)
 		ps->probe.hot = xrealloc(ps->probe.hot, ps->probe.cap_hot * sizeof(*ps->probe.hot));
 	}
 	for (size_t j = ps->probe.n_hot; j < ps->n_patches; j++)
-		ps->probe.hot[j] = hot_of(&ps->patches[j]);
+		ps->probe.hot[j] = hot_of(&ps->patches[j], false);
 	ps->probe.n_hot = ps->n_patches;
 }
 
@@ -365,17 +364,19 @@ void probe_hot_sync(struct pstate *ps)
 void probe_throttle_candidate(struct tracer *tr, size_t j)
 {
 	struct pstate *ps = tr->ps;
-	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
 
-	if (!p || !ps->probes || p->cand || !p->throttle || p->throttled || !tr->o->throttle_calls)
+	if (!ps->probes || !tr->o->throttle_calls)
+		return;
+	probe_hot_sync(ps); /* at a stop, j may be new since the last drain */
+	/* HOT_WATCH: its record has a throttle flag, not set, and it is no candidate yet */
+	if (j >= ps->probe.n_hot || !(ps->probe.hot[j].flags & HOT_WATCH))
 		return;
 	if (ps->probe.n_cand == ps->probe.cap_cand) {
 		ps->probe.cap_cand = ps->probe.cap_cand ? 2 * ps->probe.cap_cand : 64;
 		ps->probe.cand =
 		    xrealloc(ps->probe.cand, ps->probe.cap_cand * sizeof(*ps->probe.cand));
 	}
-	p->cand = true;
-	probe_hot_set(ps, j);
+	ps->probe.hot[j].flags = (uint8_t)((ps->probe.hot[j].flags & ~HOT_WATCH) | HOT_CAND);
 	ps->probe.cand[ps->probe.n_cand++] = (uint32_t)j;
 }
 

@@ -28,8 +28,11 @@ struct tthread;
  * (pstate.probe.hot): 8 bytes a patch, where a record is 288 (a process of
  * 1,400 patches: 11 KiB, in the L1 cache, against a cache miss an event).
  * Made from the records at the next drain (probe_hot_sync: the patches
- * made since); a record's stub, dead, routine, noreturn, throttle,
- * throttled or cand changed after that goes through probe_hot_set.
+ * made since); a record's stub, dead, routine, noreturn, throttle or
+ * throttled changed after that goes through probe_hot_set. Whether it is a
+ * throttle candidate (HOT_CAND) is kept here only: taking an entry, making
+ * it a candidate and passing over one called fewer than --throttle's times
+ * never read the record.
  */
 struct patch_hot {
 	uint32_t routine; /* p->routine */
@@ -39,6 +42,7 @@ struct patch_hot {
 #define HOT_NORETURN 2u /* p->noreturn: its stub hooks nothing */
 #define HOT_WATCH 4u	/* throttle() is to look at it: a flag, not throttled, no candidate */
 #define HOT_ALLOC 8u	/* --alloc: a live allocator's stub, its entries memcall.c's */
+#define HOT_CAND 16u	/* in pstate.probe.cand: throttle() looks at it at the drain's end */
 
 /* A process's part of the probes (struct pstate.probe): changed by areas.c and drain.c. */
 struct probe_proc {
@@ -91,11 +95,10 @@ void probe_thr_init(struct probe_thr *pt);
 
 /*
  * A forked child's part (child: a copy of the parent's): the throttled
- * probes' list its own, nothing else of the parent's drains (the
- * candidates' marks cleared in the child's copy of the patches).
+ * probes' list its own, nothing else of the parent's drains (its drain
+ * entries, where the candidates' marks are, made again at its first).
  */
-void probe_proc_fork(struct probe_proc *child, const struct probe_proc *parent,
-		     struct patch *patches);
+void probe_proc_fork(struct probe_proc *child, const struct probe_proc *parent);
 
 /* The process exec'ed a new image: nothing to take off the old patches' counts. */
 void probe_proc_exec(struct probe_proc *pp);

@@ -210,7 +210,8 @@ static inline acct_time_t stamp_cpu_fast(struct stamper *sp, uint64_t w)
 	return c < sp->c1 ? c : sp->c1;
 }
 
-static void stamp_at(struct stamper *sp, uint64_t t, struct stamp *s)
+static inline __attribute__((always_inline)) void stamp_at(struct stamper *sp, uint64_t t,
+							   struct stamp *s)
 {
 	acct_time_t w0 = sp->w0, w1 = sp->w1, c0 = sp->c0, c1 = sp->c1;
 	double f = 1, on;
@@ -250,7 +251,7 @@ cpu:
 static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, size_t j)
 {
 	uint64_t c = ctr[j];
-	const struct patch *p = &tr->ps->patches[j];
+	uint32_t routine;
 
 	if (!c || (int64_t)c < 0) /* below 0: an area written wrong */
 		return;
@@ -263,10 +264,13 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 		if (!c)
 			return;
 	}
-	if (p->routine == ACCT_NONE)
+	/* its drain entry's (synced: probe_drain), not its 288-byte record's */
+	routine =
+	    j < tr->ps->probe.n_hot ? tr->ps->probe.hot[j].routine : tr->ps->patches[j].routine;
+	if (routine == ACCT_NONE)
 		return;
 	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
-	books_count_n(tr->ps->books, th->tid, p->routine, c, true);
+	books_count_n(tr->ps->books, th->tid, routine, c, true);
 	tr->ps->probe.n_events += c;
 }
 
@@ -308,44 +312,58 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool
  * stub's flag sends its calls to the count-only path (one increment in the
  * thread's area), and from then on its time is its caller's, as for an
  * untimed routine. Calls under way still return through the trampoline.
- * Only the probes whose entries the drain read are looked at (take()
+ * Only the probes whose entries the drain read are looked at (it
  * lists them, pstate.cand), each in O(1): a stop costs what it read, not
- * what the program holds.
+ * what the program holds. The drain entry (patch_hot) is enough to pass
+ * over one called fewer than throttle_calls times; the record (288 bytes,
+ * a cache miss) is read for the others only.
  */
 static void throttle(struct tracer *tr)
 {
-	const struct books *b = tr->ps->books;
+	struct pstate *ps = tr->ps;
+	const struct books *b = ps->books;
 	static const uint8_t one = 1;
 
-	for (size_t i = 0; i < tr->ps->probe.n_cand; i++) {
-		struct patch *p = &tr->ps->patches[tr->ps->probe.cand[i]];
+	for (size_t i = 0; i < ps->probe.n_cand; i++) {
+		size_t j = ps->probe.cand[i];
+		struct patch_hot *h;
+		struct patch *p;
 		uint64_t calls;
 		acct_time_t self;
 		struct routine *rt;
 
-		p->cand = false;
-		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
-		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
+		if (j >= ps->probe.n_hot || j >= ps->n_patches) /* an image gone since */
 			continue;
-		calls = books_calls(b, p->routine);
-		if (calls < tr->o->throttle_calls) /* the cheap test first */
+		h = &ps->probe.hot[j];
+		if (!(h->flags & HOT_CAND))
+			continue; /* listed twice */
+		calls = books_calls(b, h->routine);
+		if (calls < tr->o->throttle_calls) { /* the cheap test first */
+			/* a candidate was watched (probe_hot_set keeps the mark) */
+			h->flags = (uint8_t)((h->flags & ~HOT_CAND) | HOT_WATCH);
+			continue;
+		}
+		h->flags &= (uint8_t)~HOT_CAND;
+		p = &ps->patches[j];
+		probe_hot_set(ps, j);
+		if (!p->throttle || p->throttled || p->dead || p->routine == ACCT_NONE)
 			continue;
 		self = books_self(b, CLOCK_KIND_CPU, true, p->routine);
 		if (!throttle_due(calls, self, tr->o->throttle_calls, tr->o->throttle_ns) ||
-		    mem_write(tr->ps->memfd, p->throttle, &one, 1) < 0)
+		    mem_write(ps->memfd, p->throttle, &one, 1) < 0)
 			continue;
 		p->throttled = true;
-		probe_hot_set(tr->ps, tr->ps->probe.cand[i]);
-		probe_throttled(tr, tr->ps->probe.cand[i]);
-		if (tr->ps->go) /* a goroutine between morestack and its re-entry */
-			go_throttled(tr, tr->ps->probe.cand[i]);
-		rt = &tr->ps->st->r[p->routine];
+		probe_hot_set(ps, j);
+		probe_throttled(tr, j);
+		if (ps->go) /* a goroutine between morestack and its re-entry */
+			go_throttled(tr, j);
+		rt = &ps->st->r[p->routine];
 		rt->throttled_at = calls;
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
 			(double)self / (double)calls / 1e3);
 	}
-	tr->ps->probe.n_cand = 0;
+	ps->probe.n_cand = 0;
 }
 
 /*
@@ -440,6 +458,97 @@ static void take(struct tracer *tr, struct tthread *th, const struct probe_event
 }
 
 /*
+ * The usual events, taken in runs (struct run): a live probe's entry of a
+ * routine that returns, and a return, stamped and put in order in a run,
+ * which the books take in one call (books_probe_run: the thread looked up
+ * once, not two calls an event); any other event (an allocator's, a
+ * routine that never returns, one with samples before it, Go's) ends the
+ * run first and is taken as before (take). An event the books refuse (a
+ * frame below its slot to close first) is taken the long way there, in
+ * its place.
+ */
+#define RUN_N 256 /* 12 KiB of events: in the L1 cache with the ring's */
+
+struct run {
+	struct acct_pev ev[RUN_N];
+	size_t n;
+	double cost[3][FS_N_CLOCKS]; /* a counted call's, an entry's, a return's */
+};
+
+/* The run's events into the books, the refused ones the long way, in order. */
+static void run_flush(struct tracer *tr, struct tthread *th, struct run *r, const struct stamp *now)
+{
+	struct pstate *ps = tr->ps;
+	size_t s = 0, i;
+
+	while (s < r->n) {
+		i = s + books_probe_run(ps->books, th->tid, r->ev + s, r->n - s, r->cost);
+		/* a call's slot that held a return address left by a longjmp: no orphan now */
+		for (size_t k = s; ps->orphans.n && k < i; k++) {
+			uint64_t old;
+
+			if (r->ev[k].kind == ACCT_PEV_ENTER &&
+			    u64map_get(&ps->orphans, r->ev[k].slot, &old) && old)
+				u64map_put(&ps->orphans, r->ev[k].slot, 0);
+		}
+		if (i >= r->n)
+			break;
+		/* refused: frames below its slot to close first (retaddr.c), at its times */
+		th->now.t[CLOCK_KIND_CPU] = r->ev[i].t[0];
+		th->now.t[CLOCK_KIND_WALL] = r->ev[i].t[1];
+		if (r->ev[i].kind == ACCT_PEV_LEAVE)
+			return_recorded(tr, th, r->ev[i].slot);
+		else
+			entry_recorded(tr, th, r->ev[i].routine, r->ev[i].slot, r->ev[i].ret,
+				       r->ev[i].kind == ACCT_PEV_CHAIN, false);
+		th->now = *now;
+		s = i + 1;
+	}
+	r->n = 0;
+}
+
+/*
+ * Event e into run r when it is a usual one (true; the run flushed when
+ * full), stamped and its throttle candidate made as take() does; false:
+ * for take(), nothing done.
+ */
+static inline bool run_add(struct tracer *tr, struct tthread *th, struct run *r,
+			   const struct probe_event *e, struct stamper *sp, const struct stamp *now)
+{
+	struct pstate *ps = tr->ps;
+	uint64_t kind = e->word & PROBE_W_KIND, j = e->word & 0xffffffffull;
+	uint64_t nc = e->word >> PROBE_W_NCOUNT_SHIFT;
+	const struct patch_hot *h =
+	    kind == PROBE_W_ENTRY && j < ps->probe.n_hot ? &ps->probe.hot[j] : NULL;
+	struct acct_pev *v = &r->ev[r->n];
+	struct stamp st;
+
+	if (h ? (h->flags & (HOT_LIVE | HOT_NORETURN | HOT_ALLOC)) != HOT_LIVE
+	      : kind != PROBE_W_RETURN || th->mem.fn)
+		return false;
+	stamp_at(sp, e->tsc, &st);
+	v->slot = e->slot;
+	v->ret = e->ret;
+	v->t[0] = st.t[CLOCK_KIND_CPU];
+	v->t[1] = st.t[CLOCK_KIND_WALL];
+	v->counted = (nc - th->probe.p_ncount) & (PROBE_W_NCOUNT_MASK >> PROBE_W_NCOUNT_SHIFT);
+	th->probe.p_ncount = nc;
+	if (h) {
+		v->routine = h->routine;
+		v->kind = e->ret == ps->probe_tramp || e->ret == ps->retrap ? ACCT_PEV_CHAIN
+									    : ACCT_PEV_ENTER;
+		if (h->flags & HOT_WATCH)
+			probe_throttle_candidate(tr, j);
+	} else {
+		v->routine = ACCT_NONE;
+		v->kind = ACCT_PEV_LEAVE;
+	}
+	if (++r->n == RUN_N)
+		run_flush(tr, th, r, now);
+	return true;
+}
+
+/*
  * Thread th's records were lost in the window just read (its CPU times
  * there spread over elapsed time): counted for the report, the records
  * since the last count, the thread named among the first few.
@@ -465,6 +574,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	struct stamp now = th->now;
 	struct probe_event *ring;
 	struct stamper sp;
+	struct run run;
 	size_t n = 0;
 	uint8_t *a;
 
@@ -472,6 +582,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 		return 0;
 	a = probe_area(tr, th->probe.area);
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
+	probe_hot_sync(tr->ps);
 	if (tr->o->count_only || tr->probe.n_throttled)
 		drain_counts(tr, th, a, all);
 	if (!tr->o->count_only && th->probe.cs.fd >= 0)
@@ -482,7 +593,10 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	if (head - tail > PROBE_RING_N)
 		head = tail + PROBE_RING_N;
 	stamper_init(&sp, tr, th, t1);
-	probe_hot_sync(tr->ps);
+	run.n = 0;
+	memcpy(run.cost[0], tr->o->probe_count_ns, sizeof(run.cost[0]));
+	memcpy(run.cost[1], tr->o->probe_ns, sizeof(run.cost[1]));
+	memcpy(run.cost[2], tr->o->probe_ret_ns, sizeof(run.cost[2]));
 	for (; tail != head; tail++, n++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 		struct probe_event copy = *e;
@@ -490,8 +604,12 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
 		e->word = 0;
+		if (!tr->ps->go && !th->smp.n_pend && run_add(tr, th, &run, &copy, &sp, &now))
+			continue;
+		run_flush(tr, th, &run, &now);
 		take(tr, th, &copy, &sp, &now);
 	}
+	run_flush(tr, th, &run, &now);
 	*probe_hdr(a, PROBE_TAIL) = tail;
 	tr->ps->probe.n_events += n;
 	/*

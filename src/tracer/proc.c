@@ -139,7 +139,7 @@ static void follow_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
 	ns.patches = xmalloc((ns.cap_patches ? ns.cap_patches : 1) * sizeof(*ns.patches));
 	memcpy(ns.patches, tr->ps->patches, ns.n_patches * sizeof(*ns.patches));
 	u64map_dup(&ns.traps, &tr->ps->traps);
-	probe_proc_fork(&ns.probe, &tr->ps->probe, ns.patches);
+	probe_proc_fork(&ns.probe, &tr->ps->probe);
 	ns.go = go_dup(tr->ps->go);
 	ns.smp = NULL; /* the parent's samples stay the parent's */
 	u64map_dup(&ns.rsite_map, &tr->ps->rsite_map);

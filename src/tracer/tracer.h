@@ -90,7 +90,6 @@ struct patch {
 	uint64_t throttle; /* a timed probe: its throttle flag's address (0: none) */
 	uint64_t call_ret; /* stub: the return address of the call it emulates (0: none) */
 	bool throttled;	   /* ... set: its calls are counted in-process, not timed */
-	bool cand;	   /* in pstate.cand: an entry read in the drain under way */
 	bool removed;	   /* an int3 entry throttled: the original byte is back (trap_throttle) */
 	uint8_t alloc;	   /* --alloc: an allocator (enum alloc_fn), never timed (memcall.c) */
 };
