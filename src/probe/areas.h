@@ -80,7 +80,9 @@ struct probe_run {
 	 */
 	double ev_ns[FS_N_CLOCKS], ret_ns[FS_N_CLOCKS], count_ns[FS_N_CLOCKS];
 	double round_w; /* the round calibration's weight in them, 0..1 */
-	bool cost_set;	/* the above are set */
+	double count_w; /* ... in count_ns, when count_known (drain_counts) */
+	bool count_known;
+	bool cost_set; /* the above are set */
 	uint64_t seen[8];
 	uint64_t seen_n; /* events in the window */
 };

@@ -246,14 +246,40 @@ cpu:
 		: c0;
 }
 
-/* Patch j's counter in the thread's area, added to its books and cleared. */
-static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, size_t j)
+#define ROUND_WINDOW 8192 /* events a weight is taken from (round_weigh) */
+#define ROUND_LO 8
+#define ROUND_HI 60
+#define ROUND_CALLEES 64
+
+/*
+ * The count path's cost, weighed as round_weigh does (below) by how many
+ * routines the counted calls went to, w: the throttled routines whose
+ * counters held calls, at a read that found at least ROUND_WINDOW counted
+ * calls (exact: no bits); until then, as round_weigh's events.
+ */
+static void count_weigh(struct tracer *tr, double w)
+{
+	struct probe_run *pr = &tr->probe;
+	const struct trace_opts *o = tr->o;
+
+	w = w < 0 ? 0 : w > 1 ? 1 : w;
+	for (int c = 0; c < FS_N_CLOCKS; c++) {
+		pr->count_ns[c] = o->probe_count_ns[c];
+		if (o->probe_round_count_ns[c] > 0)
+			pr->count_ns[c] += w * (o->probe_round_count_ns[c] - o->probe_count_ns[c]);
+	}
+	pr->count_w = w;
+	pr->count_known = true;
+}
+
+/* Patch j's counter in the thread's area, added to its books and cleared: true if it had calls. */
+static bool drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, size_t j)
 {
 	uint64_t c = ctr[j];
 	const struct patch *p = &tr->ps->patches[j];
 
 	if (!c || (int64_t)c < 0) /* below 0: an area written wrong */
-		return;
+		return false;
 	ctr[j] = 0;
 	if (j < tr->ps->probe.n_uncount && tr->ps->probe.uncount[j]) { /* calls that were none */
 		uint64_t none = c < tr->ps->probe.uncount[j] ? c : tr->ps->probe.uncount[j];
@@ -261,13 +287,14 @@ static void drain_counter(struct tracer *tr, struct tthread *th, uint64_t *ctr, 
 		c -= none;
 		tr->ps->probe.uncount[j] -= (uint32_t)none;
 		if (!c)
-			return;
+			return true;
 	}
 	if (p->routine == ACCT_NONE)
-		return;
+		return true;
 	/* counted away from the stack: -c has none; a throttled routine's caller is unknown */
 	books_count_n(tr->ps->books, th->tid, p->routine, c, true);
 	tr->ps->probe.n_events += c;
+	return true;
 }
 
 /*
@@ -295,9 +322,13 @@ static void drain_counts(struct tracer *tr, struct tthread *th, uint8_t *a, bool
 		for (size_t j = 0; j < n; j++)
 			drain_counter(tr, th, ctr, j);
 	} else {
+		int d = 0; /* the throttled routines that were called: count_weigh */
+
 		for (size_t i = 0; i < tr->ps->probe.n_thr_ix; i++)
 			if (tr->ps->probe.thr_ix[i] < n)
-				drain_counter(tr, th, ctr, tr->ps->probe.thr_ix[i]);
+				d += drain_counter(tr, th, ctr, tr->ps->probe.thr_ix[i]);
+		if (nc - th->probe.c_ncount >= ROUND_WINDOW)
+			count_weigh(tr, (double)(d - ROUND_LO) / (ROUND_CALLEES - ROUND_LO));
 	}
 	th->probe.c_ncount = nc;
 }
@@ -358,9 +389,6 @@ static void throttle(struct tracer *tr)
  * ns more than the flat loop's, as did 64 leaves called in a random order
  * (8: none).
  */
-#define ROUND_WINDOW 8192
-#define ROUND_LO 8
-#define ROUND_HI 60
 static void round_weigh(struct tracer *tr)
 {
 	struct probe_run *pr = &tr->probe;
@@ -377,11 +405,13 @@ static void round_weigh(struct tracer *tr)
 	for (int c = 0; c < FS_N_CLOCKS; c++) {
 		pr->ev_ns[c] = o->probe_ns[c];
 		pr->ret_ns[c] = o->probe_ret_ns[c];
-		pr->count_ns[c] = o->probe_count_ns[c];
 		if (o->probe_round_ns[c] > 0 && o->probe_round_ret_ns[c] > 0) {
 			pr->ev_ns[c] += w * (o->probe_round_ns[c] - o->probe_ns[c]);
 			pr->ret_ns[c] += w * (o->probe_round_ret_ns[c] - o->probe_ret_ns[c]);
 		}
+		if (pr->count_known)
+			continue;
+		pr->count_ns[c] = o->probe_count_ns[c];
 		if (o->probe_round_count_ns[c] > 0)
 			pr->count_ns[c] += w * (o->probe_round_count_ns[c] - o->probe_count_ns[c]);
 	}
