@@ -47,6 +47,19 @@ struct calib {
 	 */
 	double count_ns;
 	double alt_count_ns;
+	/*
+	 * In-process probes: f1, f2 and the count path's cost again, the calls
+	 * going round 64 routines in a random order (the flat loop's are the
+	 * best case: one stub, every branch predicted), on each clock (0: not
+	 * measured). The run weighs the two by how many routines its calls go
+	 * round (trace.h, probe_round_*).
+	 */
+	double round_f1_ns;
+	double round_f2_ns;
+	double alt_round_f1_ns;
+	double alt_round_f2_ns;
+	double round_count_ns;
+	double alt_round_count_ns;
 	size_t batches; /* batches measured */
 	size_t calls;	/* calls per batch */
 	double seconds; /* wall time the calibration took */
@@ -55,10 +68,11 @@ struct calib {
 /*
  * The figures of each calibration batch, f[k][batch] for k: f1, f2, the
  * other clock's f1, f2, a segment's stops, the other clock's, the count
- * path, the other clock's (ns).
+ * path, the other clock's; the round calls' f1, f2, the other clock's f1,
+ * f2, their count path, the other clock's (ns).
  */
 #define CALIB_MAX_BATCHES 9
-#define CALIB_FIGURES 8
+#define CALIB_FIGURES 14
 
 /*
  * From b batches' figures (f left as it is), *out's medians, spreads and

@@ -68,6 +68,14 @@ struct trace_opts {
 	double probe_ns[FS_N_CLOCKS];
 	double probe_ret_ns[FS_N_CLOCKS];
 	double probe_count_ns[FS_N_CLOCKS]; /* a call through the count path (throttled) */
+	/*
+	 * The same three when the calls go round many routines (calib.h's
+	 * round_*; 0: not measured, the flat ones stand): the drain weighs the
+	 * two by the routines its latest events entered (drain.c, round_weigh).
+	 */
+	double probe_round_ns[FS_N_CLOCKS];
+	double probe_round_ret_ns[FS_N_CLOCKS];
+	double probe_round_count_ns[FS_N_CLOCKS];
 	const char *libs[TRACE_MAX_LIBS];   /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;     /* --pin */

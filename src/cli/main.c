@@ -324,6 +324,14 @@ static int run_program(struct session *s)
 		s->trace.probe_ret_ns[alt] = cal->alt_f1_ns;
 		s->trace.probe_count_ns[ck] = cal->count_ns;
 		s->trace.probe_count_ns[alt] = cal->alt_count_ns;
+		if (!s->trace.go_program) { /* Go's probes: Go's own flat figures alone */
+			s->trace.probe_round_ns[ck] = cal->round_f2_ns;
+			s->trace.probe_round_ns[alt] = cal->alt_round_f2_ns;
+			s->trace.probe_round_ret_ns[ck] = cal->round_f1_ns;
+			s->trace.probe_round_ret_ns[alt] = cal->alt_round_f1_ns;
+			s->trace.probe_round_count_ns[ck] = cal->round_count_ns;
+			s->trace.probe_round_count_ns[alt] = cal->alt_round_count_ns;
+		}
 		if (s->cal_traps.batches) {
 			est[ck] = (s->cal_traps.f1_ns + s->cal_traps.f2_ns) / 2;
 			est[alt] = (s->cal_traps.alt_f1_ns + s->cal_traps.alt_f2_ns) / 2;

@@ -77,6 +77,18 @@ struct probe_run {
 	bool no_tsc;			/* the program forbids rdtsc: events stamped at stops */
 	uint64_t cap;			/* events a thread's ring holds (PROBE_CAP) */
 	size_t n_throttled;		/* probes throttled (their counters are read too) */
+	/*
+	 * What an event costs the program now (drain.c, round_weigh): the
+	 * flat and round calibrations weighed by how many routines the latest
+	 * window of events entered (their patch indices, mod 512, as bits).
+	 */
+	double ev_ns[FS_N_CLOCKS], ret_ns[FS_N_CLOCKS], count_ns[FS_N_CLOCKS];
+	double round_w; /* the round calibration's weight in them, 0..1 */
+	double count_w; /* ... in count_ns, when count_known (drain_counts) */
+	bool count_known;
+	bool cost_set; /* the above are set */
+	uint64_t seen[8];
+	uint64_t seen_n; /* events in the window */
 };
 
 /* A thread's part of the probes (struct tthread.probe): changed by areas.c and drain.c. */

@@ -14,6 +14,8 @@
 #include "fortstat/books.h"
 
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,74 @@ CALIB_PAIR(fortstat_calib_counted, fortstat_calib_count_driver)
 CALIB_PAIR(fortstat_calib_empty_raw, fortstat_calib_driver_raw)
 
 /*
+ * In-process probes: the flat loop is a probe's best case (one stub, the
+ * trampoline's call always to the same place). A program's calls go round
+ * many routines: on sqlite3, sorted by the routines its drains saw, a timed
+ * call cost 13 ns more than the flat loop's, as did a fixture calling 64
+ * leaves in a random order (8 leaves: none). So the calls are measured
+ * again going round CALIB_ROUND empty callees, each of its own stub, picked
+ * by a fixed pseudo-random sequence through a table: timed (round_*), their
+ * count path (count_*), and never patched (raw_*, the loop's own cost
+ * with the same table calls and their mispredictions).
+ */
+#define CALIB_ROUND 64
+#define CALIB_ROUND_WARM 2000 /* calls before, through the same stubs (cold code) */
+#define CALIB_CALLEE(name)                                                                         \
+	void name(void);                                                                           \
+	__attribute__((noinline, noipa)) void name(void)                                           \
+	{                                                                                          \
+		CALIB_PROLOGUE;                                                                    \
+	}
+#define CALIB_CALLEES8(p, a)                                                                       \
+	CALIB_CALLEE(p##a##0)                                                                      \
+	CALIB_CALLEE(p##a##1)                                                                      \
+	CALIB_CALLEE(p##a##2)                                                                      \
+	CALIB_CALLEE(p##a##3)                                                                      \
+	CALIB_CALLEE(p##a##4)                                                                      \
+	CALIB_CALLEE(p##a##5)                                                                      \
+	CALIB_CALLEE(p##a##6)                                                                      \
+	CALIB_CALLEE(p##a##7)
+#define CALIB_CALLEES(p)                                                                           \
+	CALIB_CALLEES8(p, 0)                                                                       \
+	CALIB_CALLEES8(p, 1)                                                                       \
+	CALIB_CALLEES8(p, 2)                                                                       \
+	CALIB_CALLEES8(p, 3)                                                                       \
+	CALIB_CALLEES8(p, 4)                                                                       \
+	CALIB_CALLEES8(p, 5)                                                                       \
+	CALIB_CALLEES8(p, 6)                                                                       \
+	CALIB_CALLEES8(p, 7)
+#define CALIB_TAB8(p, a) p##a##0, p##a##1, p##a##2, p##a##3, p##a##4, p##a##5, p##a##6, p##a##7,
+#define CALIB_TAB(p)                                                                               \
+	{                                                                                          \
+		CALIB_TAB8(p, 0)                                                                   \
+		CALIB_TAB8(p, 1) CALIB_TAB8(p, 2) CALIB_TAB8(p, 3) CALIB_TAB8(p, 4)                \
+		    CALIB_TAB8(p, 5) CALIB_TAB8(p, 6) CALIB_TAB8(p, 7)                             \
+	}
+/* The driver: n calls of tab's callees, in the same order every time. */
+#define CALIB_ROUND_DRIVER(driver, tab)                                                            \
+	void driver(int n);                                                                        \
+	__attribute__((noinline, noipa)) void driver(int n)                                        \
+	{                                                                                          \
+		unsigned r = 12345;                                                                \
+		CALIB_PROLOGUE;                                                                    \
+		for (int i = 0; i < n; i++) {                                                      \
+			r = r * 1103515245u + 12345u;                                              \
+			tab[(r >> 16) % CALIB_ROUND]();                                            \
+		}                                                                                  \
+	}
+CALIB_CALLEES(fortstat_calib_round_)
+CALIB_CALLEES(fortstat_calib_rcount_)
+CALIB_CALLEES(fortstat_calib_rraw_)
+static void (*const round_tab[CALIB_ROUND])(void) = CALIB_TAB(fortstat_calib_round_);
+static void (*const rcount_tab[CALIB_ROUND])(void) = CALIB_TAB(fortstat_calib_rcount_);
+static void (*const rraw_tab[CALIB_ROUND])(void) = CALIB_TAB(fortstat_calib_rraw_);
+CALIB_ROUND_DRIVER(fortstat_calib_round_driver, round_tab)
+CALIB_ROUND_DRIVER(fortstat_calib_round_warm, round_tab)
+CALIB_ROUND_DRIVER(fortstat_calib_rcount_driver, rcount_tab)
+CALIB_ROUND_DRIVER(fortstat_calib_rcount_warm, rcount_tab)
+CALIB_ROUND_DRIVER(fortstat_calib_rraw_driver, rraw_tab)
+
+/*
  * A Go program's probes (no hook; an exit probe over each routine's
  * epilogue, golang.c) are measured on pairs shaped as Go's code, R14
  * holding a goroutine whose stack bounds hold every SP (only g.stack.hi is
@@ -133,7 +203,7 @@ static uint64_t now_ns(clockid_t id)
  * CPU clock is a system call: 3.5 us of 11 were once the reads', and f2
  * came out 0.7 ns short a call.
  */
-static uint64_t raw_loop_ns(clockid_t id, int n, bool go)
+static uint64_t raw_loop_ns(clockid_t id, int n, bool go, bool round)
 {
 	uint64_t best = UINT64_MAX;
 
@@ -142,6 +212,8 @@ static uint64_t raw_loop_ns(clockid_t id, int n, bool go)
 
 		if (go)
 			fortstat_calib_go_call(n, fortstat_calib_go_driver_raw);
+		else if (round)
+			fortstat_calib_rraw_driver(n);
 		else
 			fortstat_calib_driver_raw(n);
 		c = now_ns(id);
@@ -156,18 +228,18 @@ static uint64_t raw_loop_ns(clockid_t id, int n, bool go)
 __attribute__((constructor)) static void calib_child(void)
 {
 	const char *env = getenv(CALIB_ENV);
-	uint64_t w[2];
-	int n, fd, warm, go = 0;
+	uint64_t w[4] = {0, 0, 0, 0}; /* the flat loop's cpu, wall; the round one's */
+	int n, fd, warm, go = 0, round = 0;
 
-	if (!env || sscanf(env, "%d,%d,%d,%d", &n, &fd, &warm, &go) < 3)
+	if (!env || sscanf(env, "%d,%d,%d,%d,%d", &n, &fd, &warm, &go, &round) < 3)
 		return;
 	/* warm up caches and the page tables */
 	if (go)
 		fortstat_calib_go_call(n, fortstat_calib_go_driver_raw);
 	else
 		fortstat_calib_driver_raw(n);
-	w[0] = raw_loop_ns(CLOCK_THREAD_CPUTIME_ID, n, go);
-	w[1] = raw_loop_ns(CLOCK_MONOTONIC, n, go);
+	w[0] = raw_loop_ns(CLOCK_THREAD_CPUTIME_ID, n, go, false);
+	w[1] = raw_loop_ns(CLOCK_MONOTONIC, n, go, false);
 	/*
 	 * A loop of a few microseconds runs on the CPU throughout: its CPU
 	 * time is its elapsed time. The CPU clock's read still adds some
@@ -175,6 +247,13 @@ __attribute__((constructor)) static void calib_child(void)
 	 */
 	if (w[0] > w[1])
 		w[0] = w[1];
+	if (round) {
+		fortstat_calib_rraw_driver(n);
+		w[2] = raw_loop_ns(CLOCK_THREAD_CPUTIME_ID, n, false, true);
+		w[3] = raw_loop_ns(CLOCK_MONOTONIC, n, false, true);
+		if (w[2] > w[3])
+			w[2] = w[3];
+	}
 	if (write(fd, w, sizeof(w)) != (ssize_t)sizeof(w))
 		_exit(1);
 	if (go) { /* Go's probes: f1, f2 alone */
@@ -185,6 +264,18 @@ __attribute__((constructor)) static void calib_child(void)
 	fortstat_calib_warm(warm);
 	fortstat_calib_driver(n);
 	fortstat_calib_count_driver(n); /* untimed but with the probes */
+	if (round) {
+		/*
+		 * A stop (its SIGURG ignored) drains the ring before the warm
+		 * calls and before the measured ones: none stops among them.
+		 */
+		raise(SIGURG);
+		fortstat_calib_round_warm(CALIB_ROUND_WARM);
+		fortstat_calib_rcount_warm(CALIB_ROUND_WARM);
+		raise(SIGURG);
+		fortstat_calib_round_driver(n);
+		fortstat_calib_rcount_driver(n);
+	}
 	_exit(0);
 }
 
@@ -232,6 +323,59 @@ static long find_routine(const struct symtab *st, const char *name)
 	return -1;
 }
 
+/* The round calls' routines in the symbol table (calib_round_find). */
+struct round_ix {
+	long callee[CALIB_ROUND], counted[CALIB_ROUND];
+	long driver, warm, count_driver, count_warm;
+};
+
+/*
+ * The round calls' routines found and selected (the counted ones to be
+ * counted from the start): 0, or -ENOENT when one is missing.
+ */
+static int calib_round_find(struct symtab *st, struct round_ix *rx)
+{
+	static const char *const pre[2] = {"fortstat_calib_round_", "fortstat_calib_rcount_"};
+	int found = 0;
+
+	for (int k = 0; k < CALIB_ROUND; k++)
+		rx->callee[k] = rx->counted[k] = -1;
+	rx->driver = find_routine(st, "fortstat_calib_round_driver");
+	rx->warm = find_routine(st, "fortstat_calib_round_warm");
+	rx->count_driver = find_routine(st, "fortstat_calib_rcount_driver");
+	rx->count_warm = find_routine(st, "fortstat_calib_rcount_warm");
+	if (rx->driver < 0 || rx->warm < 0 || rx->count_driver < 0 || rx->count_warm < 0)
+		return -ENOENT;
+	/* the callees are named PREFIX and two octal digits */
+	for (size_t i = 0; i < st->n; i++)
+		for (size_t m = 0; m < st->r[i].n_names; m++)
+			for (int c = 0; c < 2; c++) {
+				const char *nm = st->r[i].names[m];
+				size_t l = strlen(pre[c]);
+				long *slot = c ? rx->counted : rx->callee;
+				int k;
+
+				if (strncmp(nm, pre[c], l) || strlen(nm) != l + 2 || nm[l] < '0' ||
+				    nm[l] > '7' || nm[l + 1] < '0' || nm[l + 1] > '7')
+					continue;
+				k = (nm[l] - '0') * 8 + (nm[l + 1] - '0');
+				if (slot[k] < 0)
+					found++;
+				slot[k] = (long)i;
+			}
+	if (found != 2 * CALIB_ROUND)
+		return -ENOENT;
+	for (int k = 0; k < CALIB_ROUND; k++) {
+		st->r[rx->callee[k]].flags |= RT_SELECTED;
+		st->r[rx->counted[k]].flags |= RT_SELECTED | RT_COUNTED;
+	}
+	st->r[rx->driver].flags |= RT_SELECTED;
+	st->r[rx->warm].flags |= RT_SELECTED;
+	st->r[rx->count_driver].flags |= RT_SELECTED;
+	st->r[rx->count_warm].flags |= RT_SELECTED;
+	return 0;
+}
+
 /* Calls a batch measures, and calls before them: in-process probes time many more. */
 static int calib_calls(const struct trace_opts *o, int *warm)
 {
@@ -270,25 +414,58 @@ static void count_factor(const struct acct *acct, long icd, uint64_t w, int call
 }
 
 /*
+ * The round calls' f1 (the callees' self time a call: the warm calls'
+ * too, their stubs' cold code spread as a program's is), f2 (the driver's
+ * self less the raw loop's, a call) and the count path's (the count
+ * driver's self less the raw loop's and its own probe's f1, a call).
+ */
+static int round_factors(const struct acct *acct, const struct round_ix *rx, uint64_t w, int calls,
+			 double *f1, double *f2, double *c)
+{
+	const struct acct_routine *r = acct_routines(acct);
+	double self = 0;
+	uint64_t n = 0;
+
+	for (int k = 0; k < CALIB_ROUND; k++) {
+		self += (double)r[rx->callee[k]].self;
+		n += r[rx->callee[k]].calls;
+	}
+	if (n != (uint64_t)calls + CALIB_ROUND_WARM || r[rx->driver].calls != 1 ||
+	    r[rx->count_driver].calls != 1)
+		return -EIO;
+	*f1 = self / (double)n;
+	*f2 = ((double)r[rx->driver].self - (double)w) / calls;
+	if (*f2 < 0)
+		*f2 = 0;
+	*c = ((double)r[rx->count_driver].self - (double)w - *f1) / calls;
+	if (*c < 0)
+		*c = 0;
+	return 0;
+}
+
+/*
  * One batch: returns 0 and the batch's f1, f2 on the chosen clock (f[0],
  * f[1]) and on the other (f[2], f[3]); what its stops were measured to
- * cost a segment on each (f[4], f[5]; 0 when not measured).
+ * cost a segment on each (f[4], f[5]; 0 when not measured); the count
+ * path's (f[6], f[7]); with rx, the round calls' f1, f2 (f[8], f[9]; the
+ * other clock's f[10], f[11]) and count path (f[12], f[13]).
  */
 static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, long id, long icd,
-		       double f[CALIB_FIGURES])
+		       const struct round_ix *rx, double f[CALIB_FIGURES])
 {
 	static char name[] = "fortstat-calibrate";
 	char *argv[] = {name, NULL};
 	struct trace_result res;
 	struct books *books;
-	uint64_t w[2] = {0, 0}; /* cpu, wall */
+	uint64_t w[4] = {0, 0, 0, 0}; /* cpu, wall; the round loop's */
 	int wall = o->clock == CLOCK_KIND_WALL;
 	char env[64];
 	int p[2], err, warm, calls = calib_calls(o, &warm);
 
 	if (pipe(p) < 0)
 		return -errno;
-	snprintf(env, sizeof(env), "%d,%d,%d,%d", calls, p[1], warm, o->go_calib ? 1 : 0);
+	snprintf(env, sizeof(env), "%d,%d,%d,%d,%d", calls, p[1], warm, o->go_calib ? 1 : 0,
+		 rx ? 1 : 0);
 	setenv(CALIB_ENV, env, 1);
 	books = books_new(st->n, true, false);
 	err = trace_run("/proc/self/exe", argv, st, books, NULL, NULL, o, NULL, &res);
@@ -306,12 +483,20 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 		    w[!wall], calls, &f[2], &f[3]);
 	f[4] = wall ? res.seg_wall_ns : res.seg_cpu_ns;
 	f[5] = wall ? res.seg_cpu_ns : res.seg_wall_ns;
-	f[6] = f[7] = 0;
+	for (int k = 6; k < CALIB_FIGURES; k++)
+		f[k] = 0;
 	if (!err && icd >= 0) {
 		count_factor(books_acct(books, o->clock, false), icd, w[wall], calls, f[0], &f[6]);
 		count_factor(books_acct(books, !wall ? CLOCK_KIND_WALL : CLOCK_KIND_CPU, false),
 			     icd, w[!wall], calls, f[2], &f[7]);
 	}
+	if (!err && rx)
+		err = round_factors(books_acct(books, o->clock, false), rx, w[2 + wall], calls,
+				    &f[8], &f[9], &f[12]);
+	if (!err && rx)
+		err = round_factors(
+		    books_acct(books, !wall ? CLOCK_KIND_WALL : CLOCK_KIND_CPU, false), rx,
+		    w[2 + !wall], calls, &f[10], &f[11], &f[13]);
 	books_free(books);
 	return err;
 }
@@ -349,7 +534,7 @@ static void calib_go(const struct trace_opts *o, struct calib *out)
 	st.r[iw].flags |= RT_SELECTED;
 	oc.go_calib = true;
 	fs_verbose = 0;
-	while (b < CALIB_MIN_BATCHES + 2 && !(err = calib_batch(&oc, &st, ie, id, -1, one))) {
+	while (b < CALIB_MIN_BATCHES + 2 && !(err = calib_batch(&oc, &st, ie, id, -1, NULL, one))) {
 		for (int k = 0; k < 4; k++)
 			f[k][b] = one[k];
 		b++;
@@ -389,10 +574,31 @@ void calib_summarise(const double f[CALIB_FIGURES][CALIB_MAX_BATCHES], size_t b,
 	out->alt_seg_ns = median(f[5], b);
 	out->count_ns = median(f[6], b);
 	out->alt_count_ns = median(f[7], b);
+	out->round_f1_ns = median(f[8], b);
+	out->round_f2_ns = median(f[9], b);
+	out->alt_round_f1_ns = median(f[10], b);
+	out->alt_round_f2_ns = median(f[11], b);
+	out->round_count_ns = median(f[12], b);
+	out->alt_round_count_ns = median(f[13], b);
 	out->df1_ns = spread_of(f[0], b);
 	out->df2_ns = spread_of(f[1], b);
 	out->alt_df1_ns = spread_of(f[2], b);
 	out->alt_df2_ns = spread_of(f[3], b);
+	/*
+	 * The run weighs the flat and round figures by a guess (how many
+	 * routines a window's calls went round, drain.c): a call's cost is
+	 * known to half their gap at best, beside the batches' spread.
+	 */
+	if (out->round_f1_ns > 0 && out->round_f2_ns > 0) {
+		out->df1_ns = hypot(out->df1_ns, (out->round_f1_ns - out->f1_ns) / 2);
+		out->df2_ns = hypot(out->df2_ns, (out->round_f2_ns - out->f2_ns) / 2);
+	}
+	if (out->alt_round_f1_ns > 0 && out->alt_round_f2_ns > 0) {
+		out->alt_df1_ns =
+		    hypot(out->alt_df1_ns, (out->alt_round_f1_ns - out->alt_f1_ns) / 2);
+		out->alt_df2_ns =
+		    hypot(out->alt_df2_ns, (out->alt_round_f2_ns - out->alt_f2_ns) / 2);
+	}
 	/*
 	 * What the run's measurement leaves out (the stub's own instructions,
 	 * caches the stop disturbed): per batch, the mean of f1 and f2 less
@@ -420,6 +626,8 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int verbose = fs_verbose, err;
 	long ie, id, iwe, iw, icd = -1, ic = -1;
+	struct round_ix rx;
+	bool round = false;
 	size_t b = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -446,6 +654,7 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 		if (icd >= 0 && ic >= 0) {
 			st.r[icd].flags |= RT_SELECTED;
 			st.r[ic].flags |= RT_SELECTED | RT_COUNTED;
+			round = calib_round_find(&st, &rx) == 0;
 		} else {
 			icd = -1;
 		}
@@ -462,7 +671,7 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	oc.n_libs = 0; /* the calibration child's libraries are not the program's */
 	fs_verbose = 0;
 	while (b < CALIB_MAX_BATCHES) {
-		err = calib_batch(&oc, &st, ie, id, icd, one);
+		err = calib_batch(&oc, &st, ie, id, icd, round ? &rx : NULL, one);
 		if (err)
 			break;
 		for (int k = 0; k < CALIB_FIGURES; k++)
@@ -477,9 +686,12 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 		fs_info(3,
 			"calibration batch %zu: f1 %.3f f2 %.3f us (other clock %.3f %.3f); "
 			"stops measured %.3f us a segment (other clock %.3f); count path %.4f us "
-			"(other clock %.4f)",
+			"(other clock %.4f); round calls f1 %.3f f2 %.3f count path %.4f us "
+			"(other clock %.3f %.3f %.4f)",
 			i, f[0][i] / 1e3, f[1][i] / 1e3, f[2][i] / 1e3, f[3][i] / 1e3,
-			f[4][i] / 1e3, f[5][i] / 1e3, f[6][i] / 1e3, f[7][i] / 1e3);
+			f[4][i] / 1e3, f[5][i] / 1e3, f[6][i] / 1e3, f[7][i] / 1e3, f[8][i] / 1e3,
+			f[9][i] / 1e3, f[12][i] / 1e3, f[10][i] / 1e3, f[11][i] / 1e3,
+			f[13][i] / 1e3);
 	symtab_free(&st);
 	if (b < CALIB_MIN_BATCHES)
 		return err ? err : -EIO;

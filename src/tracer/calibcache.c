@@ -16,19 +16,37 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_MAGIC "fortstat-calibration-1"
+#define CACHE_MAGIC "fortstat-calibration-2" /* 2: the round calls' figures */
 #define CACHE_KEEP 16 /* lines kept: the latest for each key */
 
 /* The figures of a struct calib, in the order of a line. */
-#define N_FIG 18
+#define N_FIG 24
 static double *figs(struct calib *c, double *v[N_FIG])
 {
-	double *a[N_FIG] = {&c->f1_ns,	       &c->f2_ns,	 &c->alt_f1_ns,
-			    &c->alt_f2_ns,     &c->df1_ns,	 &c->df2_ns,
-			    &c->alt_df1_ns,    &c->alt_df2_ns,	 &c->dresid_ns,
-			    &c->alt_dresid_ns, &c->seg_ns,	 &c->alt_seg_ns,
-			    &c->resid_ns,      &c->alt_resid_ns, &c->count_ns,
-			    &c->alt_count_ns,  &c->seconds,	 NULL};
+	double *a[N_FIG] = {&c->f1_ns,
+			    &c->f2_ns,
+			    &c->alt_f1_ns,
+			    &c->alt_f2_ns,
+			    &c->df1_ns,
+			    &c->df2_ns,
+			    &c->alt_df1_ns,
+			    &c->alt_df2_ns,
+			    &c->dresid_ns,
+			    &c->alt_dresid_ns,
+			    &c->seg_ns,
+			    &c->alt_seg_ns,
+			    &c->resid_ns,
+			    &c->alt_resid_ns,
+			    &c->count_ns,
+			    &c->alt_count_ns,
+			    &c->seconds,
+			    &c->round_f1_ns,
+			    &c->round_f2_ns,
+			    &c->alt_round_f1_ns,
+			    &c->alt_round_f2_ns,
+			    &c->round_count_ns,
+			    &c->alt_round_count_ns,
+			    NULL};
 	memcpy(v, a, sizeof(a));
 	return v[0];
 }

@@ -16,7 +16,7 @@ unset FORTSTAT_CALIB_CACHE
 file=$XDG_CACHE_HOME/fortstat/calibration
 p=$BIN/chain-O0
 
-calib_lines() { grep -c '^fortstat-calibration-1 ' "$file" 2>/dev/null || echo 0; }
+calib_lines() { grep -c '^fortstat-calibration-2 ' "$file" 2>/dev/null || echo 0; }
 taken() { grep -c 'calibration of the [a-z]*: taken from a run' t.err; }
 figures() { grep '^fortstat: calibration: f1' t.err | sed 's/, [0-9.]* s$//'; }
 
@@ -67,12 +67,12 @@ unset FORTSTAT_CALIB_CACHE
 
 # 5. lines that are not sane are not taken (nor do they crash fortstat)
 for bad in 1e300 nan -5 0x1p+2000; do
-	sed "s/^\(fortstat-calibration-1 [0-9a-f]* [0-9.]* [0-9]* [0-9]*\) [^ ]*/\1 $bad/" kept >"$file"
+	sed "s/^\(fortstat-calibration-2 [0-9a-f]* [0-9.]* [0-9]* [0-9]*\) [^ ]*/\1 $bad/" kept >"$file"
 	traced -v -- "$p"
 	[ "$(taken)" = 0 ] || fail "a line with f1 = $bad was taken"
 	expect "f1 = $bad in the cache" main 1 work 1000 leaf 3500 twice 500
 done
-sed 's/^\(fortstat-calibration-1 [0-9a-f]* [0-9.]*\) [0-9]*/\1 99/' kept >"$file"
+sed 's/^\(fortstat-calibration-2 [0-9a-f]* [0-9.]*\) [0-9]*/\1 99/' kept >"$file"
 traced -v -- "$p"
 [ "$(taken)" = 0 ] || fail "a line of 99 batches was taken"
 cut -c 1-120 kept >"$file"
