@@ -4,7 +4,7 @@
 # routines pay: roundleaf's mid calls one of 64 leaves, picked at random,
 # 400,000 times (--no-throttle: 800,000 timed calls, counts exact). The
 # program time fortstat reports (JSON total_time_s) less the untraced run's
-# CPU time, a timed call, stays within 8 ns of 0 (7 pairs, untraced and
+# CPU time, a timed call, stays within 8 ns of 0 (11 pairs, untraced and
 # traced on CPU 0 as --pin=auto runs them; the median). The flat
 # calibration loop alone (one routine, every branch of the probe
 # predicted) left 10-19 ns a call in the program's time (calib.c's round
@@ -18,7 +18,7 @@ pin=""
 command -v taskset >/dev/null && pin="taskset -c 0"
 : >excess.txt
 for a in 1 2 3 4 5 6 7 8; do for b in 0 1 2 3 4 5 6 7; do echo "leaf$a$b"; done; done >names.txt
-for i in 1 2 3 4 5 6 7; do
+for i in 1 2 3 4 5 6 7 8 9 10 11; do
 	$pin "$p" $n >u.out 2>u.err </dev/null || fail "$p: exit status $? untraced"
 	"$FORTSTAT" -n names.txt --no-throttle --no-progress --format=json -o r.json "$p" $n \
 		>t.out 2>t.err </dev/null || fail "$p: exit status $? under fortstat"
