@@ -798,7 +798,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	if (n_trap)
 		fs_info(1, "%s: %zu timed routine%s a trap at each call", what, n_trap,
 			n_trap == 1 ? " takes" : "s take");
-	err = mem_write(tr->ps->memfd, base, buf, size);
+	err = own ? plancache_write_scratch(tr, im, tid, base, buf, size)
+		  : mem_write(tr->ps->memfd, base, buf, size);
 	free(buf);
 	if (err) {
 		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
