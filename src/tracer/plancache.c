@@ -310,13 +310,40 @@ fail:;
  * its name written at base (the scratch mapped there, replaced by the
  * mmap), mmap, close. Returns 0 or -errno.
  */
+/*
+ * Does process pid see fortstat's /proc/FORTSTAT as fortstat does: the
+ * same pid and mount namespaces (a program that made its own, a sandbox,
+ * would open another process's descriptor by that name)?
+ */
+static bool same_namespaces(pid_t pid)
+{
+	static const char *const ns[] = {"pid", "mnt"};
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		char link[64], a[64], b[64];
+		ssize_t na, nb;
+
+		snprintf(link, sizeof(link), "/proc/%d/ns/%s", (int)pid, ns[i]);
+		na = readlink(link, a, sizeof(a));
+		snprintf(link, sizeof(link), "/proc/self/ns/%s", ns[i]);
+		nb = readlink(link, b, sizeof(b));
+		if (na <= 0 || na != nb || memcmp(a, b, (size_t)na))
+			return false;
+	}
+	return true;
+}
+
 static int share_map_in(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
 			size_t size)
 {
 	char path[64];
 	long args[6] = {0}, fd = -1, addr = -1, ret;
+	uint8_t check[SHARE_PAGE];
+	size_t mid = size / 2 / SHARE_PAGE * SHARE_PAGE;
 	int err;
 
+	if (!same_namespaces(tid))
+		return -EXDEV;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), im->share_fd);
 	err = mem_write(tr->ps->memfd, base, path, sizeof(path));
 	if (err)
@@ -340,6 +367,11 @@ static int share_map_in(struct tracer *tr, struct pc_image *im, pid_t tid, uint6
 		/* the mapping holds the file */
 		inject_syscall(tid, tr->ps->memfd, SYS_close, cargs, &ret);
 	}
+	/* the memfd it mapped is fortstat's: a page of it read back */
+	if (!err && size - mid >= SHARE_PAGE &&
+	    (mem_read(tr->ps->memfd, base + mid, check, SHARE_PAGE) < 0 ||
+	     memcmp(check, im->share_map + mid, SHARE_PAGE)))
+		err = -ENOENT;
 	return err;
 }
 
