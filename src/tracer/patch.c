@@ -658,7 +658,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 				 strerror(-err));
 		return err;
 	}
-	buf = plancache_scratch_buf(tr, size);
+	buf = xmalloc(size);
 	memset(buf, 0xcc, size);
 	if (own) {
 		tr->ps->scratch = base;
@@ -800,7 +800,7 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 			n_trap == 1 ? " takes" : "s take");
 	err = own ? plancache_write_scratch(tr, im, tid, base, buf, size)
 		  : mem_write(tr->ps->memfd, base, buf, size);
-	plancache_scratch_done(tr, buf);
+	free(buf);
 	if (err) {
 		fs_error("%s: cannot write scratch pages: %s", what, strerror(-err));
 		return err;

@@ -25,9 +25,6 @@
 struct plancache {
 	struct pc_image **im;
 	size_t n;
-	uint8_t *buf; /* plancache_scratch_buf's, kept */
-	size_t buf_size;
-	bool buf_busy;
 };
 
 enum pc_mode plancache_mode(void)
@@ -442,34 +439,6 @@ int plancache_write_scratch(struct tracer *tr, struct pc_image *im, pid_t tid, u
 	return mem_write(tr->ps->memfd, base, buf, size);
 }
 
-uint8_t *plancache_scratch_buf(struct tracer *tr, size_t size)
-{
-	struct plancache *pc;
-
-	if (size < SHARE_MIN || plancache_mode() == PC_OFF)
-		return xmalloc(size);
-	if (!tr->pc)
-		tr->pc = xcalloc(1, sizeof(*tr->pc));
-	pc = tr->pc;
-	if (pc->buf_busy)
-		return xmalloc(size);
-	if (pc->buf_size < size) {
-		free(pc->buf);
-		pc->buf = xmalloc(size);
-		pc->buf_size = size;
-	}
-	pc->buf_busy = true;
-	return pc->buf;
-}
-
-void plancache_scratch_done(struct tracer *tr, uint8_t *buf)
-{
-	if (tr->pc && buf == tr->pc->buf)
-		tr->pc->buf_busy = false;
-	else
-		free(buf);
-}
-
 void plancache_free(struct tracer *tr)
 {
 	struct plancache *pc = tr->pc;
@@ -494,7 +463,6 @@ void plancache_free(struct tracer *tr)
 		free(im);
 	}
 	free(pc->im);
-	free(pc->buf);
 	free(pc);
 	tr->pc = NULL;
 }

@@ -139,15 +139,6 @@ bool plancache_same(const struct pc_plan *a, const struct pc_plan *b);
 int plancache_write_scratch(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
 			    const uint8_t *buf, size_t size);
 
-/*
- * A buffer of `size` bytes for the scratch pages patch_routines makes,
- * handed back with plancache_scratch_done: past a size, the run's one,
- * kept (its pages faulted in once, not at each exec: cc1's 19 MB came
- * fresh from mmap each time); else allocated. Its bytes are undefined.
- */
-uint8_t *plancache_scratch_buf(struct tracer *tr, size_t size);
-void plancache_scratch_done(struct tracer *tr, uint8_t *buf);
-
 /* Free the run's cache (tracer_free). */
 void plancache_free(struct tracer *tr);
 
