@@ -474,7 +474,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	if (pg.n_trap)
 		fs_info(1, "%s: %zu timed routine%s a trap at each call", pg.what, pg.n_trap,
 			pg.n_trap == 1 ? " takes" : "s take");
-	err = mem_write(tr->ps->memfd, pg.base, pg.buf, pg.size);
+	err = pg.own ? plancache_write_scratch(tr, pg.im, tid, pg.base, pg.buf, pg.size)
+		     : mem_write(tr->ps->memfd, pg.base, pg.buf, pg.size);
 	free(pg.buf);
 	if (err) {
 		fs_error("%s: cannot write scratch pages: %s", pg.what, strerror(-err));

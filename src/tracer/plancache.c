@@ -3,13 +3,21 @@
  * plancache.c - the symbol tables and entry plans of the files exec'ed in
  * one run, kept for their next exec (plancache.h).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "fortstat/inject.h"
+#include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
+#include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "plancache.h"
 #include "tracer.h"
@@ -64,6 +72,7 @@ static struct pc_image *image_of(struct tracer *tr, const struct stat *sb)
 			return pc->im[i];
 	pc->im = xrealloc(pc->im, (pc->n + 1) * sizeof(*pc->im));
 	im = pc->im[pc->n++] = xcalloc(1, sizeof(*im));
+	im->share_fd = -1;
 	im->dev = sb->st_dev;
 	im->ino = sb->st_ino;
 	im->size = sb->st_size;
@@ -230,6 +239,206 @@ bool plancache_same(const struct pc_plan *a, const struct pc_plan *b)
 	       (!x->pad_addr || !memcmp(a->pad_orig, b->pad_orig, sizeof(a->pad_orig)));
 }
 
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#define SHARE_MIN (256 * 1024) /* scratch pages shared past this size (cc1's: 19 MB) */
+#define SHARE_PAGE 4096
+
+/*
+ * FORTSTAT_SHARE_STUBS (a test hook, not an option): 0 never shares the
+ * scratch pages, 1 shares them whatever their size; else past SHARE_MIN.
+ */
+static int share_mode(void)
+{
+	static int mode = -1;
+
+	if (mode < 0) {
+		const char *e = getenv("FORTSTAT_SHARE_STUBS");
+
+		mode = e && !strcmp(e, "0") ? 0 : e && !strcmp(e, "1") ? 1 : 2;
+	}
+	return mode;
+}
+
+/* A sealed memfd holding buf, and fortstat's read-only view of it; -errno. */
+static int share_make(struct pc_image *im, const uint8_t *buf, size_t size)
+{
+	int fd = memfd_create("fortstat-stubs", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	void *m;
+
+	if (fd < 0 && errno == EINVAL) /* a kernel before MFD_EXEC (6.3) */
+		fd = memfd_create("fortstat-stubs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto fail;
+	for (size_t done = 0; done < size;) {
+		ssize_t w = pwrite(fd, buf + done, size - done, (off_t)done);
+
+		if (w <= 0)
+			goto fail;
+		done += (size_t)w;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		goto fail;
+	m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		goto fail;
+	if (im->share_map)
+		munmap((void *)im->share_map, im->share_size);
+	if (im->share_fd >= 0)
+		close(im->share_fd);
+	im->share_fd = fd;
+	im->share_map = m;
+	im->share_size = size;
+	im->share_made++;
+	return 0;
+fail:;
+	int err = -errno;
+
+	close(fd);
+	return err ? err : -EIO;
+}
+
+/*
+ * Map im's memfd privately over [base, base + size) in process tid (at its
+ * exec stop: the system calls run at RIP): openat of /proc/FORTSTAT/fd/N,
+ * its name written at base (the scratch mapped there, replaced by the
+ * mmap), mmap, close. Returns 0 or -errno.
+ */
+/*
+ * Does process pid see fortstat's /proc/FORTSTAT as fortstat does: the
+ * same pid and mount namespaces (a program that made its own, a sandbox,
+ * would open another process's descriptor by that name)?
+ */
+static bool same_namespaces(pid_t pid)
+{
+	static const char *const ns[] = {"pid", "mnt"};
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		char link[64], a[64], b[64];
+		ssize_t na, nb;
+
+		snprintf(link, sizeof(link), "/proc/%d/ns/%s", (int)pid, ns[i]);
+		na = readlink(link, a, sizeof(a));
+		snprintf(link, sizeof(link), "/proc/self/ns/%s", ns[i]);
+		nb = readlink(link, b, sizeof(b));
+		if (na <= 0 || na != nb || memcmp(a, b, (size_t)na))
+			return false;
+	}
+	return true;
+}
+
+static int share_map_in(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
+			size_t size)
+{
+	char path[64];
+	long args[6] = {0}, fd = -1, addr = -1, ret;
+	uint8_t check[SHARE_PAGE];
+	size_t mid = size / 2 / SHARE_PAGE * SHARE_PAGE;
+	int err;
+
+	if (!same_namespaces(tid))
+		return -EXDEV;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), im->share_fd);
+	err = mem_write(tr->ps->memfd, base, path, sizeof(path));
+	if (err)
+		return err;
+	args[0] = AT_FDCWD;
+	args[1] = (long)base;
+	args[2] = O_RDONLY | O_CLOEXEC;
+	err = inject_syscall(tid, tr->ps->memfd, SYS_openat, args, &fd);
+	if (!err && fd < 0)
+		err = fd > -4096 ? (int)fd : -EIO;
+	if (err)
+		return err;
+	{
+		long margs[6] = {
+		    (long)base, (long)size, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0};
+		long cargs[6] = {fd, 0, 0, 0, 0, 0};
+
+		err = inject_syscall(tid, tr->ps->memfd, SYS_mmap, margs, &addr);
+		if (!err && (uint64_t)addr != base)
+			err = addr < 0 && addr > -4096 ? (int)addr : -EEXIST;
+		/* the mapping holds the file */
+		inject_syscall(tid, tr->ps->memfd, SYS_close, cargs, &ret);
+	}
+	/* the memfd it mapped is fortstat's: a page of it read back */
+	if (!err && size - mid >= SHARE_PAGE &&
+	    (mem_read(tr->ps->memfd, base + mid, check, SHARE_PAGE) < 0 ||
+	     memcmp(check, im->share_map + mid, SHARE_PAGE)))
+		err = -ENOENT;
+	return err;
+}
+
+/* The pages of buf that differ from the memfd's (share_size == size): how many. */
+static size_t pages_differ(const struct pc_image *im, const uint8_t *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (size_t off = 0; off < size; off += SHARE_PAGE) {
+		size_t len = size - off < SHARE_PAGE ? size - off : SHARE_PAGE;
+
+		n += memcmp(im->share_map + off, buf + off, len) != 0;
+	}
+	return n;
+}
+
+/* Write the pages of buf that differ from the memfd's into the process. */
+static int write_differing(struct tracer *tr, const struct pc_image *im, uint64_t base,
+			   const uint8_t *buf, size_t size)
+{
+	for (size_t off = 0; off < size; off += SHARE_PAGE) {
+		size_t len = size - off < SHARE_PAGE ? size - off : SHARE_PAGE;
+		int err;
+
+		if (!memcmp(im->share_map + off, buf + off, len))
+			continue;
+		err = mem_write(tr->ps->memfd, base + off, buf + off, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int plancache_write_scratch(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
+			    const uint8_t *buf, size_t size)
+{
+	int mode = share_mode(), err = 0;
+	size_t differ = 0;
+
+	if (!im || !mode || (mode == 2 && size < SHARE_MIN) || tr->o->pid)
+		return mem_write(tr->ps->memfd, base, buf, size);
+	/*
+	 * The first page holds the return trap, which names this process's
+	 * event page: a few pages that differ are the process's own copies,
+	 * written over the memfd's; more, and the memfd is made anew.
+	 */
+	if (im->share_map && im->share_size == size)
+		differ = pages_differ(im, buf, size);
+	if (!im->share_map || im->share_size != size || differ > size / SHARE_PAGE / 8) {
+		err = share_make(im, buf, size);
+		differ = 0;
+	}
+	if (!err)
+		err = share_map_in(tr, im, tid, base, size);
+	if (!err && differ)
+		err = write_differing(tr, im, base, buf, size);
+	if (!err) {
+		im->share_used++;
+		fs_info(1,
+			"%s: scratch pages at 0x%" PRIx64 " (%zu bytes) mapped from a memfd, %zu "
+			"pages written: %zu processes of this file mapped one, %zu memfds made",
+			tr->ps->st->path, base, size, differ, im->share_used, im->share_made);
+		return 0;
+	}
+	/* the scratch at base: the anonymous pages still, or the memfd's: written whole */
+	fs_info(1, "%s: scratch pages at 0x%" PRIx64 " not shared (%s): written whole",
+		tr->ps->st->path, base, strerror(-err));
+	return mem_write(tr->ps->memfd, base, buf, size);
+}
+
 void plancache_free(struct tracer *tr)
 {
 	struct plancache *pc = tr->pc;
@@ -247,6 +456,10 @@ void plancache_free(struct tracer *tr)
 			symtab_free(im->st);
 			free(im->st);
 		}
+		if (im->share_map)
+			munmap((void *)im->share_map, im->share_size);
+		if (im->share_fd >= 0)
+			close(im->share_fd);
 		free(im);
 	}
 	free(pc->im);

@@ -72,6 +72,15 @@ struct pc_image {
 	/* in the patching under way (patch_routines): plans taken, of them moved, made, ... */
 	size_t hits, moved, made, checked, differ;
 	size_t far; /* plans found that could not be moved here: made again */
+	/*
+	 * The scratch pages (stubs) as last written to a process of this file,
+	 * in a sealed memfd (share_fd) that each process maps privately
+	 * (plancache_write_scratch); share_map: fortstat's view, to compare.
+	 */
+	int share_fd;
+	const uint8_t *share_map;
+	size_t share_size;
+	size_t share_made, share_used; /* memfds made, processes that mapped one */
 };
 
 enum pc_mode plancache_mode(void);
@@ -114,6 +123,21 @@ void plancache_put(struct pc_image *im, size_t i, const struct pc_key *key,
 
 /* Are two plans the same, byte for byte where the program sees them? */
 bool plancache_same(const struct pc_plan *a, const struct pc_plan *b);
+
+/*
+ * Write the scratch pages of a process's own image (buf, size bytes, at
+ * base, mapped there already) into process tid at its exec stop. Past a
+ * size, with the cache on and no -p, they go into a sealed memfd mapped
+ * privately over base in the process (MAP_PRIVATE|MAP_FIXED), kept with
+ * im for the next exec of the same file, which maps the same memfd when
+ * its pages are byte for byte the same: the kernel maps the pages the
+ * program touches from the memfd, fortstat copies nothing, and a byte
+ * fortstat writes later (a throttle) goes to that process's own copy of
+ * its page. Else, or when any step fails, written through /proc/PID/mem.
+ * Returns 0 or -errno.
+ */
+int plancache_write_scratch(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
+			    const uint8_t *buf, size_t size);
 
 /* Free the run's cache (tracer_free). */
 void plancache_free(struct tracer *tr);

@@ -10,6 +10,8 @@
 # finds none that differs; each section's exact counts equal those of a
 # run without the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
 # With -l libc, each load of libc after the first takes its plans, moved.
+# The scratch pages (the stubs) shared through a memfd: the execs map one,
+# the counts unchanged, a throttle in one exec not seen by the next.
 . "$SRCDIR/tests/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
 
@@ -97,6 +99,49 @@ for opt in O0 O2; do
 			grep -qx "${kv%=*} ${kv#*=}" sec ||
 				fail "$prog -f: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
 		done
+	done
+done
+
+# The scratch pages through a memfd (plancache_write_scratch), whatever
+# their size (FORTSTAT_SHARE_STUBS=1; by default past 256 KiB: cc1's 19 MB):
+# the three execs of a program not built as PIE map the one memfd the
+# first made (each writes over it only the pages that differ: the one that
+# names its event memory), with the counts of a run that writes the pages
+# (FORTSTAT_SHARE_STUBS=0); and a throttle's byte, written into a stub at
+# the first exec's end, stays in that process's copy of its page: the next
+# execs time each call of leaf until their own ends.
+prog=chain-nopie-O2
+p="$BIN/spawner-O2 $PWD/$prog"
+FORTSTAT_SHARE_STUBS=1
+export FORTSTAT_SHARE_STUBS
+# shellcheck disable=SC2086
+traced -f -v --throttle=10,100000 -- $p
+cp r.csv shared.csv
+grep "$prog: scratch pages at .* mapped from a memfd" t.err >maps
+[ "$(wc -l <maps)" = 3 ] || fail "$prog -f, stubs shared: $(wc -l <maps) execs mapped the memfd, expected 3: $(grep 'scratch pages' t.err)"
+grep -q ": 3 processes of this file mapped one, 1 memfds made$" maps ||
+	fail "$prog -f, stubs shared: not one memfd for the three execs: $(cat maps)"
+! grep -q "not shared" t.err || fail "$prog -f, stubs shared: $(grep 'not shared' t.err)"
+if [ "$MECH" = probes ]; then
+	n=$(grep -c "^fortstat: leaf: throttled after 3500 calls" t.err)
+	[ "$n" = 3 ] || fail "$prog -f, stubs shared: leaf throttled at the end of $n execs, expected 3: $(grep 'leaf: throttled' t.err)"
+fi
+FORTSTAT_SHARE_STUBS=0
+# shellcheck disable=SC2086
+traced -f -v --throttle=10,100000 -- $p
+unset FORTSTAT_SHARE_STUBS
+! grep -q "memfd" t.err || fail "$prog -f, FORTSTAT_SHARE_STUBS=0: $(grep -m1 memfd t.err)"
+for s in 1 2 3 4 5; do
+	calls_of shared.csv $s >a
+	calls_of r.csv $s >b
+	[ -s a ] || fail "$prog -f, stubs shared: no section $s"
+	cmp -s a b || fail "$prog -f: section $s's counts differ with the stubs shared: $(diff a b | head -n 6)"
+done
+for s in 2 4 5; do
+	calls_of shared.csv $s >sec
+	for kv in main=1 work=1000 leaf=3500 twice=500; do
+		grep -qx "${kv%=*} ${kv#*=}" sec ||
+			fail "$prog -f, stubs shared: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
 	done
 done
 
