@@ -76,7 +76,7 @@ struct trace_opts {
 	double probe_round_ns[FS_N_CLOCKS];
 	double probe_round_ret_ns[FS_N_CLOCKS];
 	double probe_round_count_ns[FS_N_CLOCKS];
-	const char *libs[TRACE_MAX_LIBS];   /* -l: shared libraries to time too (patterns) */
+	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;     /* --pin */
 	enum clock_kind clock; /* --clock: the calibration's first figures */

@@ -123,12 +123,14 @@ CALIB_PAIR(fortstat_calib_empty_raw, fortstat_calib_driver_raw)
 	CALIB_CALLEES8(p, 6)                                                                       \
 	CALIB_CALLEES8(p, 7)
 #define CALIB_TAB8(p, a) p##a##0, p##a##1, p##a##2, p##a##3, p##a##4, p##a##5, p##a##6, p##a##7,
+/* clang-format folds the list differently at each pass */
+/* clang-format off */
 #define CALIB_TAB(p)                                                                               \
 	{                                                                                          \
-		CALIB_TAB8(p, 0)                                                                   \
-		CALIB_TAB8(p, 1) CALIB_TAB8(p, 2) CALIB_TAB8(p, 3) CALIB_TAB8(p, 4)                \
-		    CALIB_TAB8(p, 5) CALIB_TAB8(p, 6) CALIB_TAB8(p, 7)                             \
+		CALIB_TAB8(p, 0) CALIB_TAB8(p, 1) CALIB_TAB8(p, 2) CALIB_TAB8(p, 3)                \
+		CALIB_TAB8(p, 4) CALIB_TAB8(p, 5) CALIB_TAB8(p, 6) CALIB_TAB8(p, 7)                \
 	}
+/* clang-format on */
 /* The driver: n calls of tab's callees, in the same order every time. */
 #define CALIB_ROUND_DRIVER(driver, tab)                                                            \
 	void driver(int n);                                                                        \

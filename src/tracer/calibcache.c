@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #define CACHE_MAGIC "fortstat-calibration-2" /* 2: the round calls' figures */
-#define CACHE_KEEP 16 /* lines kept: the latest for each key */
+#define CACHE_KEEP 16			     /* lines kept: the latest for each key */
 
 /* The figures of a struct calib, in the order of a line. */
 #define N_FIG 24
