@@ -106,6 +106,11 @@ self() {
 	field "$1" 3
 }
 
+# The median of the numbers in file $1, one a line (nothing if it has none).
+median_of() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
 # callgrind_counts PROG ARGS...: exact call counts by valgrind's callgrind, in cg.txt.
 callgrind_counts() {
 	command -v valgrind >/dev/null || skip "valgrind is not installed"

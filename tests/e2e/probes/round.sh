@@ -34,7 +34,7 @@ assert len([k for k in calls if k.startswith("leaf")]) == 64, sorted(calls)
 print("%.1f" % ((d["total_time_s"] * 1e9 - cpu_ns) / n))
 PY
 done
-med=$(sort -g excess.txt | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+med=$(median_of excess.txt)
 echo "program time less the untraced CPU time, ns a timed call: $(sort -g excess.txt | tr '\n' ' ')(median $med)"
 [ -n "$med" ] || fail "$p: no measurement"
 [ -z "$med" ] || awk -v m="$med" 'BEGIN { exit !(m < 8 && m > -8) }' ||
