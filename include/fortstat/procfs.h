@@ -60,4 +60,13 @@ struct proc_map {
  */
 int proc_maps_each(pid_t pid, int (*fn)(const struct proc_map *m, void *arg), void *arg);
 
+/*
+ * The name by which process pid opens fortstat's descriptor fd
+ * (/proc/FORTSTAT/fd/FD) into buf; 0 when that name, looked up from pid's
+ * root through its own mounts, is fd's very file, else -EXDEV (a process
+ * in other pid or mount namespaces, a sandbox, a chroot: the name would
+ * open another process's descriptor, or nothing) or -errno.
+ */
+int proc_fd_name_for(pid_t pid, int fd, char *buf, size_t size);
+
 #endif

@@ -31,6 +31,7 @@
 #include "fortstat/map.h"
 #include "fortstat/names.h"
 #include "fortstat/precheck.h"
+#include "fortstat/procfs.h"
 #include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
@@ -71,9 +72,19 @@ int exec_event_memory(struct tracer *tr)
 	uint64_t at;
 	int err;
 
-	/* Its name below the red zone of the new stack, the bytes there put back after. */
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), tr->mem_fd);
-	err = arch_get_regs(pid, &regs);
+	/*
+	 * Its name below the red zone of the new stack, the bytes there put
+	 * back after; not in a process whose /proc would give another file by
+	 * that name (its own pid namespace's: a sandbox, a container).
+	 */
+	err = proc_fd_name_for(pid, tr->mem_fd, path, sizeof(path));
+	if (!err)
+		err = arch_get_regs(pid, &regs);
+	if (err == -EXDEV)
+		fs_info(1,
+			"process %d: its /proc is not fortstat's (other pid or mount "
+			"namespaces): no event memory in its new image, its calls trap",
+			(int)pid);
 	if (err)
 		return err;
 	at = (arch_sp(&regs) - 256) & ~(uint64_t)15;

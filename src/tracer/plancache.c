@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fortstat/inject.h"
+#include "fortstat/procfs.h"
 #include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
 #include "fortstat/trace.h"
@@ -307,29 +308,6 @@ fail:;
  * its name written at base (the scratch mapped there, replaced by the
  * mmap), mmap, close. Returns 0 or -errno.
  */
-/*
- * Does process pid see fortstat's /proc/FORTSTAT as fortstat does: the
- * same pid and mount namespaces (a program that made its own, a sandbox,
- * would open another process's descriptor by that name)?
- */
-static bool same_namespaces(pid_t pid)
-{
-	static const char *const ns[] = {"pid", "mnt"};
-
-	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-		char link[64], a[64], b[64];
-		ssize_t na, nb;
-
-		snprintf(link, sizeof(link), "/proc/%d/ns/%s", (int)pid, ns[i]);
-		na = readlink(link, a, sizeof(a));
-		snprintf(link, sizeof(link), "/proc/self/ns/%s", ns[i]);
-		nb = readlink(link, b, sizeof(b));
-		if (na <= 0 || na != nb || memcmp(a, b, (size_t)na))
-			return false;
-	}
-	return true;
-}
-
 static int share_map_in(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
 			size_t size)
 {
@@ -339,9 +317,10 @@ static int share_map_in(struct tracer *tr, struct pc_image *im, pid_t tid, uint6
 	size_t mid = size / 2 / SHARE_PAGE * SHARE_PAGE;
 	int err;
 
-	if (!same_namespaces(tid))
-		return -EXDEV;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), im->share_fd);
+	/* not when tid would open something else by that name (a sandbox's /proc) */
+	err = proc_fd_name_for(tid, im->share_fd, path, sizeof(path));
+	if (err)
+		return err;
 	err = mem_write(tr->ps->memfd, base, path, sizeof(path));
 	if (err)
 		return err;

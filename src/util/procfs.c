@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void proc_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *file)
@@ -147,4 +148,19 @@ int proc_maps_each(pid_t pid, int (*fn)(const struct proc_map *m, void *arg), vo
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+int proc_fd_name_for(pid_t pid, int fd, char *buf, size_t size)
+{
+	char there[128];
+	struct stat mine, theirs;
+
+	snprintf(buf, size, "/proc/%d/fd/%d", (int)getpid(), fd);
+	/* /proc/PID/root: pid's root, and below it pid's mounts (its /proc's pid namespace) */
+	snprintf(there, sizeof(there), "/proc/%d/root%s", (int)pid, buf);
+	if (fstat(fd, &mine) < 0)
+		return -errno;
+	if (stat(there, &theirs) < 0)
+		return errno == EACCES || errno == EPERM ? -errno : -EXDEV;
+	return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino ? 0 : -EXDEV;
 }
