@@ -326,6 +326,23 @@ static void same_books(const struct books *x, const struct books *y)
 		}
 }
 
+/* a and b alike now, in their overhead and once finished at wall + 100; both freed */
+static void same_to_the_end(struct books *a, struct books *b, acct_time_t wall)
+{
+	double oa[FS_N_CLOCKS], ob[FS_N_CLOCKS];
+
+	same_books(a, b);
+	books_overhead(a, oa);
+	books_overhead(b, ob);
+	ck_assert_double_eq(oa[CPU], ob[CPU]);
+	ck_assert_double_eq(oa[WALL], ob[WALL]);
+	books_finish(a, wall + 100);
+	books_finish(b, wall + 100);
+	same_books(a, b);
+	books_free(a);
+	books_free(b);
+}
+
 /*
  * A snapshot at every point of a stream is what finishing there would give,
  * and taking it changes nothing: the books fed on end as if it never was.
@@ -512,7 +529,6 @@ START_TEST(test_probe_events)
 	acct_time_t cpu[2] = {1000, 1000}, wall = 5000;
 	int depth[2] = {0, 0};
 	int fast = 0;
-	double ox[FS_N_CLOCKS], oy[FS_N_CLOCKS];
 	struct stamp s0 = at(10, 10);
 
 	/* a thread whose first event is of a routine out of range: none made */
@@ -571,16 +587,7 @@ START_TEST(test_probe_events)
 	}
 	ck_assert_int_gt(fast, 10000); /* the usual case is the usual one */
 	ck_assert_int_lt(fast, 20000); /* and the long way was taken too */
-	same_books(x, y);
-	books_overhead(x, ox);
-	books_overhead(y, oy);
-	ck_assert_double_eq(ox[CPU], oy[CPU]);
-	ck_assert_double_eq(ox[WALL], oy[WALL]);
-	books_finish(x, wall + 100);
-	books_finish(y, wall + 100);
-	same_books(x, y);
-	books_free(x);
-	books_free(y);
+	same_to_the_end(x, y, wall);
 }
 END_TEST
 
@@ -625,7 +632,6 @@ START_TEST(test_probe_run)
 	int depth[2] = {0, 0};
 	struct acct_pev ev[40];
 	size_t refused = 0, taken = 0;
-	double ox[FS_N_CLOCKS], oz[FS_N_CLOCKS];
 
 	for (int i = 0; i < 20000;) {
 		uint64_t rnd;
@@ -691,16 +697,7 @@ START_TEST(test_probe_run)
 	}
 	ck_assert_uint_gt(refused, 100);       /* the long way was taken, */
 	ck_assert_uint_lt(refused, taken / 2); /* and the usual case is the usual one */
-	same_books(x, z);
-	books_overhead(x, ox);
-	books_overhead(z, oz);
-	ck_assert_double_eq(ox[CPU], oz[CPU]);
-	ck_assert_double_eq(ox[WALL], oz[WALL]);
-	books_finish(x, wall + 100);
-	books_finish(z, wall + 100);
-	same_books(x, z);
-	books_free(x);
-	books_free(z);
+	same_to_the_end(x, z, wall);
 }
 END_TEST
 
