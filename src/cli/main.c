@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* main.c - fortstat: time the routines of a program. Only main() decides to stop. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -745,25 +746,81 @@ static int write_timeline(struct session *s)
 	return err ? -1 : 0;
 }
 
+/* A section's program: its label less the " [pid N]" that -f adds. */
+static size_t program_len(const char *label)
+{
+	const char *b = strstr(label, " [pid ");
+
+	return b ? (size_t)(b - label) : strlen(label);
+}
+
+/* Warnings a and b alike but for their figures (digits and points). */
+static bool same_words(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a && (isdigit((unsigned char)*a) || *a == '.'))
+			a++;
+		while (*b && (isdigit((unsigned char)*b) || *b == '.'))
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++, b++;
+	}
+}
+
 /*
  * The reports' warnings (report_warning: times that cannot be trusted, with
  * the way forward) on stderr too, once each, when the reports went to the
  * files of -o: the table's footer and JSON's "warnings" hold them there,
- * CSV and the other views do not, and the user watches the terminal.
+ * CSV and the other views do not, and the user watches the terminal. With
+ * -f, a warning that a program's earlier process had (but for its figures:
+ * make runs as, and gcc, once a file) is not said again; the processes it
+ * was not said for are counted in one line after the warnings: their own
+ * sections of the reports hold it.
  */
 static void say_warnings(const struct session *s, const struct profile *p)
 {
-	if (!s->o.output)
-		return; /* the reports are on stderr, warnings and all */
-	for (size_t i = 0; i < p->n_sections; i++) {
-		char *w = report_warning(p, i, &s->o.report);
+	char **said;  /* a section's warning, when it was said */
+	size_t *more; /* ... and how many others it stood for */
 
-		if (w && p->n_sections > 1)
-			fs_warn("%s: %s", p->sections[i].label, w);
-		else if (w)
-			fs_warn("%s", w);
-		free(w);
+	if (!s->o.output || !p->n_sections)
+		return; /* the reports are on stderr, warnings and all */
+	said = xcalloc(p->n_sections, sizeof(*said));
+	more = xcalloc(p->n_sections, sizeof(*more));
+	for (size_t i = 0; i < p->n_sections; i++) {
+		const char *l = p->sections[i].label;
+		size_t k = 0;
+
+		said[i] = report_warning(p, i, &s->o.report);
+		if (!said[i])
+			continue;
+		while (k < i && !(said[k] && program_len(p->sections[k].label) == program_len(l) &&
+				  !strncmp(p->sections[k].label, l, program_len(l)) &&
+				  same_words(said[k], said[i])))
+			k++;
+		if (k < i) {
+			more[k]++;
+			free(said[i]);
+			said[i] = NULL;
+		} else if (p->n_sections > 1) {
+			fs_warn("%s: %s", l, said[i]);
+		} else {
+			fs_warn("%s", said[i]);
+		}
 	}
+	for (size_t k = 0; k < p->n_sections; k++) {
+		if (more[k])
+			fs_warn("%.*s: the same for %zu more process%s of this program (%s)",
+				(int)program_len(p->sections[k].label), p->sections[k].label,
+				more[k], more[k] > 1 ? "es" : "",
+				more[k] > 1 ? "their own sections of the report have their figures"
+					    : "its own section of the report has its figures");
+		free(said[k]);
+	}
+	free(said);
+	free(more);
 }
 
 /* trace_snapshot_fn: a report of the run so far, where the final one will go. */

@@ -114,4 +114,17 @@ sed 's/uproj/proj/g' umake.out | cmp -s - make.out || fail "make -f: printed $(h
 # make, gcc, cc1, as, collect2, ld: each a report
 [ "$(ls make.*.csv 2>/dev/null | wc -l)" -ge 10 ] ||
 	fail "make -f: $(ls make.*.csv 2>/dev/null | wc -l) reports"
+# each stripped program's warning (most of its time unaccounted) said on
+# stderr at its first process, the others of it counted in one line: as
+# twice, gcc three times (with the traps an overhead warning may come
+# first in some: then said for those too)
+for w in as:2 gcc:3; do
+	prog=${w%:*}
+	said=$(grep -c "^fortstat: warning: [^ ]*[-/]$prog[-0-9]* \[pid [0-9]*\]: " make.err)
+	more=$(sed -n "s|^fortstat: warning: [^ ]*[-/]$prog[-0-9]*: the same for \([0-9]*\) more process.* of this program (.*)\$|\1|p" make.err)
+	[ "$((said + ${more:-0}))" = "${w#*:}" ] && [ "$said" -ge 1 ] ||
+		fail "make -f: $prog's warning said $said times, and for ${more:-0} more: $(grep "$prog" make.err)"
+	[ "$MECH" = traps ] || [ "$said" = 1 ] ||
+		fail "make -f: $prog's warning said $said times: $(grep "$prog" make.err)"
+done
 finish
