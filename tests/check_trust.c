@@ -270,6 +270,58 @@ START_TEST(test_stripped_libs_given)
 }
 END_TEST
 
+/*
+ * A program that started processes fortstat did not follow (no -f: gcc
+ * runs cc1 and as): -f is the first way forward, with the -l given, then
+ * the stripped program's; never for an attached process, nor when nothing
+ * is unaccounted.
+ */
+START_TEST(test_not_followed)
+{
+	const char *libs[] = {"libc"};
+	struct trust_facts f = base();
+	struct trust t;
+
+	f.not_followed = 2;
+	judge(&f, &t);
+	ck_assert_ptr_null(t.warning); /* 10 % unaccounted: nothing to say */
+	trust_free(&t);
+
+	f.unaccounted_s = 0.9;
+	f.stripped = true;
+	f.program = "/usr/bin/gcc [pid 42]";
+	f.needed = gzip_needed;
+	f.n_needed = 1;
+	f.libs = libs;
+	f.n_libs = 1;
+	judge(&f, &t);
+	ck_assert_str_eq(t.warning,
+			 "90.0 % of the program's time is unaccounted (outside every timed "
+			 "routine): it started 2 processes that fortstat did not follow (their "
+			 "time is in no report): -f follows them, e.g. fortstat -f -l libc "
+			 "/usr/bin/gcc; /usr/bin/gcc has no symbol table of its own (stripped) "
+			 "and -l times every library it names: its own code can be timed only in "
+			 "a build with symbols");
+	trust_free(&t);
+
+	f.not_followed = 1;
+	f.stripped = false;
+	f.libs = NULL;
+	f.n_libs = 0;
+	judge(&f, &t);
+	ck_assert_ptr_nonnull(strstr(t.warning, ": it started 1 process that fortstat did not "
+						"follow (its time is in no report): -f follows "
+						"them, e.g. fortstat -f /usr/bin/gcc; it ran "
+						"before main"));
+	trust_free(&t);
+
+	f.pid = 42; /* -p: it was not launched by fortstat, -f is no way forward */
+	judge(&f, &t);
+	ck_assert_ptr_null(strstr(t.warning, "-f"));
+	trust_free(&t);
+}
+END_TEST
+
 /* Both at once: one line, both reasons, both ways forward. */
 START_TEST(test_both)
 {
@@ -360,6 +412,7 @@ static Suite *trust_suite(void)
 	tcase_add_test(tc, test_unaccounted_floor);
 	tcase_add_test(tc, test_stripped_hint);
 	tcase_add_test(tc, test_stripped_libs_given);
+	tcase_add_test(tc, test_not_followed);
 	tcase_add_test(tc, test_both);
 	tcase_add_test(tc, test_count_only);
 	tcase_add_test(tc, test_suggest);

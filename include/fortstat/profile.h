@@ -206,6 +206,11 @@ struct profile_section {
 	uint64_t trap_calls;
 	double trap_cost_s[FS_N_CLOCKS];
 	/*
+	 * Processes it started that were let go untimed (without -f: forked
+	 * children, vfork children that exec'ed): in no section.
+	 */
+	uint64_t not_followed;
+	/*
 	 * The overhead taken off its threads' clocks in all, seconds: in the
 	 * timed routines (each routine's gross less its net time) and outside
 	 * them, in the code that calls them (then part of the unaccounted
@@ -310,6 +315,7 @@ struct profile_facts {
 	uint64_t trap_calls;
 	double trap_cost_s[FS_N_CLOCKS];
 	double overhead_all_s[FS_N_CLOCKS];	   /* as in profile_section */
+	uint64_t not_followed;			   /* as in profile_section */
 	uint64_t cs_lost_windows, cs_lost_records; /* as in profile_section */
 	int cs_lost_tids[PROFILE_LOST_TIDS];
 	bool stripped;

@@ -170,6 +170,7 @@ struct trace_section {
 	uint64_t trap_calls; /* as in trace_result, for this process */
 	double trap_cost_ns[FS_N_CLOCKS];
 	double overhead_ns[FS_N_CLOCKS]; /* as in trace_result, for this process */
+	uint64_t not_followed;		 /* as in trace_result, for this process */
 	struct trace_cs_lost cs_lost;	 /* as in trace_result, for this process */
 	struct trace_usage usage;	 /* as in trace_result, for this process */
 	struct trace_samples samples;	 /* as in trace_result, for this process */
@@ -201,9 +202,15 @@ struct trace_result {
 	 */
 	double overhead_ns[FS_N_CLOCKS];
 	struct trace_cs_lost cs_lost; /* context-switch records dropped */
-	bool counted_only;	      /* calls were counted, not timed (a CET shadow stack) */
-	char note[160];		      /* how the run ended, when it is worth a line */
-	int pid;		      /* the program's process id */
+	/*
+	 * Processes the program started that were let go untimed (without -f:
+	 * forked children, and vfork children that exec'ed, as posix_spawn's
+	 * and system()'s): their calls and time are in no report.
+	 */
+	uint64_t not_followed;
+	bool counted_only; /* calls were counted, not timed (a CET shadow stack) */
+	char note[160];	   /* how the run ended, when it is worth a line */
+	int pid;	   /* the program's process id */
 	/*
 	 * What the stops cost each segment, measured in this run (acct_ovh_estimate,
 	 * ns) on the CPU and the wall clock, over seg_n segments (0: not measured).

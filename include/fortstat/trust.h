@@ -23,19 +23,20 @@
 
 /* What one report says of its run (one section, on the clock shown). */
 struct trust_facts {
-	bool timed;	      /* times were kept (not -c) */
-	bool correct;	      /* the overhead was removed (not --no-correct) */
-	bool probes;	      /* the mechanism: in-process probes (false: the traps) */
-	double total_s;	      /* the program's time shown (net of the overhead removed) */
-	double unaccounted_s; /* of it, the time outside every timed routine */
-	double overhead_s;    /* the overhead removed (only estimated with --no-correct) */
-	uint64_t calls;	      /* calls timed (counted with -c) */
-	uint64_t trap_calls;  /* ... whose entries were ptrace stops */
-	double trap_cost_s;   /* what those calls' stops cost */
-	bool stripped;	      /* the program has no symbol table of its own */
-	const char *program;  /* the program as the hint's command names it */
-	int pid;	      /* -p: the process attached to (0: launched) */
-	char *const *needed;  /* its DT_NEEDED names (may be NULL) */
+	bool timed;	       /* times were kept (not -c) */
+	bool correct;	       /* the overhead was removed (not --no-correct) */
+	bool probes;	       /* the mechanism: in-process probes (false: the traps) */
+	double total_s;	       /* the program's time shown (net of the overhead removed) */
+	double unaccounted_s;  /* of it, the time outside every timed routine */
+	double overhead_s;     /* the overhead removed (only estimated with --no-correct) */
+	uint64_t calls;	       /* calls timed (counted with -c) */
+	uint64_t trap_calls;   /* ... whose entries were ptrace stops */
+	double trap_cost_s;    /* what those calls' stops cost */
+	uint64_t not_followed; /* processes it started that were not followed (no -f) */
+	bool stripped;	       /* the program has no symbol table of its own */
+	const char *program;   /* the program as the hint's command names it */
+	int pid;	       /* -p: the process attached to (0: launched) */
+	char *const *needed;   /* its DT_NEEDED names (may be NULL) */
 	size_t n_needed;
 	const char *const *libs; /* the -l patterns given (may be NULL) */
 	size_t n_libs;

@@ -356,6 +356,7 @@ static void json_head(FILE *out, const struct report *rp)
 	fprintf(out, ",\n  \"trap_calls\": %" PRIu64, sec->trap_calls);
 	fputs(",\n  \"trap_cost_s\": ", out);
 	json_secs(out, sec->trap_cost_s[rp->c], timed);
+	fprintf(out, ",\n  \"processes_not_followed\": %" PRIu64, sec->not_followed);
 	fprintf(out,
 		",\n  \"switch_records_lost\": %" PRIu64 ",\n  \"switch_lost_stops\": %" PRIu64
 		",\n  \"switch_lost_tids\": [",

@@ -427,6 +427,7 @@ int profile_add_accts(struct profile *p, const struct profile_facts *f, const st
 	sec->probes = f->probes;
 	sec->probe_events = f->probe_events;
 	sec->trap_calls = f->trap_calls;
+	sec->not_followed = f->not_followed;
 	for (c = 0; c < FS_N_CLOCKS; c++) {
 		sec->trap_cost_s[c] = f->trap_cost_s[c];
 		sec->overhead_all_s[c] = f->overhead_all_s[c];

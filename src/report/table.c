@@ -631,6 +631,14 @@ static void table_trapped(FILE *out, const struct report *rp)
 	fputc('\n', out);
 }
 
+/* "processes not followed": those it started, let go untimed (no -f). */
+static void table_not_followed(FILE *out, const struct report *rp)
+{
+	if (rp->sec->not_followed)
+		fprintf(out, "  %-22s %14" PRIu64 "   (untimed, in no report: -f follows them)\n",
+			"processes not followed", rp->sec->not_followed);
+}
+
 /*
  * "switch records lost": the kernel dropped context-switch records of some
  * threads (a switch storm outran fortstat's reading): in the stretches
@@ -710,6 +718,7 @@ static void table_summary(FILE *out, const struct report *rp)
 	if (!rp->timed) {
 		fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
 		table_trapped(out, rp);
+		table_not_followed(out, rp);
 		goto warn;
 	}
 	fprintf(out, "  %-22s %14.6f s\n", "total program time", rp->total_s);
@@ -720,6 +729,7 @@ static void table_summary(FILE *out, const struct report *rp)
 	fprintf(out, "  %-22s %14" PRIu64 "\n", "calls timed", rp->calls);
 	table_alloc(out, rp);
 	table_trapped(out, rp);
+	table_not_followed(out, rp);
 	table_lost(out, rp);
 	table_samples(out, rp);
 	snprintf(num, sizeof(num), "%14.6f", rp->overhead_s);

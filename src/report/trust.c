@@ -67,6 +67,31 @@ static char *stripped_hint(const struct trust_facts *f)
 	return s;
 }
 
+/*
+ * The way forward when the program started processes that were not
+ * followed (without -f): -f, with the -l given, malloc'ed.
+ */
+static char *follow_hint(const struct trust_facts *f)
+{
+	char *prog = program_name(f), *cmd = xstrdup("fortstat -f"), *s;
+
+	for (size_t i = 0; f->libs && i < f->n_libs; i++) {
+		char *lib = names_escape(f->libs[i] ? f->libs[i] : ""), *t;
+
+		t = xasprintf("%s -l %s", cmd, lib);
+		free(lib);
+		free(cmd);
+		cmd = t;
+	}
+	s = xasprintf("it started %" PRIu64 " process%s that fortstat did not follow (%s time "
+		      "is in no report): -f follows them, e.g. %s %s",
+		      f->not_followed, f->not_followed > 1 ? "es" : "",
+		      f->not_followed > 1 ? "their" : "its", cmd, prog);
+	free(cmd);
+	free(prog);
+	return s;
+}
+
 /* The way forward when the overhead removed is larger than what is left. */
 static char *overhead_hint(const struct trust_facts *f)
 {
@@ -116,6 +141,11 @@ void trust_judge(const struct trust_facts *f, struct trust *t)
 
 		what = join(what, "; ", s);
 		free(s);
+		if (f->not_followed && f->pid <= 0) { /* first: it may be most of the work */
+			s = follow_hint(f);
+			how = join(how, "; ", s);
+			free(s);
+		}
 		if (f->stripped)
 			s = stripped_hint(f);
 		else if (f->pid > 0)

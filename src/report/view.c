@@ -148,6 +148,7 @@ void report_trust(const struct report *rp, struct trust *t)
 				.calls = rp->calls,
 				.trap_calls = sec->trap_calls,
 				.trap_cost_s = sec->trap_cost_s[rp->c],
+				.not_followed = sec->not_followed,
 				.stripped = sec->stripped,
 				.program = sec->label,
 				.pid = sec->attached ? sec->pid : 0,

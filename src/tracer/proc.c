@@ -322,6 +322,10 @@ static void pend_settle(struct tracer *tr, struct pending *p)
 	if (p->kind == CHILD_FORK && tr->o->follow) {
 		follow_fork_child(tr, p->pid, p->parent);
 	} else if (p->kind == CHILD_FORK) {
+		struct tthread *pth = thr_find(tr, p->parent);
+
+		if (pth)
+			ps_get(tr, pth->proc)->n_not_followed++;
 		release_fork_child(tr, p->pid, p->parent);
 	} else {
 		/* vfork: it runs in our memory until it execs or exits. */
@@ -389,6 +393,8 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind)
 			/* A vfork child (or a thread) replaced its image: it no
 			 * longer shares our patches. Let it go. */
 			ev_thread_exit(tr, th);
+			if (th->vfork_child) /* posix_spawn's, system()'s: a program of its own */
+				tr->ps->n_not_followed++;
 			fs_info(1, "process %d exec'ed a new program: not followed", (int)tid);
 			thr_end(tr, th);
 			unpin_task(tr, tid);

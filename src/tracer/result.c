@@ -112,6 +112,7 @@ static void section(struct tracer *tr, size_t idx, uint64_t now, bool snap,
 	sec->probes = ps->probes;
 	sec->probe_events = ps->probe.n_events;
 	sec->trap_calls = ps->n_trap_calls;
+	sec->not_followed = ps->n_not_followed;
 	trap_cost(tr, ps, sec->trap_cost_ns);
 	books_overhead(ps->books, sec->overhead_ns);
 	sec->cs_lost.windows = ps->probe.n_cs_lost_windows;
@@ -207,6 +208,7 @@ void result_build(struct tracer *tr, const char *path, uint64_t now, bool snap,
 	res->probes = tr->procs[0]->probes;
 	res->probe_events = tr->procs[0]->probe.n_events;
 	res->trap_calls = main_sec.trap_calls;
+	res->not_followed = main_sec.not_followed;
 	memcpy(res->trap_cost_ns, main_sec.trap_cost_ns, sizeof(res->trap_cost_ns));
 	memcpy(res->overhead_ns, main_sec.overhead_ns, sizeof(res->overhead_ns));
 	res->cs_lost = main_sec.cs_lost;

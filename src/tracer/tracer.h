@@ -165,6 +165,7 @@ struct pstate {
 	struct probe_proc probe; /* ... their drain's bookkeeping (../probe/areas.h) */
 	uint64_t n_trap_calls;	 /* entries of timed routines that were ptrace stops */
 	uint64_t n_trap_stops;	 /* ... and their stops: entries, returns through a trap */
+	uint64_t n_not_followed; /* processes it started let go untimed (no -f): trace_section */
 	uint64_t probe_tramp;	 /* the probes' return trampoline (written over return addresses) */
 	uint64_t probe_full;	 /* RIP at the trampoline's full ring's SIGURG */
 	struct u64map pfull;	 /* RIP at the stubs' full rings' SIGURG -> 1 */

@@ -19,6 +19,14 @@ for opt in O0 O2; do
 	traced -- "$p" "$c"
 	expect "$p" main 1 ticks 1 tick 5 wait_for 3
 	[ "$(grep -c '^routine,' r.csv)" = 1 ] || fail "$p: more than one report without -f"
+	# ... and the report counts them: the fork that execs, the one that
+	# only calls, posix_spawn's (its own exec is the note's)
+	"$FORTSTAT" -o r.txt "$p" "$c" >/dev/null 2>t.err </dev/null || fail "$p: exit status $?"
+	grep -q '^  processes not followed *3   (untimed, in no report: -f follows them)$' r.txt ||
+		fail "$p: $(grep -i 'followed' r.txt || echo 'no processes not followed line')"
+	"$FORTSTAT" --format=json -o r.json "$p" "$c" >/dev/null 2>t.err </dev/null
+	n=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["processes_not_followed"])' r.json)
+	[ "$n" = 3 ] || fail "$p: JSON processes_not_followed $n, expected 3"
 
 	# -f, one file: a CSV block per process, in the order they appeared.
 	traced -f -- "$p" "$c"
@@ -66,6 +74,8 @@ EOT
 	# Every image exec'ed is timed by the mechanism asked for, as the program
 	# is: with probes, in its own areas of the event memory (mapped at its
 	# exec stop), every call an entry and a return event, none a trap.
+	[ "$(grep -c '"processes_not_followed": 0,' r.json)" = 5 ] ||
+		fail "$p -f: $(grep '"processes_not_followed"' r.json | tr -d '\n'), expected 0 in each of 5"
 	[ "$(grep -c "\"mechanism\": \"$MECH\"" r.json)" = 5 ] ||
 		fail "$p -f: mechanisms $(grep '"mechanism"' r.json | tr -d '\n'), expected $MECH 5 times"
 	if [ "$MECH" = probes ]; then
