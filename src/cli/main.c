@@ -2,6 +2,7 @@
 /* main.c - fortstat: time the routines of a program. Only main() decides to stop. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,6 +82,54 @@ struct session {
 };
 
 /*
+ * -f and a "#!" script (a wrapper, pyenv's python3 shim): run its
+ * interpreter as the kernel would, [interpreter, its argument, the script,
+ * the arguments], so that the interpreter is timed and the programs it runs
+ * are followed; `#!/usr/bin/env NAME` runs NAME, found in PATH, as env
+ * would. Without -f a script is refused (precheck: timing a shell times
+ * the shell). Returns 0 (s->path and s->o.argv the interpreter's when it
+ * was one), or the exit status after saying why not.
+ */
+static int script_interpreter(struct session *s)
+{
+	char head[256], *interp = NULL, *arg = NULL, **argv, *ipath = NULL;
+	const char *base;
+	bool env;
+	ssize_t n;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC), k = 0, rc = 0;
+
+	if (fd < 0)
+		return 0; /* the checks after say why */
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 2 || !precheck_shebang(head, (size_t)n, &interp, &arg) || !interp[0])
+		goto out; /* not a script; one without an interpreter is refused after */
+	base = strrchr(interp, '/');
+	base = base ? base + 1 : interp;
+	env = !strcmp(base, "env") && arg && arg[0] != '-' && !strpbrk(arg, " \t=");
+	rc = cli_find_program(env ? arg : interp, &ipath);
+	if (rc)
+		goto out;
+	argv = xcalloc((size_t)s->o.argc + 3, sizeof(*argv));
+	argv[k++] = env ? arg : interp;
+	if (arg && !env)
+		argv[k++] = arg;
+	argv[k++] = s->path;
+	for (int i = 1; i < s->o.argc; i++)
+		argv[k++] = s->o.argv[i];
+	fs_info(1, "%s: a script for %s%s%s: -f runs %s on it and follows what it runs", s->path,
+		interp, arg ? " " : "", arg ? arg : "", ipath);
+	s->o.argv = argv; /* (kept to the end: the report names the command) */
+	s->o.argc = k;
+	s->path = ipath;
+	return 0;
+out:
+	free(interp);
+	free(arg);
+	return rc;
+}
+
+/*
  * Find PROGRAM, read its routines and the names files, choose what to time.
  * Returns 0, or the exit status after saying why not.
  */
@@ -119,6 +168,8 @@ static int load_program(struct session *s)
 		rc = cli_find_program(o->argv[0], &s->path);
 		if (rc)
 			return rc;
+		if (o->follow && (rc = script_interpreter(s)) != 0)
+			return rc;
 		rc = precheck_program(s->path);
 		if (rc)
 			return rc;
@@ -127,6 +178,11 @@ static int load_program(struct session *s)
 	if ((err == SYMTAB_ENOSYMS || err == SYMTAB_EBADSHDR) && o->n_libs && !s->st.is_static) {
 		/* Stripped: nothing of its own to time, but its libraries' routines. */
 		fs_info(1, "%s: %s: only the libraries of -l are timed", s->path,
+			symtab_strerror(err));
+		err = 0;
+	} else if (err == SYMTAB_ENOSYMS && o->follow && !s->st.is_static) {
+		/* -f: followed untimed for the programs it runs, as an exec'ed one is */
+		fs_info(1, "%s: %s: followed untimed, for the programs it runs", s->path,
 			symtab_strerror(err));
 		err = 0;
 	}

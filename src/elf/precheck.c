@@ -186,8 +186,8 @@ static int check_script(const char *path)
 		 * or a shim (pyenv) runs its program by exec, which -f follows.
 		 */
 		fs_error("%s: a shell script (%s); fortstat times ELF executables: to time the "
-			 "programs it runs, try 'fortstat -f %s %s'",
-			 esc_path, esc_what, cmd, esc_path);
+			 "programs it runs, try 'fortstat -f %s' (-f runs %s on it)",
+			 esc_path, esc_what, esc_path, cmd);
 	else
 		fs_error(
 		    "%s: a script for %s; fortstat times ELF executables: try 'fortstat %s %s'",

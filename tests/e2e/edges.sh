@@ -54,23 +54,42 @@ try="fortstat times ELF executables: try"
 # A shell script: timing the shell would time the shell, not the script;
 # -f times the programs it runs (a wrapper, a pyenv shim that execs).
 shtry="fortstat times ELF executables: to time the programs it runs, try"
-refused "^fortstat: error: \./run\.sh: a shell script (/bin/sh); $shtry 'fortstat -f /bin/sh \./run\.sh'\$" \
+refused "^fortstat: error: \./run\.sh: a shell script (/bin/sh); $shtry 'fortstat -f \./run\.sh' (-f runs /bin/sh on it)\$" \
 	"$FORTSTAT" ./run.sh
-refused "^fortstat: error: \./arg\.sh: a shell script (/bin/sh -e); $shtry 'fortstat -f /bin/sh -e \./arg\.sh'\$" \
+refused "^fortstat: error: \./arg\.sh: a shell script (/bin/sh -e); $shtry 'fortstat -f \./arg\.sh' (-f runs /bin/sh -e on it)\$" \
 	"$FORTSTAT" -c ./arg.sh
 # env would be timed, not the program it runs: name the program
-refused "a shell script (/usr/bin/env sh); $shtry 'fortstat -f sh \./env\.sh'\$" "$FORTSTAT" ./env.sh
+refused "a shell script (/usr/bin/env sh); $shtry 'fortstat -f \./env\.sh' (-f runs sh on it)\$" "$FORTSTAT" ./env.sh
 printf '#!/usr/bin/env bash\nexec "$0.real" "$@"\n' >shim
 chmod +x shim
-refused "^fortstat: error: \./shim: a shell script (/usr/bin/env bash); $shtry 'fortstat -f bash \./shim'\$" \
+refused "^fortstat: error: \./shim: a shell script (/usr/bin/env bash); $shtry 'fortstat -f \./shim' (-f runs bash on it)\$" \
 	"$FORTSTAT" ./shim
-# the suggestion works: -f follows the shim's exec to the program it runs
+# the suggestion works: -f runs the shim's interpreter on it (env's NAME,
+# found in PATH) and follows its exec to the program it runs; so does the
+# interpreter named as PROGRAM
 cp "$BIN/chain-O2" shim.real
-timeout 60 "$FORTSTAT" -f bash ./shim >out.txt 2>err.txt </dev/null
-[ $? = 0 ] || fail "fortstat -f bash ./shim: $(cat err.txt)"
-grep -q "shim.real.*(exit status 0)" err.txt || fail "fortstat -f bash ./shim: chain not timed: $(cat err.txt)"
-grep -q '^\* main  *1 ' err.txt || fail "fortstat -f bash ./shim: no main: $(cat err.txt)"
-grep -q '^  leaf  *3500 ' err.txt || fail "fortstat -f bash ./shim: leaf not 3500: $(cat err.txt)"
+for cmd in "-f ./shim" "-f bash ./shim" "-v -f ./arg.sh"; do
+	rm -f ran
+	# shellcheck disable=SC2086 # the words of $cmd split on purpose
+	timeout 60 "$FORTSTAT" $cmd >out.txt 2>err.txt </dev/null
+	[ $? = 0 ] || fail "fortstat $cmd: $(cat err.txt)"
+	case $cmd in
+	*arg.sh)
+		[ -e ran ] || fail "fortstat $cmd: the script did not run: $(cat err.txt)"
+		grep -q "^fortstat: \./arg\.sh: a script for /bin/sh -e: -f runs /[a-z/]*sh on it and follows what it runs\$" err.txt ||
+			fail "fortstat $cmd: -v did not say: $(head -n 3 err.txt)"
+		grep -q "^fortstat: /[a-z/]*sh \[pid [0-9]*\] (exit status 0)" err.txt ||
+			fail "fortstat $cmd: no report of the shell: $(grep '^fortstat: /' err.txt)"
+		continue
+		;;
+	esac
+	grep -q "^fortstat: /[a-z/]*bash \[pid [0-9]*\] (exit status 0)" err.txt ||
+		fail "fortstat $cmd: bash not its first report: $(grep '^fortstat: /' err.txt)"
+	grep -q "shim.real.*(exit status 0)" err.txt || fail "fortstat $cmd: chain not timed: $(cat err.txt)"
+	grep -q '^\* main  *1 ' err.txt || fail "fortstat $cmd: no main: $(cat err.txt)"
+	grep -q '^  leaf  *3500 ' err.txt || fail "fortstat $cmd: leaf not 3500: $(cat err.txt)"
+done
+rm -f ran
 # another interpreter: timing it is the way (a Python script times python3)
 printf '#!/usr/bin/env python3\n' >env.py
 chmod +x env.py
