@@ -60,6 +60,14 @@ struct calib {
 	double alt_round_f2_ns;
 	double round_count_ns;
 	double alt_round_count_ns;
+	/*
+	 * With stops measured (the traps): the stubs' own time inside a
+	 * measured segment, the empty routine's (u_callee) and the driver's
+	 * less its loop (u_caller), TSC to TSC: what a run's measured stop
+	 * leaves in the routine's or the caller's time (trace_opts.seg_resid_ns).
+	 */
+	double u_callee_ns;
+	double u_caller_ns;
 	size_t batches; /* batches measured */
 	size_t calls;	/* calls per batch */
 	double seconds; /* wall time the calibration took */
@@ -72,7 +80,8 @@ struct calib {
  * f2, their count path, the other clock's (ns).
  */
 #define CALIB_MAX_BATCHES 9
-#define CALIB_FIGURES 14
+#define CALIB_FIGURES                                                                              \
+	16 /* ... and the stubs' own time a segment: f[14] the routine's, f[15] the caller's */
 
 /*
  * From b batches' figures (f left as it is), *out's medians, spreads and

@@ -76,6 +76,15 @@ struct trace_opts {
 	double probe_round_ns[FS_N_CLOCKS];
 	double probe_round_ret_ns[FS_N_CLOCKS];
 	double probe_round_count_ns[FS_N_CLOCKS];
+	/*
+	 * A measured stop's segment (the program's code between two stops,
+	 * TSC to TSC) holds some of the stubs' own code: the calibration's
+	 * empty routine's (seg_resid_ns[1], a segment ending at a return site:
+	 * the routine's) and its driver's less its loop ([0], ending at an
+	 * entry: the caller's). Charged with each such stop's measured cost
+	 * (0: none; the calibration's own run takes 0).
+	 */
+	double seg_resid_ns[2];
 	const char *libs[TRACE_MAX_LIBS]; /* -l: shared libraries to time too (patterns) */
 	size_t n_libs;
 	enum pin_mode pin;     /* --pin */
@@ -217,6 +226,12 @@ struct trace_result {
 	 */
 	uint64_t seg_n;
 	double seg_cpu_ns, seg_wall_ns;
+	/*
+	 * The program's own time a measured segment, its mean by the stop that
+	 * ends it: [0] an entry's, [1] a return site's (ns; 0: none). The
+	 * calibration's are trace_opts.seg_resid_ns.
+	 */
+	double seg_u_ns[2];
 	struct trace_section *sections; /* -f: the other processes and images */
 	size_t n_sections;
 	bool snapshot;		  /* a snapshot: the run goes on (trace_snapshot_fn) */

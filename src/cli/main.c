@@ -394,6 +394,15 @@ static int run_program(struct session *s)
 			est[alt] = (s->cal_traps.alt_f1_ns + s->cal_traps.alt_f2_ns) / 2;
 		}
 	}
+	/* what the stubs take of a measured stop's segment (the traps' calibration) */
+	{
+		const struct calib *ct = s->trace.probes ? &s->cal_traps : cal;
+
+		if (!o->no_correct && ct->batches) {
+			s->trace.seg_resid_ns[0] = ct->u_caller_ns;
+			s->trace.seg_resid_ns[1] = ct->u_callee_ns;
+		}
+	}
 	if (o->pid)
 		err = trace_attach(&s->st, s->books, o->names_file ? &s->names : NULL,
 				   o->exclude_file ? &s->exclude : NULL, &s->trace, est, &s->res);

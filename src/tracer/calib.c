@@ -487,6 +487,9 @@ static int calib_batch(const struct trace_opts *o, struct symtab *st, long ie, l
 	f[5] = wall ? res.seg_cpu_ns : res.seg_wall_ns;
 	for (int k = 6; k < CALIB_FIGURES; k++)
 		f[k] = 0;
+	/* the driver's segments hold its loop too (w, the untraced loop, a call) */
+	f[14] = res.seg_u_ns[1];
+	f[15] = res.seg_u_ns[0] > (double)w[1] / calls ? res.seg_u_ns[0] - (double)w[1] / calls : 0;
 	if (!err && icd >= 0) {
 		count_factor(books_acct(books, o->clock, false), icd, w[wall], calls, f[0], &f[6]);
 		count_factor(books_acct(books, !wall ? CLOCK_KIND_WALL : CLOCK_KIND_CPU, false),
@@ -582,6 +585,8 @@ void calib_summarise(const double f[CALIB_FIGURES][CALIB_MAX_BATCHES], size_t b,
 	out->alt_round_f2_ns = median(f[11], b);
 	out->round_count_ns = median(f[12], b);
 	out->alt_round_count_ns = median(f[13], b);
+	out->u_callee_ns = median(f[14], b);
+	out->u_caller_ns = median(f[15], b);
 	out->df1_ns = spread_of(f[0], b);
 	out->df2_ns = spread_of(f[1], b);
 	out->alt_df1_ns = spread_of(f[2], b);
@@ -670,6 +675,7 @@ int calib_run(const struct trace_opts *o, int parallel_runtime, struct calib *ou
 	oc.on_snapshot = NULL; /* fortstat's own run: no live report */
 	oc.on_progress = NULL;
 	memset(oc.probe_count_ns, 0, sizeof(oc.probe_count_ns)); /* measured here */
+	memset(oc.seg_resid_ns, 0, sizeof(oc.seg_resid_ns));	 /* likewise */
 	oc.n_libs = 0; /* the calibration child's libraries are not the program's */
 	fs_verbose = 0;
 	while (b < CALIB_MAX_BATCHES) {

@@ -20,7 +20,7 @@
 #define CACHE_KEEP 16			     /* lines kept: the latest for each key */
 
 /* The figures of a struct calib, in the order of a line. */
-#define N_FIG 24
+#define N_FIG 26
 static double *figs(struct calib *c, double *v[N_FIG])
 {
 	double *a[N_FIG] = {&c->f1_ns,
@@ -46,6 +46,8 @@ static double *figs(struct calib *c, double *v[N_FIG])
 			    &c->alt_round_f2_ns,
 			    &c->round_count_ns,
 			    &c->alt_round_count_ns,
+			    &c->u_callee_ns,
+			    &c->u_caller_ns,
 			    NULL};
 	memcpy(v, a, sizeof(a));
 	return v[0];

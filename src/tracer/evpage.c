@@ -413,9 +413,10 @@ struct insn_event_page *thr_slot_page(struct tracer *tr, const struct tthread *t
  * the mean of what was measured so far, or before 100 measures the
  * calibration's. A CPU-clock measure under half that is a segment whose
  * thread was preempted (the CPU clock stopped, the TSC did not): the mean
- * stands for it.
+ * stands for it. `r`: what the stubs' own code took of the segment the
+ * stop ends (calibrated, trace_opts.seg_resid_ns), charged with it.
  */
-static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w)
+static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_w, double r)
 {
 	bool warm = tr->seg.acc_n >= 100;
 	double mc = warm ? tr->seg.acc_c / tr->seg.acc_n : tr->seg.est[CLOCK_KIND_CPU];
@@ -430,6 +431,8 @@ static void ovh_add(struct tracer *tr, struct tthread *th, double o_c, double o_
 		if (isnan(o_w))
 			o_w = mw;
 	}
+	o_c += r;
+	o_w += r;
 	th->seg.last_ovh[CLOCK_KIND_CPU] = o_c; /* a goroutine's too (golang.c) */
 	th->seg.last_ovh[CLOCK_KIND_WALL] = o_w;
 	books_stop_cost(tr->ps->books, th->tid, (double[FS_N_CLOCKS]){o_c, o_w});
@@ -450,22 +453,31 @@ void trap_cost(const struct tracer *tr, const struct pstate *ps, double out[FS_N
 		out[k] = tr->o->count_only ? 0 : (double)ps->n_trap_stops * out[k];
 }
 
-/* One segment of thread th measured: it ends at TSC t_trap, `ev` holds its t_go. */
+/*
+ * One segment of thread th measured: it ends at TSC t_trap, `ev` holds its
+ * t_go; `kind` the stop that ends it (SEG_ENTRY, SEG_RETURN).
+ */
 static void seg_add(struct tracer *tr, struct tthread *th, uint64_t t_trap,
-		    struct insn_event_page *ev, uint64_t c, uint64_t w)
+		    struct insn_event_page *ev, uint64_t c, uint64_t w, int kind)
 {
+	double r = tr->o->seg_resid_ns[kind];
+
 	if (th->seg.ok && ev->t_go && t_trap > ev->t_go) {
 		double u = (double)(t_trap - ev->t_go) * tr->tsc_ns;
 		double o_c = NAN, o_w = (double)(w - th->seg.w) - u;
 
+		if (u < SEG_U_MAX) {
+			tr->seg.u_sum[kind] += u;
+			tr->seg.u_n[kind]++;
+		}
 		if (th->clk.src != FS_CLOCK_WALL) {
 			o_c = (double)(c - th->seg.c) - u;
 			acct_ovh_add(tr->seg.ovh[0], o_c);
 		}
 		acct_ovh_add(tr->seg.ovh[1], o_w);
-		ovh_add(tr, th, o_c, o_w);
+		ovh_add(tr, th, o_c, o_w, r);
 	} else {
-		ovh_add(tr, th, NAN, NAN);
+		ovh_add(tr, th, NAN, NAN, r);
 	}
 	th->seg.ok = true;
 	th->seg.c = c;
@@ -492,10 +504,10 @@ bool seg_measure(struct tracer *tr, struct tthread *th, uint32_t ev)
 		return false; /* seg_slow, once the registers are read */
 	if (!tr->seg.ovh[0] || !ev || ev == INSN_EV_RETURN) {
 		th->seg.ok = false;
-		ovh_add(tr, th, NAN, NAN);
+		ovh_add(tr, th, NAN, NAN, 0);
 		return true;
 	}
-	seg_add(tr, th, pg->t_trap, pg, c, w);
+	seg_add(tr, th, pg->t_trap, pg, c, w, ev == INSN_EV_RETURN_SITE ? SEG_RETURN : SEG_ENTRY);
 	return true;
 }
 
@@ -515,7 +527,7 @@ void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_h
 
 	if (how == SEG_NO_TSC || !tr->seg.ovh[0] || th->seg.slot < 0 || !tr->ps->page_addr) {
 		th->seg.ok = false;
-		ovh_add(tr, th, NAN, NAN);
+		ovh_add(tr, th, NAN, NAN, 0);
 		return;
 	}
 	addr = tr->ps->page_addr + EV_PAGE + (uint64_t)th->seg.slot * INSN_EV_SLOT_SIZE;
@@ -523,10 +535,11 @@ void seg_slow(struct tracer *tr, struct tthread *th, arch_regs *regs, enum seg_h
 				how == SEG_STUB ? ARCH_PAGE_REG_STUB : ARCH_PAGE_REG_RSITE,
 				addr) < 0) {
 		th->seg.ok = false;
-		ovh_add(tr, th, NAN, NAN);
+		ovh_add(tr, th, NAN, NAN, 0);
 		return;
 	}
-	seg_add(tr, th, arch_trap_tsc(regs), thr_slot_page(tr, th), c, w);
+	seg_add(tr, th, arch_trap_tsc(regs), thr_slot_page(tr, th), c, w,
+		how == SEG_RSITE ? SEG_RETURN : SEG_ENTRY);
 }
 
 /* Is pc inside code fortstat wrote for the process (a stub, a return site's trap)? */

@@ -29,7 +29,18 @@ struct seg_run {
 	uint8_t slot_used[EV_SLOTS]; /* threads' slots after the event page */
 	double est[FS_N_CLOCKS];     /* a stop's overhead when it cannot be measured */
 	double acc_n, acc_c, acc_w;  /* measures taken so far: count, sums (CPU clock, wall) */
+	/*
+	 * The program's time of the segments measured (u: TSC just after a
+	 * stop to just before the next), by the stop that ends them: SEG_ENTRY
+	 * an entry stub's (the caller's code), SEG_RETURN a return site's (the
+	 * routine's); those under SEG_U_MAX ns. The calibration's are what the
+	 * stubs themselves take of a segment (trace_result.seg_u_ns).
+	 */
+	double u_sum[2];
+	uint64_t u_n[2];
 };
+enum { SEG_ENTRY = 0, SEG_RETURN = 1 };
+#define SEG_U_MAX 10000.0
 
 /*
  * A thread's part of the segment timing (struct tthread.seg): changed by

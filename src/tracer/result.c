@@ -214,6 +214,9 @@ void result_build(struct tracer *tr, const char *path, uint64_t now, bool snap,
 	res->cs_lost = main_sec.cs_lost;
 	if (tr->seg.ovh[1] && tr->seg.ovh[1]->n) {
 		res->seg_n = tr->seg.ovh[1]->n;
+		for (int k = 0; k < 2; k++)
+			res->seg_u_ns[k] =
+			    tr->seg.u_n[k] ? tr->seg.u_sum[k] / (double)tr->seg.u_n[k] : 0;
 		res->seg_cpu_ns = acct_ovh_estimate(tr->seg.ovh[0], true);
 		res->seg_wall_ns = acct_ovh_estimate(tr->seg.ovh[1], false);
 	}
