@@ -29,6 +29,20 @@ static struct trust_facts base(void)
 				    .program = "/usr/bin/prog"};
 }
 
+/* A stripped program, most of its time unaccounted (share u), with its DT_NEEDED and the -l given.
+ */
+static void stripped(struct trust_facts *f, double u, const char *program, char **needed,
+		     size_t n_needed, const char **libs, size_t n_libs)
+{
+	f->unaccounted_s = u;
+	f->stripped = true;
+	f->program = program;
+	f->needed = needed;
+	f->n_needed = n_needed;
+	f->libs = libs;
+	f->n_libs = n_libs;
+}
+
 static void judge(const struct trust_facts *f, struct trust *t)
 {
 	trust_judge(f, t);
@@ -245,13 +259,7 @@ START_TEST(test_stripped_libs_given)
 	struct trust_facts f = base();
 	struct trust t;
 
-	f.unaccounted_s = 0.98;
-	f.stripped = true;
-	f.program = "/usr/bin/gzip";
-	f.needed = gzip_needed;
-	f.n_needed = 1;
-	f.libs = libs;
-	f.n_libs = 1;
+	stripped(&f, 0.98, "/usr/bin/gzip", gzip_needed, 1, libs, 1);
 	judge(&f, &t);
 	ck_assert_ptr_nonnull(strstr(t.warning, "-l times every library it names: its own code "
 						"can be timed only in a build with symbols"));
@@ -287,13 +295,7 @@ START_TEST(test_not_followed)
 	ck_assert_ptr_null(t.warning); /* 10 % unaccounted: nothing to say */
 	trust_free(&t);
 
-	f.unaccounted_s = 0.9;
-	f.stripped = true;
-	f.program = "/usr/bin/gcc [pid 42]";
-	f.needed = gzip_needed;
-	f.n_needed = 1;
-	f.libs = libs;
-	f.n_libs = 1;
+	stripped(&f, 0.9, "/usr/bin/gcc [pid 42]", gzip_needed, 1, libs, 1);
 	judge(&f, &t);
 	ck_assert_str_eq(t.warning,
 			 "90.0 % of the program's time is unaccounted (outside every timed "
