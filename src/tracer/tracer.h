@@ -46,6 +46,7 @@
 struct books;
 struct names;
 struct plancache;
+struct pc_image;
 struct routine;
 struct symtab;
 struct trace_result;
@@ -184,6 +185,8 @@ struct pstate {
 	int status;	      /* its wait status, when it exited */
 	uint64_t wall1;	      /* when it ended */
 	struct psamples *smp; /* --sample: its samples (sample.c, owned), NULL: none yet */
+	struct pc_image *pc_own; /* its file in the plan cache, whose throttles the next
+				  * execs of it take (plancache_carry), NULL: none */
 };
 struct tracer {
 	const struct trace_opts *o;
