@@ -61,6 +61,8 @@ struct profile_routine {
 	uint64_t throttled_at; /* counted only after this many calls (--throttle), 0: timed */
 	bool calls_lower;      /* its calls are a lower bound: uncounted once throttled (its
 				* entry's int3 removed, --throttle) */
+	bool throttle_carried; /* counted only from its first call: throttled in an earlier
+				* exec of its file (-f, --throttle), throttled_at 0 */
 };
 
 /* A routine's results in one set (the whole process, or one thread). */

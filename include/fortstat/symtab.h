@@ -35,6 +35,8 @@ struct routine {
 	const char *module;    /* shared library it came from (-l), NULL for the program's own */
 	uint64_t throttled_at; /* --throttle: its calls when it stopped being timed (0: never) */
 	bool calls_lower;      /* ... and counted (its entry's int3 removed): calls a lower bound */
+	bool throttle_carried; /* -f: counted from its first call, throttled in an earlier
+				* exec of its file (throttled_at 0) */
 };
 
 /* A GNU indirect function (STT_GNU_IFUNC): its resolver picks the routine at run time. */

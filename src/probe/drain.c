@@ -28,6 +28,7 @@
 #include "drain.h"
 #include "../tracer/golang.h"
 #include "../tracer/memcall.h"
+#include "../tracer/plancache.h"
 #include "areas.h"
 #include "../tracer/retaddr.h"
 #include "../tracer/sample.h"
@@ -390,6 +391,8 @@ static void throttle(struct tracer *tr)
 			go_throttled(tr, j);
 		rt = &ps->st->r[p->routine];
 		rt->throttled_at = calls;
+		plancache_throttled(ps->pc_own,
+				    p->routine); /* the file's next execs: from the start */
 		fs_info(1, "%s: throttled after %" PRIu64 " calls (%.3f us a call)",
 			rt->display ? rt->display : rt->names[0], rt->throttled_at,
 			(double)self / (double)calls / 1e3);

@@ -181,11 +181,13 @@ static void json_routine(FILE *out, const struct report *rp, const struct row *r
 		json_secs(out, secs(r->wait), true);
 	}
 	fprintf(out, ", \"incomplete\": %s", timed && r->incomplete ? "true" : "false");
-	if (rt->throttled_at)
+	if (rt->throttled_at || rt->throttle_carried)
 		fprintf(out, ", \"throttled_after\": %" PRIu64, rt->throttled_at);
 	else
 		fputs(", \"throttled_after\": null", out);
 	fprintf(out, ", \"calls_lower_bound\": %s", rt->calls_lower ? "true" : "false");
+	if (rt->throttle_carried)
+		fputs(", \"throttle_carried\": true", out);
 	if (json_alloc_on(rp)) {
 		const struct alloc_routine *a = &rp->sec->alloc[r->idx];
 

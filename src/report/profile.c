@@ -157,6 +157,7 @@ static void routine_from(struct profile_routine *pr, const struct routine *rt)
 	pr->selected = (rt->flags & RT_SELECTED) && !(rt->flags & RT_ALLOC); /* --alloc's: no row */
 	pr->throttled_at = rt->throttled_at;
 	pr->calls_lower = rt->calls_lower;
+	pr->throttle_carried = rt->throttle_carried;
 }
 
 /* Routine i's results on every clock. */

@@ -305,7 +305,9 @@ static void table_rows(FILE *out, const struct report *rp, int w, int sw)
 		}
 		if (timed && r->incomplete)
 			fputs("  INCOMPLETE", out);
-		if (timed && rp->sec->routines[r->idx].throttled_at)
+		if (timed && rp->sec->routines[r->idx].throttle_carried)
+			fputs("  THROTTLED from the start (in an earlier exec)", out);
+		else if (timed && rp->sec->routines[r->idx].throttled_at)
 			fprintf(out, "  THROTTLED after %" PRIu64 " calls",
 				rp->sec->routines[r->idx].throttled_at);
 		fputc('\n', out);

@@ -403,6 +403,10 @@ static void plancache_said(const char *what, const struct pc_image *im)
 	if (im && im->far)
 		fs_info(1, "%s: %zu plans in the plan cache could not be moved here: made again",
 			what, im->far);
+	if (im && im->carried)
+		fs_info(1, "%s: %zu routine%s throttled, as in %zu earlier exec%s of this file",
+			what, im->carried, im->carried == 1 ? " starts" : "s start", im->uses - 1,
+			im->uses > 2 ? "s" : "");
 	if (im && im->differ)
 		fs_warn("%s: %zu plans from the plan cache differ from a fresh plan", what,
 			im->differ);
@@ -445,6 +449,8 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	size_t p0 = tr->ps->n_patches;
 	int err;
 
+	if (pg.own) /* the file's entry in the plan cache, if any, is set below */
+		tr->ps->pc_own = NULL;
 	pg.what = pg.own ? tab->path : mode == PATCH_LIB ? tab->r[from].module : tab->path;
 	/* The program's first scratch page: its header, then the probes' trampoline. */
 	pg.hdr = pg.own ? SCRATCH_HDR + (tr->ps->probes ? INSN_PROBE_TRAMP_SIZE : 0) : 0;
@@ -461,9 +467,18 @@ int patch_routines(struct tracer *tr, pid_t tid, struct symtab *tab, size_t from
 	 * The program's own routines, a library's: their plans may have been
 	 * made at an earlier exec (of another program, for a library).
 	 */
-	if (pg.own && tab->n_own == tab->n)
+	if (pg.own && tab->n_own == tab->n) {
 		pg.im = plancache_image(tr, tr->ps->leader, tab->n);
-	else if (mode == PATCH_LIB && tab == tr->ps->st && pg.n)
+		/*
+		 * Its stubs' throttles go to the file's entry, and those of its
+		 * earlier execs are taken (plan_take): not Go's (go_throttled),
+		 * nor with --throttle=0 or FORTSTAT_THROTTLE_CARRY=0.
+		 */
+		tr->ps->pc_own =
+		    tr->ps->probes && !tr->ps->go && tr->o->throttle_calls && plancache_carry_on()
+			? pg.im
+			: NULL;
+	} else if (mode == PATCH_LIB && tab == tr->ps->st && pg.n)
 		pg.im = plancache_image_at(tr, tr->ps->leader, pg.clo, to - from);
 	for (size_t i = from; i < to; i++)
 		patch_one(&pg, i);

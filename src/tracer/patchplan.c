@@ -433,6 +433,11 @@ static void plan_take(struct tracer *tr, const struct routine *r, struct patch *
 	p->throttle = stub->throttle_off ? p->slot + stub->throttle_off : 0;
 	if (p->throttle && (r->flags & RT_COUNTED)) /* throttled from its first call */
 		throttled = true;
+	else if (p->throttle && plancache_carry(tr->ps->pc_own, (size_t)(r - tr->ps->st->r))) {
+		/* throttled in an earlier exec of the file: counted from its first call */
+		throttled = true;
+		tr->ps->st->r[r - tr->ps->st->r].throttle_carried = true;
+	}
 	p->call_ret = stub->call_ret;
 	if (stub->call_ret)
 		u64map_put(&tr->ps->callret, stub->call_ret, (uint64_t)(p - tr->ps->patches) + 1);

@@ -151,6 +151,7 @@ static struct pc_image *image_for(struct tracer *tr, const struct stat *sb, size
 	}
 	im->uses++;
 	im->hits = im->moved = im->made = im->checked = im->differ = im->far = 0;
+	im->carried = 0;
 	return im;
 }
 
@@ -418,6 +419,40 @@ int plancache_write_scratch(struct tracer *tr, struct pc_image *im, pid_t tid, u
 	return mem_write(tr->ps->memfd, base, buf, size);
 }
 
+bool plancache_carry_on(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("FORTSTAT_THROTTLE_CARRY");
+
+		on = !(e && (!strcmp(e, "0") || !strcmp(e, "off")));
+	}
+	return on;
+}
+
+void plancache_throttled(struct pc_image *im, size_t i)
+{
+	if (!im || i >= im->n_plan)
+		return;
+	if (!im->thr) {
+		im->thr = xcalloc(im->n_plan, 1);
+		im->n_thr = im->n_plan;
+	}
+	if (i < im->n_thr && !im->thr[i]) {
+		im->thr[i] = 1;
+		im->n_thr_set++;
+	}
+}
+
+bool plancache_carry(struct pc_image *im, size_t i)
+{
+	if (!im || i >= im->n_thr || !im->thr[i])
+		return false;
+	im->carried++;
+	return true;
+}
+
 void plancache_free(struct tracer *tr)
 {
 	struct plancache *pc = tr->pc;
@@ -431,6 +466,7 @@ void plancache_free(struct tracer *tr)
 			free(im->plan[j]);
 		free(im->plan);
 		free(im->keys);
+		free(im->thr);
 		if (im->st) {
 			symtab_free(im->st);
 			free(im->st);

@@ -81,6 +81,16 @@ struct pc_image {
 	const uint8_t *share_map;
 	size_t share_size;
 	size_t share_made, share_used; /* memfds made, processes that mapped one */
+	/*
+	 * The routines (by index, n_thr of them) --throttle's rule stopped
+	 * timing in an exec of this file so far (drain.c's throttle(), a probe
+	 * stub's throttle), which a later exec's stubs take throttled from its
+	 * first call (plancache_carry); carried: how many the patching under
+	 * way took so.
+	 */
+	uint8_t *thr;
+	size_t n_thr, n_thr_set;
+	size_t carried;
 };
 
 enum pc_mode plancache_mode(void);
@@ -138,6 +148,25 @@ bool plancache_same(const struct pc_plan *a, const struct pc_plan *b);
  */
 int plancache_write_scratch(struct tracer *tr, struct pc_image *im, pid_t tid, uint64_t base,
 			    const uint8_t *buf, size_t size);
+
+/*
+ * FORTSTAT_THROTTLE_CARRY (a test hook, not an option): 0 off (each exec
+ * throttles on its own), else on.
+ */
+bool plancache_carry_on(void);
+
+/*
+ * Routine i of im's file was throttled in a process running it (a probe
+ * stub's throttle): the later execs of the file start with it throttled.
+ * im NULL: nothing (the cache off, the carry off, not the program's own).
+ */
+void plancache_throttled(struct pc_image *im, size_t i);
+
+/*
+ * Is routine i of im's file (NULL: none) to start throttled, throttled in
+ * an earlier exec? Counted in im->carried when it is.
+ */
+bool plancache_carry(struct pc_image *im, size_t i);
 
 /* Free the run's cache (tracer_free). */
 void plancache_free(struct tracer *tr);

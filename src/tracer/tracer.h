@@ -46,6 +46,7 @@
 struct books;
 struct names;
 struct plancache;
+struct pc_image;
 struct routine;
 struct symtab;
 struct trace_result;
@@ -178,13 +179,15 @@ struct pstate {
 	struct trace_thread_usage *tu; /* ... their user and system time (thr_end) */
 	size_t n_tu, cap_tu;
 	uint64_t wall0;
-	char *path;	      /* the image's file (owned), NULL for the program's first */
-	bool own_st;	      /* st (and path) belong to this state: an image exec'ed (-f) */
-	bool ended;	      /* exited, exec'ed a new image, or let go */
-	bool execed;	      /* ended by exec'ing a new image */
-	int status;	      /* its wait status, when it exited */
-	uint64_t wall1;	      /* when it ended */
-	struct psamples *smp; /* --sample: its samples (sample.c, owned), NULL: none yet */
+	char *path;		 /* the image's file (owned), NULL for the program's first */
+	bool own_st;		 /* st (and path) belong to this state: an image exec'ed (-f) */
+	bool ended;		 /* exited, exec'ed a new image, or let go */
+	bool execed;		 /* ended by exec'ing a new image */
+	int status;		 /* its wait status, when it exited */
+	uint64_t wall1;		 /* when it ended */
+	struct psamples *smp;	 /* --sample: its samples (sample.c, owned), NULL: none yet */
+	struct pc_image *pc_own; /* its file in the plan cache, whose throttles the next
+				  * execs of it take (plancache_carry), NULL: none */
 };
 struct tracer {
 	const struct trace_opts *o;

@@ -11,7 +11,9 @@
 # run without the cache (FORTSTAT_PLAN_CACHE=0) and the fixtures' own.
 # With -l libc, each load of libc after the first takes its plans, moved.
 # The scratch pages (the stubs) shared through a memfd: the execs map one,
-# the counts unchanged, a throttle in one exec not seen by the next.
+# the counts unchanged. A throttle taken in one exec carries to the next
+# (its stubs start throttled: plancache_carry), the counts unchanged; with
+# FORTSTAT_THROTTLE_CARRY=0 each exec throttles on its own.
 . "$SRCDIR/tests/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
 
@@ -108,8 +110,11 @@ done
 # first made (each writes over it only the pages that differ: the one that
 # names its event memory), with the counts of a run that writes the pages
 # (FORTSTAT_SHARE_STUBS=0); and a throttle's byte, written into a stub at
-# the first exec's end, stays in that process's copy of its page: the next
-# execs time each call of leaf until their own ends.
+# the first exec's end, stays in that process's copy of its page, while
+# the next execs' stubs start throttled (their page written over the
+# memfd's): leaf, work and twice counted from their first call, the counts
+# exact and those of execs each throttling on its own
+# (FORTSTAT_THROTTLE_CARRY=0, where leaf is timed until each exec's end).
 prog=chain-nopie-O2
 p="$BIN/spawner-O2 $PWD/$prog"
 FORTSTAT_SHARE_STUBS=1
@@ -122,20 +127,49 @@ grep "$prog: scratch pages at .* mapped from a memfd" t.err >maps
 grep -q ": 3 processes of this file mapped one, 1 memfds made$" maps ||
 	fail "$prog -f, stubs shared: not one memfd for the three execs: $(cat maps)"
 ! grep -q "not shared" t.err || fail "$prog -f, stubs shared: $(grep 'not shared' t.err)"
+# carried: thrown is how many execs throttled leaf at their end, from how
+# many started with it throttled (-v)
+carried() {
+	thrown=$(grep -c "^fortstat: leaf: throttled after 3500 calls" t.err)
+	from=$(grep -c "$prog: 3 routines start throttled, as in [12] earlier execs\{0,1\} of this file$" t.err)
+}
 if [ "$MECH" = probes ]; then
-	n=$(grep -c "^fortstat: leaf: throttled after 3500 calls" t.err)
-	[ "$n" = 3 ] || fail "$prog -f, stubs shared: leaf throttled at the end of $n execs, expected 3: $(grep 'leaf: throttled' t.err)"
+	carried
+	[ "$thrown" = 1 ] || fail "$prog -f, stubs shared: leaf throttled at the end of $thrown execs, expected 1 (the first): $(grep 'leaf: throttled' t.err)"
+	[ "$from" = 2 ] || fail "$prog -f, stubs shared: $from execs started with leaf, work and twice throttled, expected 2: $(grep 'start throttled' t.err)"
 fi
 FORTSTAT_SHARE_STUBS=0
 # shellcheck disable=SC2086
 traced -f -v --throttle=10,100000 -- $p
-unset FORTSTAT_SHARE_STUBS
+cp r.csv written.csv
 ! grep -q "memfd" t.err || fail "$prog -f, FORTSTAT_SHARE_STUBS=0: $(grep -m1 memfd t.err)"
+if [ "$MECH" = probes ]; then
+	carried
+	[ "$thrown/$from" = 1/2 ] || fail "$prog -f, FORTSTAT_SHARE_STUBS=0: leaf throttled at the end of $thrown execs, from the start in $from, expected 1/2"
+fi
+# each exec on its own: leaf timed in each until its end (the stubs shared
+# or not)
+FORTSTAT_THROTTLE_CARRY=0
+export FORTSTAT_THROTTLE_CARRY
+for share in 1 0; do
+	FORTSTAT_SHARE_STUBS=$share
+	# shellcheck disable=SC2086
+	traced -f -v --throttle=10,100000 -- $p
+	cp r.csv alone$share.csv
+	if [ "$MECH" = probes ]; then
+		carried
+		[ "$thrown/$from" = 3/0 ] || fail "$prog -f, FORTSTAT_THROTTLE_CARRY=0, FORTSTAT_SHARE_STUBS=$share: leaf throttled at the end of $thrown execs, from the start in $from, expected 3/0"
+	fi
+	! grep -q "start throttled" t.err || fail "$prog -f, FORTSTAT_THROTTLE_CARRY=0: $(grep -m1 'start throttled' t.err)"
+done
+unset FORTSTAT_SHARE_STUBS FORTSTAT_THROTTLE_CARRY
 for s in 1 2 3 4 5; do
 	calls_of shared.csv $s >a
-	calls_of r.csv $s >b
 	[ -s a ] || fail "$prog -f, stubs shared: no section $s"
-	cmp -s a b || fail "$prog -f: section $s's counts differ with the stubs shared: $(diff a b | head -n 6)"
+	for other in written alone1 alone0; do
+		calls_of $other.csv $s >b
+		cmp -s a b || fail "$prog -f: section $s's counts differ from $other.csv's: $(diff a b | head -n 6)"
+	done
 done
 for s in 2 4 5; do
 	calls_of shared.csv $s >sec
@@ -144,6 +178,29 @@ for s in 2 4 5; do
 			fail "$prog -f, stubs shared: section $s: ${kv%=*} $(grep "^${kv%=*} " sec || echo never), expected ${kv#*=}"
 	done
 done
+# the report says which throttle came from an earlier exec: the table's
+# mark; JSON's throttle_carried, with throttled_after 0
+if [ "$MECH" = probes ]; then
+	# shellcheck disable=SC2086
+	"$FORTSTAT" -f --throttle=10,100000 -o r.txt $p >/dev/null 2>t.err </dev/null ||
+		fail "$prog -f, table: fortstat failed: $(tail -n 3 t.err)"
+	n=$(grep -c "^  leaf .*  THROTTLED from the start (in an earlier exec)$" r.txt)
+	[ "$n" = 2 ] || fail "$prog -f, table: leaf marked throttled from the start in $n sections, expected 2: $(grep '^  leaf ' r.txt)"
+	n=$(grep -c "^  leaf .*  THROTTLED after 3500 calls$" r.txt)
+	[ "$n" = 1 ] || fail "$prog -f, table: leaf marked throttled after 3500 calls in $n sections, expected 1: $(grep '^  leaf ' r.txt)"
+	# shellcheck disable=SC2086
+	"$FORTSTAT" -f --throttle=10,100000 --format=json -o r.json $p >/dev/null 2>t.err </dev/null ||
+		fail "$prog -f, JSON: fortstat failed: $(tail -n 3 t.err)"
+	python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1])):
+    for r in s["routines"]:
+        if r["name"] == "leaf":
+            print(r["calls"], r["throttled_after"], r.get("throttle_carried", "-"))
+' r.json | sort | tr '\n' ' ' >marks || fail "$prog -f, JSON: cannot read r.json"
+	[ "$(cat marks)" = "3500 0 True 3500 0 True 3500 3500 - " ] ||
+		fail "$prog -f, JSON: leaf's calls, throttled_after, throttle_carried: $(cat marks), expected 3500 3500 - once, 3500 0 True twice"
+fi
 
 # -l libc: the spawner and the three execs of its program load it, each
 # elsewhere and with other patch numbers (the spawner's own routines are
