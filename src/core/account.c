@@ -147,6 +147,8 @@ static __attribute__((noinline)) uint32_t context_slow(struct acct *a, struct th
 		th->cct.x[parent].child = node;
 		cs->key = pair_key(parent, routine);
 		cs->node = node;
+		if (parent == 0)
+			th->rx[routine].root = node;
 	}
 	return node;
 }
@@ -155,7 +157,8 @@ static __attribute__((noinline)) uint32_t context_slow(struct acct *a, struct th
  * The context of a call of `routine` made from node `parent` of th: the
  * node of its open activation when it is already on the stack (recursion
  * folded), else the child of parent (and its merged twin), new if need be:
- * the parent's last child, else the direct-mapped slots, else the trees.
+ * the root's child its routine keeps (struct rside), the parent's last
+ * child, else the direct-mapped slots, else the trees.
  */
 HOT_INLINE uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
 {
@@ -164,11 +167,15 @@ HOT_INLINE uint32_t context(struct acct *a, struct thread *th, uint32_t parent, 
 
 	if (th->rx[routine].active)
 		return th->rx[routine].node;
+	if (parent == 0 && th->rx[routine].root)
+		return th->rx[routine].root;
 	if (node && th->cct.v[node].routine == routine)
 		return node;
 	cs = ctx_slot(th, parent, routine);
 	if (cs->key == pair_key(parent, routine)) {
 		th->cct.x[parent].child = cs->node;
+		if (parent == 0)
+			th->rx[routine].root = cs->node;
 		return cs->node;
 	}
 	return context_slow(a, th, parent, routine);

@@ -68,13 +68,17 @@ struct arc_slot {
 
 /*
  * A routine's record beside its public struct (one line, acct_tables.h):
- * its times on lanes 1.., and in a thread's, its open activations and its
- * node while active (unused in the program's).
+ * its times on lanes 1.., and in a thread's, its open activations, its
+ * node while active and its node under the root (`root`, 0: not made yet:
+ * where the throttled routines' calls are counted, away from the stack,
+ * which the parent's hint and the direct-mapped contexts missed at one in
+ * two, a hash lookup each under cc1); the last two unused in the program's.
  */
 struct rside {
 	struct ltimes l[ACCT_XLANES];
 	uint32_t active;
 	uint32_t node;
+	uint32_t root;
 } __attribute__((aligned(ACCT_LINE)));
 
 struct thread {
