@@ -48,6 +48,7 @@ START_TEST(test_arcs_index)
 	ck_assert_uint_eq(s.v[153].calls, 150);
 	ck_assert_uint_eq(s.n, MANY + 3);
 	ck_assert_uint_eq((uintptr_t)s.lt % ACCT_LINE, 0); /* an arc's lanes: one line */
+	ck_assert_uint_eq((uintptr_t)s.v % ACCT_LINE, 0);  /* an arc: half of one */
 	ck_assert_uint_eq(sizeof(*s.lt), ACCT_LINE);
 	arcset_free(&s);
 }
@@ -122,6 +123,7 @@ START_TEST(test_cct_tree)
 	ck_assert_uint_eq(c.v[a].calls, 5);
 	ck_assert_uint_eq(c.x[a].self[2], 55);
 	ck_assert_uint_eq((uintptr_t)c.x % ACCT_LINE, 0);
+	ck_assert_uint_eq((uintptr_t)c.v % ACCT_LINE, 0);
 	ck_assert_uint_eq(sizeof(*c.x), ACCT_LINE);
 	ck_assert_uint_eq(cct_child(&c, a, 11, &created), b);
 	ck_assert(!created);

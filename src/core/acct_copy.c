@@ -20,7 +20,7 @@ struct acct *acct_dup(const struct acct *a)
 	synced(a);
 	c->n = a->n;
 	c->lanes = a->lanes;
-	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	c->r = lines_dup(a->r, nr, sizeof(*a->r));
 	c->rx = lines_dup(a->rx, nr, sizeof(*a->rx));
 	c->list_cap = a->list_cap;
 	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
@@ -32,7 +32,7 @@ struct acct *acct_dup(const struct acct *a)
 		th->fr = dup_array(t->fr, t->cap, sizeof(*t->fr));
 		th->ctx = NULL; /* caches: made again when needed */
 		th->arcc = NULL;
-		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		th->r = lines_dup(t->r, nr, sizeof(*t->r));
 		th->rx = lines_dup(t->rx, nr, sizeof(*t->rx));
 		arcset_dup(&th->arcs, &t->arcs);
 		cct_dup(&th->cct, &t->cct);
@@ -103,7 +103,7 @@ struct acct *acct_lane(const struct acct *a, int k)
 		k = 0;
 	c->n = a->n;
 	c->lanes = 1;
-	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	c->r = lines_dup(a->r, nr, sizeof(*a->r));
 	c->rx = lines_calloc(nr, sizeof(*c->rx));
 	if (k)
 		lane_routines(c->r, c->rx, a->rx, a->n, k);
@@ -122,7 +122,7 @@ struct acct *acct_lane(const struct acct *a, int k)
 			th->fr[j].t_enter[0] = t->fr[j].t_enter[k];
 		th->entries = t->entries;
 		th->made = t->made;
-		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		th->r = lines_dup(t->r, nr, sizeof(*t->r));
 		th->rx = lines_dup(t->rx, nr, sizeof(*t->rx)); /* open activations, nodes */
 		if (k)
 			lane_routines(th->r, th->rx, t->rx, a->n, k);

@@ -37,7 +37,7 @@ struct thread *thread_new(struct acct *a, int tid)
 		solo_sync(a); /* from now on, every event updates the program's too */
 	th = xcalloc(1, sizeof(*th));
 	th->tid = tid;
-	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
+	th->r = lines_calloc(a->n, sizeof(*th->r));
 	th->rx = lines_calloc(a->n, sizeof(*th->rx));
 	th->arcs.lanes = a->lanes;
 	cct_init(&th->cct, a->lanes);
@@ -56,7 +56,7 @@ struct acct *acct_new_lanes(size_t n_routines, int lanes)
 
 	a->n = n_routines;
 	a->lanes = lanes < 1 ? 1 : lanes > ACCT_LANES ? ACCT_LANES : lanes;
-	a->r = xcalloc(n_routines ? n_routines : 1, sizeof(*a->r));
+	a->r = lines_calloc(n_routines, sizeof(*a->r));
 	a->rx = lines_calloc(n_routines, sizeof(*a->rx));
 	a->arcs.lanes = a->lanes;
 	cct_init(&a->cct, a->lanes);
@@ -80,26 +80,18 @@ int acct_lanes(const struct acct *a)
 	return a->lanes;
 }
 
-/* Grow a zeroed array of n elements of size sz to m elements. */
-static void *grow_zeroed(void *p, size_t n, size_t m, size_t sz)
-{
-	p = xrealloc(p, m * sz);
-	memset((char *)p + n * sz, 0, (m - n) * sz);
-	return p;
-}
-
 void acct_grow(struct acct *a, size_t n_routines)
 {
 	size_t old = a->n, i, o1 = old ? old : 1;
 
 	if (n_routines <= old)
 		return;
-	a->r = grow_zeroed(a->r, o1, n_routines, sizeof(*a->r));
+	a->r = lines_grow(a->r, o1, n_routines, sizeof(*a->r));
 	a->rx = lines_grow(a->rx, o1, n_routines, sizeof(*a->rx));
 	for (i = 0; i < a->thr_n; i++) {
 		struct thread *th = a->list[i];
 
-		th->r = grow_zeroed(th->r, o1, n_routines, sizeof(*th->r));
+		th->r = lines_grow(th->r, o1, n_routines, sizeof(*th->r));
 		th->rx = lines_grow(th->rx, o1, n_routines, sizeof(*th->rx));
 	}
 	a->n = n_routines;

@@ -47,7 +47,7 @@ void cct_init(struct cct *c, int lanes)
 {
 	c->lanes = lanes;
 	c->cap = 16;
-	c->v = xcalloc(c->cap, sizeof(*c->v));
+	c->v = lines_calloc(c->cap, sizeof(*c->v));
 	c->x = lines_calloc(c->cap, sizeof(*c->x));
 	c->x[0].arc = c->x[0].tarc = SIZE_MAX;
 	c->n = 1;
@@ -74,8 +74,8 @@ uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool *creat
 		return parent;
 	if (c->n == c->cap) {
 		c->x = lines_grow(c->x, c->cap, 2 * c->cap, sizeof(*c->x));
+		c->v = lines_grow(c->v, c->cap, 2 * c->cap, sizeof(*c->v));
 		c->cap *= 2;
-		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
 	}
 	node = (uint32_t)c->n++;
 	c->v[node] = (struct acct_node){.parent = parent, .routine = routine};
@@ -88,7 +88,7 @@ uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool *creat
 void cct_dup(struct cct *dst, const struct cct *src)
 {
 	*dst = *src;
-	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
+	dst->v = lines_dup(src->v, src->cap, sizeof(*src->v));
 	dst->x = lines_dup(src->x, src->cap, sizeof(*src->x));
 	u64map_dup(&dst->idx, &src->idx);
 }
@@ -105,7 +105,7 @@ size_t arcset_get(struct arcset *s, uint32_t caller, uint32_t callee)
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 32;
 
-		s->v = xrealloc(s->v, cap * sizeof(*s->v));
+		s->v = lines_grow(s->v, s->cap, cap, sizeof(*s->v));
 		if (s->lanes > 1)
 			s->lt = lines_grow(s->lt, s->cap, cap, sizeof(*s->lt));
 		s->cap = cap;
@@ -128,7 +128,7 @@ void arcset_free(struct arcset *s)
 void arcset_dup(struct arcset *dst, const struct arcset *src)
 {
 	*dst = *src;
-	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
+	dst->v = lines_dup(src->v, src->cap, sizeof(*src->v));
 	dst->lt = lines_dup(src->lt, src->cap, sizeof(*src->lt));
 	u64map_dup(&dst->idx, &src->idx);
 }

@@ -38,6 +38,10 @@ struct ltimes {
  */
 #define ACCT_LINE 64
 #define ACCT_XLANES (ACCT_LANES - 1)
+_Static_assert(sizeof(struct acct_routine) == ACCT_LINE &&
+		   ACCT_LINE % sizeof(struct acct_node) == 0 &&
+		   ACCT_LINE % sizeof(struct acct_arc) == 0,
+	       "a routine a line, two nodes or arcs a line");
 
 /* An arc's times on lanes 1.. */
 struct aside {
@@ -83,9 +87,12 @@ struct cct {
 };
 
 /*
- * Line-aligned arrays (of elements whose size is a multiple of ACCT_LINE):
- * n zeroed elements; p's n grown to m, the new ones zeroed; a copy of n (NULL
- * stays NULL). Freed by free(). Allocation failures die as xmalloc's.
+ * Line-aligned arrays: n zeroed elements; p's n grown to m, the new ones
+ * zeroed; a copy of n (NULL stays NULL). Freed by free(). Allocation
+ * failures die as xmalloc's. An element of a line (a routine's results,
+ * the records beside) or half a line (a node, an arc) never straddles two:
+ * from malloc, 16 bytes past a line, half the nodes and arcs and most
+ * routines did.
  */
 void *lines_calloc(size_t n, size_t sz);
 void *lines_grow(void *p, size_t n, size_t m, size_t sz);
