@@ -1013,6 +1013,47 @@ START_TEST(test_root_contexts)
 END_TEST
 
 /*
+ * A parent that calls more routines in turn than the direct-mapped
+ * contexts hold (their slots taken over by each other): each context still
+ * counts its own calls and time; a second thread has its own.
+ */
+START_TEST(test_contexts_many)
+{
+	enum { NR = 40000, ROUNDS = 6 };
+	struct acct *a = acct_new(NR + 1);
+	const struct acct_node *v, *x;
+	acct_time_t t = 0;
+	size_t n;
+
+	acct_enter(a, 1, NR, 1000, 0, t++);
+	for (int k = 0; k < ROUNDS; k++)
+		for (uint32_t r = 0; r < NR; r++) {
+			acct_enter(a, 1, (r * 7919u) % NR, 900, 0, t);
+			t += 1 + r % 3;
+			acct_leave(a, 1, t++, NULL);
+		}
+	acct_leave(a, 1, t, NULL);
+	acct_enter(a, 2, NR, 1000, 0, 0);
+	acct_enter(a, 2, 5, 900, 0, 1);
+	acct_leave(a, 2, 2, NULL);
+	acct_leave(a, 2, 3, NULL);
+
+	v = acct_nodes(a, &n);
+	ck_assert_uint_eq(n, 2 + NR);
+	for (uint32_t r = 0; r < NR; r++) {
+		x = find_node(v, n, (uint32_t[]){NR, (r * 7919u) % NR}, 2);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_uint_eq(x->calls, ROUNDS + ((r * 7919u) % NR == 5));
+		ck_assert_uint_eq(x->self, ROUNDS * (1 + r % 3) + ((r * 7919u) % NR == 5));
+	}
+	x = find_node(v, n, (uint32_t[]){NR}, 1);
+	ck_assert_uint_eq(x->calls_made, (uint64_t)ROUNDS * NR + 1);
+	ck_assert_uint_eq(acct_total_calls(a), (uint64_t)ROUNDS * NR + 3);
+	acct_free(a);
+}
+END_TEST
+
+/*
  * Inclusive time's overhead counts: the entries and calls made inside the
  * outermost activations, so that net inclusive = sum of the nets inside.
  */
@@ -1384,6 +1425,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_bad_routine);
 	tcase_add_test(tc, test_contexts);
 	tcase_add_test(tc, test_root_contexts);
+	tcase_add_test(tc, test_contexts_many);
 	tcase_add_test(tc, test_total_counts);
 	tcase_add_test(tc, test_grow);
 	tcase_add_test(tc, test_lanes);
