@@ -958,6 +958,102 @@ START_TEST(test_contexts)
 END_TEST
 
 /*
+ * Calls counted away from the stack (spontaneous: throttled routines) go to
+ * the root's child of their routine, which a routine's record keeps: the
+ * same node as a call from an empty stack, made by either first; a routine
+ * on the stack is counted at its open activation (recursion folded), not
+ * there; another thread has its own. Many routines, so that the
+ * direct-mapped contexts cannot hold them all.
+ */
+START_TEST(test_root_contexts)
+{
+	enum { NR = 20000 };
+	struct acct *a = acct_new(NR);
+	const struct acct_node *v, *x;
+	size_t n;
+
+	for (uint32_t r = 0; r < NR; r++) /* root;r made by a count, every routine */
+		acct_count_n(a, 1, r, 1, true);
+	acct_enter(a, 1, 7, 1000, 0, 0); /* root;7 now entered from the empty stack */
+	acct_count_n(a, 1, 7, 2, true);	 /* 7 open: at its activation, root;7 */
+	acct_enter(a, 1, 8, 900, 0, 5);
+	acct_count_n(a, 1, 9, 4, true);	 /* not under 7;8: at root;9 */
+	acct_count_n(a, 1, 9, 1, false); /* from the stack: 7;8;9 */
+	acct_enter(a, 1, 9, 800, 0, 6);
+	acct_count_n(a, 1, 9, 1, true); /* 9 open: at 7;8;9, not root;9 */
+	acct_leave(a, 1, 6, NULL);
+	acct_leave(a, 1, 6, NULL);
+	acct_leave(a, 1, 7, NULL);
+	for (uint32_t r = 0; r < NR; r++) /* each again: the same root;r */
+		acct_count_n(a, 1, r, 1, true);
+	acct_enter(a, 1, 8, 800, 0, 10); /* an entry from the empty stack: root;8 too */
+	acct_leave(a, 1, 11, NULL);
+	acct_count_n(a, 2, 9, 3, true); /* thread 2's own root;9, merged into the program's */
+
+	v = acct_nodes(a, &n);
+	ck_assert_uint_eq(n, 1 + NR + 2); /* root, root;r, 7;8 and 7;8;9 (none new for 2) */
+	x = find_node(v, n, (uint32_t[]){7}, 1);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->calls, 1 + 1 + 2 + 1);
+	ck_assert_uint_eq(x->calls_made, 1);
+	x = find_node(v, n, (uint32_t[]){8}, 1);
+	ck_assert_uint_eq(x->calls, 1 + 1 + 1);
+	x = find_node(v, n, (uint32_t[]){9}, 1);
+	ck_assert_uint_eq(x->calls, 1 + 4 + 1 + 3);
+	x = find_node(v, n, (uint32_t[]){7, 8, 9}, 3);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->calls, 1 + 1 + 1);
+	ck_assert_ptr_null(find_node(v, n, (uint32_t[]){7, 7}, 2));
+	x = find_node(v, n, (uint32_t[]){NR - 1}, 1);
+	ck_assert_uint_eq(x->calls, 2);
+	ck_assert_uint_eq(acct_routines(a)[9].calls, 1 + 4 + 1 + 1 + 1 + 1 + 3);
+	ck_assert_uint_eq(acct_total_calls(a), 2 * NR + 4 + 2 + 4 + 1 + 1 + 3); /* 4 entries */
+	acct_free(a);
+}
+END_TEST
+
+/*
+ * A parent that calls more routines in turn than the direct-mapped
+ * contexts hold (their slots taken over by each other): each context still
+ * counts its own calls and time; a second thread has its own.
+ */
+START_TEST(test_contexts_many)
+{
+	enum { NR = 40000, ROUNDS = 6 };
+	struct acct *a = acct_new(NR + 1);
+	const struct acct_node *v, *x;
+	acct_time_t t = 0;
+	size_t n;
+
+	acct_enter(a, 1, NR, 1000, 0, t++);
+	for (int k = 0; k < ROUNDS; k++)
+		for (uint32_t r = 0; r < NR; r++) {
+			acct_enter(a, 1, (r * 7919u) % NR, 900, 0, t);
+			t += 1 + r % 3;
+			acct_leave(a, 1, t++, NULL);
+		}
+	acct_leave(a, 1, t, NULL);
+	acct_enter(a, 2, NR, 1000, 0, 0);
+	acct_enter(a, 2, 5, 900, 0, 1);
+	acct_leave(a, 2, 2, NULL);
+	acct_leave(a, 2, 3, NULL);
+
+	v = acct_nodes(a, &n);
+	ck_assert_uint_eq(n, 2 + NR);
+	for (uint32_t r = 0; r < NR; r++) {
+		x = find_node(v, n, (uint32_t[]){NR, (r * 7919u) % NR}, 2);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_uint_eq(x->calls, ROUNDS + ((r * 7919u) % NR == 5));
+		ck_assert_uint_eq(x->self, ROUNDS * (1 + r % 3) + ((r * 7919u) % NR == 5));
+	}
+	x = find_node(v, n, (uint32_t[]){NR}, 1);
+	ck_assert_uint_eq(x->calls_made, (uint64_t)ROUNDS * NR + 1);
+	ck_assert_uint_eq(acct_total_calls(a), (uint64_t)ROUNDS * NR + 3);
+	acct_free(a);
+}
+END_TEST
+
+/*
  * Inclusive time's overhead counts: the entries and calls made inside the
  * outermost activations, so that net inclusive = sum of the nets inside.
  */
@@ -1328,6 +1424,8 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_arcs);
 	tcase_add_test(tc, test_bad_routine);
 	tcase_add_test(tc, test_contexts);
+	tcase_add_test(tc, test_root_contexts);
+	tcase_add_test(tc, test_contexts_many);
 	tcase_add_test(tc, test_total_counts);
 	tcase_add_test(tc, test_grow);
 	tcase_add_test(tc, test_lanes);

@@ -30,23 +30,26 @@ START_TEST(test_arcs_index)
 	/* times written stay with their arc through the growth */
 	s.v[1].calls = 7;
 	s.v[1].time = 70;
-	s.lt[2][1].total = 71;
+	s.lt[1].l[1].total = 71;
 	for (i = 0; i < MANY; i++) {
 		j = arcset_get(&s, (uint32_t)i + 2, (uint32_t)i);
 		ck_assert_uint_eq(j, i + 3);
 		ck_assert_uint_eq(s.v[j].calls, 0);
-		ck_assert_uint_eq(s.lt[1][j].self, 0);
-		ck_assert_uint_eq(s.lt[2][j].total, 0);
+		ck_assert_uint_eq(s.lt[j].l[0].self, 0);
+		ck_assert_uint_eq(s.lt[j].l[1].total, 0);
 		s.v[j].calls = i;
 	}
 	ck_assert_uint_eq(s.n, MANY + 3);
 	ck_assert_uint_eq(arcset_get(&s, 0, 1), 1);
 	ck_assert_uint_eq(s.v[1].calls, 7);
 	ck_assert_uint_eq(s.v[1].time, 70);
-	ck_assert_uint_eq(s.lt[2][1].total, 71);
+	ck_assert_uint_eq(s.lt[1].l[1].total, 71);
 	ck_assert_uint_eq(arcset_get(&s, 150 + 2, 150), 153);
 	ck_assert_uint_eq(s.v[153].calls, 150);
 	ck_assert_uint_eq(s.n, MANY + 3);
+	ck_assert_uint_eq((uintptr_t)s.lt % ACCT_LINE, 0); /* an arc's lanes: one line */
+	ck_assert_uint_eq((uintptr_t)s.v % ACCT_LINE, 0);  /* an arc: half of one */
+	ck_assert_uint_eq(sizeof(*s.lt), ACCT_LINE);
 	arcset_free(&s);
 }
 END_TEST
@@ -57,13 +60,13 @@ START_TEST(test_arcs_dup)
 
 	arcset_get(&s, 4, 5);
 	s.v[0].calls = 3;
-	s.lt[1][0].self = 30;
+	s.lt[0].l[0].self = 30;
 	arcset_dup(&d, &s);
 	d.v[0].calls = 9;
-	d.lt[1][0].self = 90;
+	d.lt[0].l[0].self = 90;
 	ck_assert_uint_eq(arcset_get(&d, 6, 7), 1); /* a new arc in the copy alone */
 	ck_assert_uint_eq(s.v[0].calls, 3);
-	ck_assert_uint_eq(s.lt[1][0].self, 30);
+	ck_assert_uint_eq(s.lt[0].l[0].self, 30);
 	ck_assert_uint_eq(s.n, 1);
 	ck_assert_uint_eq(arcset_get(&s, 6, 7), 1);
 	ck_assert_uint_eq(s.v[1].calls, 0);
@@ -80,19 +83,19 @@ START_TEST(test_cct_tree)
 	bool created;
 	uint32_t a, b, a2, prev;
 
-	cct_init(&c, true, 4);
+	cct_init(&c, 4);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_uint_eq(c.v[0].parent, ACCT_NONE);
 	ck_assert_uint_eq(c.v[0].routine, ACCT_NONE);
-	ck_assert_uint_eq(c.hint[0].arc, SIZE_MAX);
+	ck_assert_uint_eq(c.x[0].arc, SIZE_MAX);
 	a = cct_child(&c, 0, 10, &created);
 	ck_assert(created);
 	ck_assert_uint_eq(a, 1);
 	ck_assert_uint_eq(c.v[a].parent, 0);
 	ck_assert_uint_eq(c.v[a].routine, 10);
-	ck_assert_uint_eq(c.hint[a].child, 0);
-	ck_assert_uint_eq(c.hint[a].arc, SIZE_MAX);
-	ck_assert_uint_eq(c.hint[a].tarc, SIZE_MAX);
+	ck_assert_uint_eq(c.x[a].child, 0);
+	ck_assert_uint_eq(c.x[a].arc, SIZE_MAX);
+	ck_assert_uint_eq(c.x[a].tarc, SIZE_MAX);
 	b = cct_child(&c, a, 11, &created);
 	ck_assert(created);
 	ck_assert_uint_eq(b, 2);
@@ -103,7 +106,7 @@ START_TEST(test_cct_tree)
 	ck_assert_uint_eq(cct_child(&c, 0, 10, &created), a);
 	ck_assert(!created);
 	c.v[a].calls = 5;
-	c.lself[3][a] = 55;
+	c.x[a].self[2] = 55;
 	/* a chain deeper than the first allocation: every parent before its child */
 	prev = a2;
 	for (uint32_t i = 0; i < MANY; i++) {
@@ -112,13 +115,16 @@ START_TEST(test_cct_tree)
 		ck_assert(created);
 		ck_assert_uint_gt(n, prev);
 		ck_assert_uint_eq(c.v[n].parent, prev);
-		ck_assert_uint_eq(c.lself[1][n], 0);
-		ck_assert_uint_eq(c.lself[3][n], 0);
+		ck_assert_uint_eq(c.x[n].self[0], 0);
+		ck_assert_uint_eq(c.x[n].self[2], 0);
 		prev = n;
 	}
 	ck_assert_uint_eq(c.n, MANY + 4);
 	ck_assert_uint_eq(c.v[a].calls, 5);
-	ck_assert_uint_eq(c.lself[3][a], 55);
+	ck_assert_uint_eq(c.x[a].self[2], 55);
+	ck_assert_uint_eq((uintptr_t)c.x % ACCT_LINE, 0);
+	ck_assert_uint_eq((uintptr_t)c.v % ACCT_LINE, 0);
+	ck_assert_uint_eq(sizeof(*c.x), ACCT_LINE);
 	ck_assert_uint_eq(cct_child(&c, a, 11, &created), b);
 	ck_assert(!created);
 	cct_free(&c);
@@ -131,13 +137,16 @@ START_TEST(test_cct_merged_dup)
 	bool created;
 	uint32_t a;
 
-	cct_init(&c, false, 1); /* a merged tree: no link, no hint */
-	ck_assert_ptr_null(c.link);
-	ck_assert_ptr_null(c.hint);
+	cct_init(&c, 2);
 	a = cct_child(&c, 0, 3, &created);
 	c.v[a].self = 40;
+	c.x[a].self[0] = 42;
 	cct_dup(&d, &c);
+	ck_assert_uint_eq((uintptr_t)d.x % ACCT_LINE, 0); /* a node's record: one line */
+	ck_assert_uint_eq(d.x[a].self[0], 42);
 	d.v[a].self = 41;
+	d.x[a].self[0] = 43;
+	ck_assert_uint_eq(c.x[a].self[0], 42);
 	ck_assert_uint_eq(cct_child(&d, a, 4, &created), 2);
 	ck_assert(created);
 	ck_assert_uint_eq(c.v[a].self, 40);

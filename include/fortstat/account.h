@@ -32,6 +32,7 @@ struct acct_routine {
 	bool incomplete;     /* its clock was still running at thread exit or finish */
 	uint64_t total_entries;	   /* entries (of any routine) inside its outermost activations */
 	uint64_t total_calls_made; /* calls made (by any routine) inside them: to correct `total` */
+	uint64_t spare;		   /* (none: a routine's results are one cache line, 64 bytes) */
 };
 
 struct acct_arc {

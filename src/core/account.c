@@ -27,7 +27,7 @@ HOT_INLINE void credit_lanes(struct acct *a, struct thread *th, const acct_time_
 	const struct frame *f = &th->fr[th->depth - 1];
 	const uint32_t r = f->routine, node = f->node;
 	const size_t tarc = f->tarc, arc = f->arc;
-	const uint32_t mnode = both ? th->cct.link[node] : 0;
+	const uint32_t mnode = both ? th->cct.x[node].link : 0;
 	acct_time_t d;
 
 	/* lane 0's times in the public structs, the others' beside (struct ltimes) */
@@ -55,13 +55,13 @@ HOT_INLINE void credit_lanes(struct acct *a, struct thread *th, const acct_time_
 		eff[k] = t[k];
 		d = t[k] - th->last[k];
 		th->last[k] = t[k];
-		th->lr[k][r].self += d;
-		th->arcs.lt[k][tarc].self += d;
-		th->cct.lself[k][node] += d;
+		th->rx[r].l[k - 1].self += d;
+		th->arcs.lt[tarc].l[k - 1].self += d;
+		th->cct.x[node].self[k - 1] += d;
 		if (both) {
-			a->lr[k][r].self += d;
-			a->arcs.lt[k][arc].self += d;
-			a->cct.lself[k][mnode] += d;
+			a->rx[r].l[k - 1].self += d;
+			a->arcs.lt[arc].l[k - 1].self += d;
+			a->cct.x[mnode].self[k - 1] += d;
 		}
 	}
 }
@@ -141,11 +141,14 @@ static __attribute__((noinline)) uint32_t context_slow(struct acct *a, struct th
 
 	node = cct_child(&th->cct, parent, routine, &created);
 	if (created)
-		th->cct.link[node] = cct_child(&a->cct, th->cct.link[parent], routine, &created);
+		th->cct.x[node].link =
+		    cct_child(&a->cct, th->cct.x[parent].link, routine, &created);
 	if (node != parent) {
-		th->cct.hint[parent].child = node;
+		th->cct.x[parent].child = node;
 		cs->key = pair_key(parent, routine);
 		cs->node = node;
+		if (parent == 0)
+			th->rx[routine].root = node;
 	}
 	return node;
 }
@@ -154,20 +157,25 @@ static __attribute__((noinline)) uint32_t context_slow(struct acct *a, struct th
  * The context of a call of `routine` made from node `parent` of th: the
  * node of its open activation when it is already on the stack (recursion
  * folded), else the child of parent (and its merged twin), new if need be:
- * the parent's last child, else the direct-mapped slots, else the trees.
+ * the root's child its routine keeps (struct rside), the parent's last
+ * child, else the direct-mapped slots, else the trees.
  */
 HOT_INLINE uint32_t context(struct acct *a, struct thread *th, uint32_t parent, uint32_t routine)
 {
-	uint32_t node = th->cct.hint[parent].child;
+	uint32_t node = th->cct.x[parent].child;
 	struct ctx_slot *cs;
 
-	if (th->active && th->active[routine])
-		return th->rnode[routine];
+	if (th->rx[routine].active)
+		return th->rx[routine].node;
+	if (parent == 0 && th->rx[routine].root)
+		return th->rx[routine].root;
 	if (node && th->cct.v[node].routine == routine)
 		return node;
 	cs = ctx_slot(th, parent, routine);
 	if (cs->key == pair_key(parent, routine)) {
-		th->cct.hint[parent].child = cs->node;
+		th->cct.x[parent].child = cs->node;
+		if (parent == 0)
+			th->rx[routine].root = cs->node;
 		return cs->node;
 	}
 	return context_slow(a, th, parent, routine);
@@ -214,17 +222,17 @@ HOT_INLINE void count_call(struct acct *a, struct thread *th, uint32_t caller, u
 		th->cct.v[from].calls_made += n;
 		if (both) {
 			a->r[caller].calls_made += n;
-			a->cct.v[th->cct.link[from]].calls_made += n;
+			a->cct.v[th->cct.x[from].link].calls_made += n;
 		}
 	}
 	th->cct.v[node].calls += n;
 	if (both) {
 		a->r[routine].calls += n;
-		a->cct.v[th->cct.link[node]].calls += n;
+		a->cct.v[th->cct.x[node].link].calls += n;
 	}
 	if (!tail && node != from && th->cct.v[node].parent == from) {
 		/* the arc into a child node is always its parent's routine -> its own */
-		struct hint *h = &th->cct.hint[node];
+		struct nside *h = &th->cct.x[node];
 
 		if (h->arc == SIZE_MAX)
 			arcs_of(a, th, caller, routine, &h->arc, &h->tarc);
@@ -238,23 +246,16 @@ HOT_INLINE void count_call(struct acct *a, struct thread *th, uint32_t caller, u
 	th->arcs.v[*tarc].calls += n;
 }
 
-/* A thread's first activation: its counts of open activations a routine. */
-static __attribute__((noinline)) void active_new(struct acct *a, struct thread *th)
-{
-	th->active = xcalloc(a->n, sizeof(*th->active));
-	th->rnode = xcalloc(a->n, sizeof(*th->rnode));
-}
-
 /* Begin an activation of `routine` in frame f at time t (frame fields already set). */
-HOT_INLINE void open_activation(struct acct *a, struct thread *th, struct frame *f,
-				const acct_time_t *t, const int lanes)
+HOT_INLINE void open_activation(struct thread *th, struct frame *f, const acct_time_t *t,
+				const int lanes)
 {
-	if (__builtin_expect(!th->active, 0))
-		active_new(a, th);
+	struct rside *x = &th->rx[f->routine];
+
 	memcpy(f->t_enter, t, (size_t)lanes * sizeof(*t));
-	f->outermost = th->active[f->routine]++ == 0;
+	f->outermost = x->active++ == 0;
 	if (f->outermost)
-		th->rnode[f->routine] = f->node;
+		x->node = f->node;
 }
 
 /* End the activation in frame f at time t: inclusive time if outermost. */
@@ -279,11 +280,11 @@ HOT_INLINE void close_lanes(struct acct *a, struct thread *th, const struct fram
 #pragma GCC unroll 4
 	for (int k = 1; k < lanes && k < ACCT_LANES; k++) {
 		d = t[k] > f->t_enter[k] ? t[k] - f->t_enter[k] : 0;
-		th->lr[k][r].total += d;
-		th->arcs.lt[k][tarc].total += d;
+		th->rx[r].l[k - 1].total += d;
+		th->arcs.lt[tarc].l[k - 1].total += d;
 		if (both) {
-			a->lr[k][r].total += d;
-			a->arcs.lt[k][arc].total += d;
+			a->rx[r].l[k - 1].total += d;
+			a->arcs.lt[arc].l[k - 1].total += d;
 		}
 	}
 }
@@ -296,7 +297,7 @@ HOT_INLINE void close_activation(struct acct *a, struct thread *th, const struct
 
 	if (a->rec)
 		a->rec(a->rec_arg, th->tid, r, f->t_enter[a->rec_lane], t[a->rec_lane], incomplete);
-	th->active[r]--;
+	th->rx[r].active--;
 	if (f->outermost)
 		close_lanes(a, th, f, t, lanes, both);
 	if (incomplete) {
@@ -322,10 +323,7 @@ static void close_all(struct acct *a, struct thread *th, const acct_time_t *t)
 	free(th->fr);
 	th->fr = NULL;
 	th->cap = 0;
-	free(th->active);
-	th->active = NULL;
-	free(th->rnode);
-	th->rnode = NULL;
+	/* (every activation closed: no routine counts one open) */
 	/* the caches too (128 KiB a thread: a program may start thousands) */
 	free(th->ctx);
 	th->ctx = NULL;
@@ -362,7 +360,7 @@ HOT_INLINE void enter_k(struct acct *a, struct thread *th, uint32_t routine, uin
 	count_call(a, th, caller, routine, from, f->node, false, 1, &f->arc, &f->tarc, both);
 	f->made0 = th->made; /* the call made to it is not */
 	th->depth++;
-	open_activation(a, th, f, eff, lanes);
+	open_activation(th, f, eff, lanes);
 }
 
 /* The top frame of th (which has one) returns at t. */
@@ -398,7 +396,7 @@ HOT_INLINE void chain_k(struct acct *a, struct thread *th, uint32_t routine, con
 	f->node = context(a, th, below, routine);
 	count_call(a, th, old, routine, from, f->node, true, 1, &f->arc, &f->tarc, both);
 	f->made0 = th->made;
-	open_activation(a, th, f, eff, lanes);
+	open_activation(th, f, eff, lanes);
 }
 
 /* ---- the interface ---- */

@@ -20,9 +20,8 @@ struct acct *acct_dup(const struct acct *a)
 	synced(a);
 	c->n = a->n;
 	c->lanes = a->lanes;
-	c->r = dup_array(a->r, nr, sizeof(*a->r));
-	for (int k = 1; k < a->lanes; k++)
-		c->lr[k] = dup_array(a->lr[k], nr, sizeof(*a->lr[k]));
+	c->r = lines_dup(a->r, nr, sizeof(*a->r));
+	c->rx = lines_dup(a->rx, nr, sizeof(*a->rx));
 	c->list_cap = a->list_cap;
 	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
 	for (size_t i = 0; i < a->thr_n; i++) {
@@ -31,13 +30,10 @@ struct acct *acct_dup(const struct acct *a)
 
 		*th = *t;
 		th->fr = dup_array(t->fr, t->cap, sizeof(*t->fr));
-		th->active = dup_array(t->active, a->n, sizeof(*t->active));
-		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
 		th->ctx = NULL; /* caches: made again when needed */
 		th->arcc = NULL;
-		th->r = dup_array(t->r, nr, sizeof(*t->r));
-		for (int k = 1; k < a->lanes; k++)
-			th->lr[k] = dup_array(t->lr[k], nr, sizeof(*t->lr[k]));
+		th->r = lines_dup(t->r, nr, sizeof(*t->r));
+		th->rx = lines_dup(t->rx, nr, sizeof(*t->rx));
 		arcset_dup(&th->arcs, &t->arcs);
 		cct_dup(&th->cct, &t->cct);
 		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
@@ -48,27 +44,32 @@ struct acct *acct_dup(const struct acct *a)
 	return c;
 }
 
-/* Lane k's times over lane 0's in routine results r (n of them). */
-static void lane_routines(struct acct_routine *r, const struct ltimes *lt, size_t n)
+/*
+ * Lane k's (k >= 1) times over lane 0's in routine results r (n of them);
+ * rx: the copy's routine records, their other lanes' times cleared.
+ */
+static void lane_routines(struct acct_routine *r, struct rside *rx, const struct rside *from,
+			  size_t n, int k)
 {
 	for (size_t i = 0; i < n; i++) {
-		r[i].self = lt[i].self;
-		r[i].total = lt[i].total;
+		r[i].self = from[i].l[k - 1].self;
+		r[i].total = from[i].l[k - 1].total;
+		memset(rx[i].l, 0, sizeof(rx[i].l));
 	}
 }
 
 static void lane_arcs(struct arcset *s, int k)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		s->v[i].self = s->lt[k][i].self;
-		s->v[i].time = s->lt[k][i].total;
+		s->v[i].self = s->lt[i].l[k - 1].self;
+		s->v[i].time = s->lt[i].l[k - 1].total;
 	}
 }
 
 static void lane_nodes(struct cct *c, int k)
 {
 	for (size_t i = 0; i < c->n; i++)
-		c->v[i].self = c->lself[k][i];
+		c->v[i].self = c->x[i].self[k - 1];
 }
 
 /* Copies of arcs s and tree t holding lane k's times alone (one lane). */
@@ -81,14 +82,10 @@ static void dup_lane(struct arcset *ds, struct cct *dt, const struct arcset *s, 
 		lane_arcs(ds, k);
 		lane_nodes(dt, k);
 	}
-	for (int j = 1; j < s->lanes; j++) {
-		free(ds->lt[j]);
-		ds->lt[j] = NULL;
-	}
-	for (int j = 1; j < t->lanes; j++) {
-		free(dt->lself[j]);
-		dt->lself[j] = NULL;
-	}
+	free(ds->lt);
+	ds->lt = NULL;
+	for (size_t i = 0; i < dt->cap; i++)
+		memset(dt->x[i].self, 0, sizeof(dt->x[i].self));
 	ds->lanes = dt->lanes = 1;
 }
 
@@ -106,9 +103,10 @@ struct acct *acct_lane(const struct acct *a, int k)
 		k = 0;
 	c->n = a->n;
 	c->lanes = 1;
-	c->r = dup_array(a->r, nr, sizeof(*a->r));
+	c->r = lines_dup(a->r, nr, sizeof(*a->r));
+	c->rx = lines_calloc(nr, sizeof(*c->rx));
 	if (k)
-		lane_routines(c->r, a->lr[k], a->n);
+		lane_routines(c->r, c->rx, a->rx, a->n, k);
 	c->list_cap = a->list_cap;
 	c->list = a->list_cap ? xcalloc(a->list_cap, sizeof(*c->list)) : NULL;
 	for (size_t i = 0; i < a->thr_n; i++) {
@@ -122,13 +120,15 @@ struct acct *acct_lane(const struct acct *a, int k)
 		th->fr = t->depth ? dup_array(t->fr, t->depth, sizeof(*t->fr)) : NULL;
 		for (size_t j = 0; j < t->depth; j++)
 			th->fr[j].t_enter[0] = t->fr[j].t_enter[k];
-		th->active = dup_array(t->active, a->n, sizeof(*t->active));
-		th->rnode = dup_array(t->rnode, a->n, sizeof(*t->rnode));
 		th->entries = t->entries;
 		th->made = t->made;
-		th->r = dup_array(t->r, nr, sizeof(*t->r));
+		th->r = lines_dup(t->r, nr, sizeof(*t->r));
+		th->rx = lines_dup(t->rx, nr, sizeof(*t->rx)); /* open activations, nodes */
 		if (k)
-			lane_routines(th->r, t->lr[k], a->n);
+			lane_routines(th->r, th->rx, t->rx, a->n, k);
+		else
+			for (size_t j = 0; j < a->n; j++)
+				memset(th->rx[j].l, 0, sizeof(th->rx[j].l));
 		dup_lane(&th->arcs, &th->cct, &t->arcs, &t->cct, k);
 		u64map_put(&c->thr, (uint64_t)(uint32_t)th->tid + 1, (uint64_t)(uintptr_t)th);
 		c->list[c->thr_n++] = th;

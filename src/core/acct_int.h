@@ -66,17 +66,30 @@ struct arc_slot {
 	size_t arc, tarc;
 };
 
+/*
+ * A routine's record beside its public struct (one line, acct_tables.h):
+ * its times on lanes 1.., and in a thread's, its open activations, its
+ * node while active and its node under the root (`root`, 0: not made yet:
+ * where the throttled routines' calls are counted, away from the stack,
+ * which the parent's hint and the direct-mapped contexts missed at one in
+ * two, a hash lookup each under cc1); the last two unused in the program's.
+ */
+struct rside {
+	struct ltimes l[ACCT_XLANES];
+	uint32_t active;
+	uint32_t node;
+	uint32_t root;
+} __attribute__((aligned(ACCT_LINE)));
+
 struct thread {
 	int tid;
 	bool seen;		      /* `last` holds times */
 	acct_time_t last[ACCT_LANES]; /* times of the thread's previous event */
 	struct frame *fr;	      /* shadow stack, fr[0] the bottom */
 	size_t depth, cap;
-	uint32_t *active;	       /* per routine: open activations (lazily allocated) */
-	uint32_t *rnode;	       /* per routine: its node while active (with `active`) */
 	uint64_t entries, made;	       /* entries and calls made on this thread so far */
 	struct acct_routine *r;	       /* this thread's per-routine results */
-	struct ltimes *lr[ACCT_LANES]; /* and their times on lanes 1.. */
+	struct rside *rx;	       /* and their other lanes, open activations, nodes */
 	struct arcset arcs;
 	struct cct cct;
 	struct ctx_slot *ctx;  /* CTX_SLOTS (parent, routine) -> node seen last (lazily) */
@@ -87,7 +100,7 @@ struct acct {
 	size_t n;
 	int lanes; /* clocks fed together: lane 0's times in r, arcs, nodes; others beside */
 	struct acct_routine *r;
-	struct ltimes *lr[ACCT_LANES];
+	struct rside *rx; /* the routines' other lanes */
 
 	struct u64map thr; /* tid + 1 -> struct thread * */
 	size_t thr_n;

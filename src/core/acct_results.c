@@ -20,8 +20,8 @@ void solo_sync(struct acct *a)
 	a->stale = false;
 	th = a->list[0];
 	memcpy(a->r, th->r, a->n * sizeof(*a->r));
-	for (int k = 1; k < a->lanes; k++)
-		memcpy(a->lr[k], th->lr[k], a->n * sizeof(*a->lr[k]));
+	for (size_t i = 0; a->lanes > 1 && i < a->n; i++)
+		memcpy(a->rx[i].l, th->rx[i].l, sizeof(a->rx[i].l));
 	for (size_t i = 0; i < th->arcs.n; i++) {
 		const struct acct_arc *t = &th->arcs.v[i];
 		uint64_t j;
@@ -31,18 +31,17 @@ void solo_sync(struct acct *a)
 		a->arcs.v[j].calls = t->calls;
 		a->arcs.v[j].time = t->time;
 		a->arcs.v[j].self = t->self;
-		for (int k = 1; k < a->lanes; k++)
-			a->arcs.lt[k][j] = th->arcs.lt[k][i];
+		if (a->lanes > 1)
+			a->arcs.lt[j] = th->arcs.lt[i];
 	}
 	for (size_t i = 0; i < th->cct.n; i++) {
 		const struct acct_node *t = &th->cct.v[i];
-		uint32_t m = th->cct.link[i];
+		uint32_t m = th->cct.x[i].link;
 
 		a->cct.v[m].calls = t->calls;
 		a->cct.v[m].calls_made = t->calls_made;
 		a->cct.v[m].self = t->self;
-		for (int k = 1; k < a->lanes; k++)
-			a->cct.lself[k][m] = th->cct.lself[k][i];
+		memcpy(a->cct.x[m].self, th->cct.x[i].self, sizeof(a->cct.x[m].self));
 	}
 }
 
@@ -63,15 +62,15 @@ const struct acct *synced(const struct acct *a)
 acct_time_t acct_lane_self(const struct acct *a, int k, uint32_t routine)
 {
 	const struct acct_routine *r = a->r;
-	struct ltimes *const *lr = a->lr;
+	const struct rside *rx = a->rx;
 
 	if (routine >= a->n || k < 0 || k >= a->lanes)
 		return 0;
 	if (a->stale && a->thr_n == 1) {
 		r = a->list[0]->r;
-		lr = a->list[0]->lr;
+		rx = a->list[0]->rx;
 	}
-	return k ? lr[k][routine].self : r[routine].self;
+	return k ? rx[routine].l[k - 1].self : r[routine].self;
 }
 
 uint64_t acct_routine_calls(const struct acct *a, uint32_t routine)

@@ -37,11 +37,10 @@ struct thread *thread_new(struct acct *a, int tid)
 		solo_sync(a); /* from now on, every event updates the program's too */
 	th = xcalloc(1, sizeof(*th));
 	th->tid = tid;
-	th->r = xcalloc(a->n ? a->n : 1, sizeof(*th->r));
-	for (int k = 1; k < a->lanes; k++)
-		th->lr[k] = xcalloc(a->n ? a->n : 1, sizeof(*th->lr[k]));
+	th->r = lines_calloc(a->n, sizeof(*th->r));
+	th->rx = lines_calloc(a->n, sizeof(*th->rx));
 	th->arcs.lanes = a->lanes;
-	cct_init(&th->cct, true, a->lanes);
+	cct_init(&th->cct, a->lanes);
 	u64map_put(&a->thr, (uint64_t)(uint32_t)tid + 1, (uint64_t)(uintptr_t)th);
 	a->list[a->thr_n++] = th;
 	a->hot = th;
@@ -57,11 +56,10 @@ struct acct *acct_new_lanes(size_t n_routines, int lanes)
 
 	a->n = n_routines;
 	a->lanes = lanes < 1 ? 1 : lanes > ACCT_LANES ? ACCT_LANES : lanes;
-	a->r = xcalloc(n_routines ? n_routines : 1, sizeof(*a->r));
-	for (int k = 1; k < a->lanes; k++)
-		a->lr[k] = xcalloc(n_routines ? n_routines : 1, sizeof(*a->lr[k]));
+	a->r = lines_calloc(n_routines, sizeof(*a->r));
+	a->rx = lines_calloc(n_routines, sizeof(*a->rx));
 	a->arcs.lanes = a->lanes;
-	cct_init(&a->cct, false, a->lanes);
+	cct_init(&a->cct, a->lanes);
 	return a;
 }
 
@@ -82,33 +80,19 @@ int acct_lanes(const struct acct *a)
 	return a->lanes;
 }
 
-/* Grow a zeroed array of n elements of size sz to m elements. */
-static void *grow_zeroed(void *p, size_t n, size_t m, size_t sz)
-{
-	p = xrealloc(p, m * sz);
-	memset((char *)p + n * sz, 0, (m - n) * sz);
-	return p;
-}
-
 void acct_grow(struct acct *a, size_t n_routines)
 {
 	size_t old = a->n, i, o1 = old ? old : 1;
 
 	if (n_routines <= old)
 		return;
-	a->r = grow_zeroed(a->r, o1, n_routines, sizeof(*a->r));
-	for (int k = 1; k < a->lanes; k++)
-		a->lr[k] = grow_zeroed(a->lr[k], o1, n_routines, sizeof(*a->lr[k]));
+	a->r = lines_grow(a->r, o1, n_routines, sizeof(*a->r));
+	a->rx = lines_grow(a->rx, o1, n_routines, sizeof(*a->rx));
 	for (i = 0; i < a->thr_n; i++) {
 		struct thread *th = a->list[i];
 
-		th->r = grow_zeroed(th->r, o1, n_routines, sizeof(*th->r));
-		for (int k = 1; k < a->lanes; k++)
-			th->lr[k] = grow_zeroed(th->lr[k], o1, n_routines, sizeof(*th->lr[k]));
-		if (th->active) {
-			th->active = grow_zeroed(th->active, old, n_routines, sizeof(*th->active));
-			th->rnode = grow_zeroed(th->rnode, old, n_routines, sizeof(*th->rnode));
-		}
+		th->r = lines_grow(th->r, o1, n_routines, sizeof(*th->r));
+		th->rx = lines_grow(th->rx, o1, n_routines, sizeof(*th->rx));
 	}
 	a->n = n_routines;
 }
@@ -124,13 +108,10 @@ void acct_free(struct acct *a)
 		struct thread *th = a->list[i];
 
 		free(th->fr);
-		free(th->active);
-		free(th->rnode);
 		free(th->ctx);
 		free(th->arcc);
 		free(th->r);
-		for (int k = 1; k < a->lanes; k++)
-			free(th->lr[k]);
+		free(th->rx);
 		arcset_free(&th->arcs);
 		cct_free(&th->cct);
 		free(th);
@@ -140,7 +121,6 @@ void acct_free(struct acct *a)
 	arcset_free(&a->arcs);
 	cct_free(&a->cct);
 	free(a->r);
-	for (int k = 1; k < a->lanes; k++)
-		free(a->lr[k]);
+	free(a->rx);
 	free(a);
 }

@@ -4,21 +4,52 @@
 
 #include <stdlib.h>
 
+/* ---- line-aligned arrays ---- */
+
+void *lines_calloc(size_t n, size_t sz)
+{
+	void *p = NULL;
+
+	if (!n)
+		n = 1;
+	if (n > SIZE_MAX / sz || posix_memalign(&p, ACCT_LINE, n * sz)) {
+		fs_error("out of memory");
+		exit(EXIT_FS_ERROR);
+	}
+	memset(p, 0, n * sz);
+	return p;
+}
+
+void *lines_grow(void *p, size_t n, size_t m, size_t sz)
+{
+	void *q = lines_calloc(m, sz);
+
+	if (p)
+		memcpy(q, p, n * sz);
+	free(p);
+	return q;
+}
+
+void *lines_dup(const void *p, size_t n, size_t sz)
+{
+	void *q;
+
+	if (!p)
+		return NULL;
+	q = lines_calloc(n, sz);
+	memcpy(q, p, n * sz);
+	return q;
+}
+
 /* ---- calling-context trees ---- */
 
-void cct_init(struct cct *c, bool linked, int lanes)
+void cct_init(struct cct *c, int lanes)
 {
 	c->lanes = lanes;
 	c->cap = 16;
-	for (int k = 1; k < lanes; k++)
-		c->lself[k] = xcalloc(c->cap, sizeof(*c->lself[k]));
-	c->v = xcalloc(c->cap, sizeof(*c->v));
-	c->link = linked ? xcalloc(c->cap, sizeof(*c->link)) : NULL;
-	c->hint = NULL;
-	if (linked) {
-		c->hint = xcalloc(c->cap, sizeof(*c->hint));
-		c->hint[0].arc = c->hint[0].tarc = SIZE_MAX;
-	}
+	c->v = lines_calloc(c->cap, sizeof(*c->v));
+	c->x = lines_calloc(c->cap, sizeof(*c->x));
+	c->x[0].arc = c->x[0].tarc = SIZE_MAX;
 	c->n = 1;
 	c->v[0].parent = ACCT_NONE;
 	c->v[0].routine = ACCT_NONE;
@@ -27,10 +58,7 @@ void cct_init(struct cct *c, bool linked, int lanes)
 void cct_free(struct cct *c)
 {
 	free(c->v);
-	free(c->link);
-	free(c->hint);
-	for (int k = 1; k < c->lanes; k++)
-		free(c->lself[k]);
+	free(c->x);
 	u64map_free(&c->idx);
 }
 
@@ -45,21 +73,13 @@ uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool *creat
 	if (c->n >= UINT32_MAX - 1)
 		return parent;
 	if (c->n == c->cap) {
+		c->x = lines_grow(c->x, c->cap, 2 * c->cap, sizeof(*c->x));
+		c->v = lines_grow(c->v, c->cap, 2 * c->cap, sizeof(*c->v));
 		c->cap *= 2;
-		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
-		if (c->link)
-			c->link = xrealloc(c->link, c->cap * sizeof(*c->link));
-		if (c->hint)
-			c->hint = xrealloc(c->hint, c->cap * sizeof(*c->hint));
-		for (int k = 1; k < c->lanes; k++)
-			c->lself[k] = xrealloc(c->lself[k], c->cap * sizeof(*c->lself[k]));
 	}
 	node = (uint32_t)c->n++;
 	c->v[node] = (struct acct_node){.parent = parent, .routine = routine};
-	for (int k = 1; k < c->lanes; k++)
-		c->lself[k][node] = 0;
-	if (c->hint)
-		c->hint[node] = (struct hint){.child = 0, .arc = SIZE_MAX, .tarc = SIZE_MAX};
+	c->x[node] = (struct nside){.arc = SIZE_MAX, .tarc = SIZE_MAX};
 	u64map_put(&c->idx, key, node);
 	*created = true;
 	return node;
@@ -68,11 +88,8 @@ uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t routine, bool *creat
 void cct_dup(struct cct *dst, const struct cct *src)
 {
 	*dst = *src;
-	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
-	dst->link = dup_array(src->link, src->cap, sizeof(*src->link));
-	dst->hint = dup_array(src->hint, src->cap, sizeof(*src->hint));
-	for (int k = 1; k < src->lanes; k++)
-		dst->lself[k] = dup_array(src->lself[k], src->cap, sizeof(*src->lself[k]));
+	dst->v = lines_dup(src->v, src->cap, sizeof(*src->v));
+	dst->x = lines_dup(src->x, src->cap, sizeof(*src->x));
 	u64map_dup(&dst->idx, &src->idx);
 }
 
@@ -86,15 +103,17 @@ size_t arcset_get(struct arcset *s, uint32_t caller, uint32_t callee)
 	if (u64map_get(&s->idx, key, &found))
 		return (size_t)found;
 	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 32;
-		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-		for (int k = 1; k < s->lanes; k++)
-			s->lt[k] = xrealloc(s->lt[k], s->cap * sizeof(*s->lt[k]));
+		size_t cap = s->cap ? 2 * s->cap : 32;
+
+		s->v = lines_grow(s->v, s->cap, cap, sizeof(*s->v));
+		if (s->lanes > 1)
+			s->lt = lines_grow(s->lt, s->cap, cap, sizeof(*s->lt));
+		s->cap = cap;
 	}
 	idx = s->n++;
 	s->v[idx] = (struct acct_arc){.caller = caller, .callee = callee};
-	for (int k = 1; k < s->lanes; k++)
-		s->lt[k][idx] = (struct ltimes){0, 0};
+	if (s->lanes > 1)
+		s->lt[idx] = (struct aside){0};
 	u64map_put(&s->idx, key, idx);
 	return idx;
 }
@@ -102,16 +121,14 @@ size_t arcset_get(struct arcset *s, uint32_t caller, uint32_t callee)
 void arcset_free(struct arcset *s)
 {
 	free(s->v);
-	for (int k = 1; k < s->lanes; k++)
-		free(s->lt[k]);
+	free(s->lt);
 	u64map_free(&s->idx);
 }
 
 void arcset_dup(struct arcset *dst, const struct arcset *src)
 {
 	*dst = *src;
-	dst->v = dup_array(src->v, src->cap, sizeof(*src->v));
-	for (int k = 1; k < src->lanes; k++)
-		dst->lt[k] = dup_array(src->lt[k], src->cap, sizeof(*src->lt[k]));
+	dst->v = lines_dup(src->v, src->cap, sizeof(*src->v));
+	dst->lt = lines_dup(src->lt, src->cap, sizeof(*src->lt));
 	u64map_dup(&dst->idx, &src->idx);
 }

@@ -28,40 +28,75 @@ struct ltimes {
 	acct_time_t self, total;
 };
 
-/* Arcs: a contiguous array, indexed by (caller, callee); lt[k]: lane k's times. */
+/*
+ * Layout: what an event touches of a routine, an arc or a node beside lane
+ * 0's public struct is one record a line (ACCT_LINE bytes, aligned), every
+ * lane's times together: with one array a lane, an event of the books' four
+ * lanes touched four lines an entry where it now touches two (cc1's 26,000
+ * routines and their trees miss the cache at most of them). Lane k's
+ * (k >= 1) times are at [k - 1].
+ */
+#define ACCT_LINE 64
+#define ACCT_XLANES (ACCT_LANES - 1)
+_Static_assert(sizeof(struct acct_routine) == ACCT_LINE &&
+		   ACCT_LINE % sizeof(struct acct_node) == 0 &&
+		   ACCT_LINE % sizeof(struct acct_arc) == 0,
+	       "a routine a line, two nodes or arcs a line");
+
+/* An arc's times on lanes 1.. */
+struct aside {
+	struct ltimes l[ACCT_XLANES];
+} __attribute__((aligned(ACCT_LINE)));
+
+/* Arcs: a contiguous array, indexed by (caller, callee); lt[i]: arc i's other lanes. */
 struct arcset {
 	struct acct_arc *v;
-	struct ltimes *lt[ACCT_LANES];
+	struct aside *lt;
 	size_t n, cap;
 	int lanes;
 	struct u64map idx; /* pair_key(caller, callee) -> index in v */
 };
 
 /*
- * What a thread's tree remembers of a node so that the usual call needs no
- * hash lookup: the child it last entered (0: none yet), and, as a child,
- * the arcs parent's routine -> its routine in the program's and the
- * thread's arc sets (SIZE_MAX: not known yet).
+ * A node's record beside its public struct: its self time on lanes 1..,
+ * and what a thread's tree remembers of it so that the usual call needs no
+ * hash lookup: the child it last entered (`child`, 0: none yet), and, as a
+ * child, the arcs parent's routine -> its routine in the program's and the
+ * thread's arc sets (`arc`, `tarc`, SIZE_MAX: not known yet); `link`, its
+ * node in the merged tree.
  */
-struct hint {
+struct nside {
+	acct_time_t self[ACCT_XLANES];
 	uint32_t child;
+	uint32_t link;
 	size_t arc, tarc;
-};
+} __attribute__((aligned(ACCT_LINE)));
 
 /*
  * A calling-context tree: nodes in an array (node 0 the root), indexed by
- * (parent, routine). `link` (thread trees only) maps each node to its node
- * in the merged tree; `hint` (thread trees only) caches lookups.
+ * (parent, routine), and each node's record (struct nside) beside. `link`,
+ * `child`, `arc` and `tarc` are a thread tree's alone (link's the caller's
+ * to fill).
  */
 struct cct {
 	struct acct_node *v;
-	uint32_t *link;
-	struct hint *hint;
-	acct_time_t *lself[ACCT_LANES]; /* lane k's self time per node (k >= 1) */
+	struct nside *x;
 	int lanes;
 	size_t n, cap;
 	struct u64map idx; /* pair_key(parent, routine) -> node */
 };
+
+/*
+ * Line-aligned arrays: n zeroed elements; p's n grown to m, the new ones
+ * zeroed; a copy of n (NULL stays NULL). Freed by free(). Allocation
+ * failures die as xmalloc's. An element of a line (a routine's results,
+ * the records beside) or half a line (a node, an arc) never straddles two:
+ * from malloc, 16 bytes past a line, half the nodes and arcs and most
+ * routines did.
+ */
+void *lines_calloc(size_t n, size_t sz);
+void *lines_grow(void *p, size_t n, size_t m, size_t sz);
+void *lines_dup(const void *p, size_t n, size_t sz);
 
 /* The map key of a pair of 32-bit indices (never 0, as the map wants). */
 static inline uint64_t pair_key(uint32_t hi, uint32_t lo)
@@ -93,10 +128,9 @@ void arcset_dup(struct arcset *dst, const struct arcset *src);
 
 /*
  * Calling-context trees. cct_init makes c (zeroed) a tree of the root
- * alone, for `lanes` lanes; `linked`: a thread's tree, with `link`
- * and `hint` kept beside each node (link[] is the caller's to fill).
+ * alone, for `lanes` lanes.
  */
-void cct_init(struct cct *c, bool linked, int lanes);
+void cct_init(struct cct *c, int lanes);
 void cct_free(struct cct *c);
 /*
  * The child of `parent` for `routine`, created with zero counts if new
