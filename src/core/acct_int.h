@@ -87,9 +87,9 @@ struct thread {
 	acct_time_t last[ACCT_LANES]; /* times of the thread's previous event */
 	struct frame *fr;	      /* shadow stack, fr[0] the bottom */
 	size_t depth, cap;
-	uint64_t entries, made;	       /* entries and calls made on this thread so far */
-	struct acct_routine *r;	       /* this thread's per-routine results */
-	struct rside *rx;	       /* and their other lanes, open activations, nodes */
+	uint64_t entries, made; /* entries and calls made on this thread so far */
+	struct acct_routine *r; /* this thread's per-routine results */
+	struct rside *rx;	/* and their other lanes, open activations, nodes */
 	struct arcset arcs;
 	struct cct cct;
 	struct ctx_slot *ctx;  /* CTX_SLOTS (parent, routine) -> node seen last (lazily) */
