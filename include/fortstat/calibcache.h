@@ -11,7 +11,13 @@
  * grows with it, but a run measures its stops itself and takes that
  * measure over the calibration's (calib_use_measured), and a probe's CPU
  * time hardly moves with it; the load average, a minute's mean, is no
- * steady key (on 2 CPUs it crosses any step now and then). The file is the
+ * steady key (on 2 CPUs it crosses any step now and then). One figure does
+ * move with the load and is not measured in a run: the traps' residual
+ * after each stop (u_callee_ns, u_caller_ns); a kept one carries the load
+ * of its moment (roundleaf's leaf under a hog: 37 ns a call with a quiet
+ * calibration kept, 9.6 with a fresh one), so on a machine whose load
+ * changes FORTSTAT_CALIB_CACHE=0 gives --traps a calibration of its own
+ * moment. The file is the
  * user's, read as untrusted input: a line that does not hold sane figures
  * is ignored.
  */
