@@ -304,7 +304,10 @@ reap thr
 same_as_untraced thr
 
 # -l: the libraries already loaded are patched at the attach, and let go.
-start lib "$prog" 600 2
+# 1,500 ticks (15 s): in CI's distcheck, beside make -j2's other tests,
+# reading and patching libc at the attach, the second and the detach
+# outlasted 600 (6 s), and the program had ended (TracerPid: gone).
+start lib "$prog" 1500 2
 "$FORTSTAT" -p "$pid" -l libc --duration=1 --format=csv -o r.csv 2>fs.err
 rc=$?
 [ "$rc" = 0 ] || fail "-l libc: fortstat exited $rc: $(cat fs.err)"
