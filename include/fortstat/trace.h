@@ -56,8 +56,16 @@ struct trace_opts {
 	bool all;	  /* --all: every routine, the C library's start-up too */
 	bool probes;	  /* --probes: in-process probes, ptrace for rare events */
 	bool probe_stops; /* with probes: every call still stops (their calibration) */
-	bool go_program;  /* the program is Go, in process: calibrate Go's probes (calib.c) */
-	bool go_calib;	  /* the calibration's Go pair: probed as Go's code (golang.c) */
+	/*
+	 * With probes: a full ring's events are copied out at its stop and
+	 * read while the thread runs on (drain.c); --pin=auto then pins
+	 * nothing: the reading goes to another CPU. Off for --alloc and
+	 * --sample (their events reach into the program or its samples) and
+	 * with FORTSTAT_DEFER_DRAIN=0.
+	 */
+	bool drain_behind;
+	bool go_program; /* the program is Go, in process: calibrate Go's probes (calib.c) */
+	bool go_calib;	 /* the calibration's Go pair: probed as Go's code (golang.c) */
 	uint64_t throttle_calls; /* --throttle: a probed routine called this often ... */
 	double throttle_ns;	 /* ... whose mean net self time is under this is counted only */
 	/*

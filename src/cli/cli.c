@@ -397,8 +397,8 @@ void cli_usage(FILE *out)
 	      "                       both: each routine's CPU and wall time side by\n"
 	      "                       side, and the time it waited (wall less CPU)\n"
 	      "      --pin=WHEN       run fortstat and the program on one CPU: auto (default:\n"
-	      "                       while the program has one thread, unless it uses\n"
-	      "                       OpenMP or TBB), always, or never\n"
+	      "                       with --traps, while the program has one thread,\n"
+	      "                       unless it uses OpenMP or TBB), always, or never\n"
 	      "      --no-correct     print gross times: do not remove the calibrated\n"
 	      "                       per-stop overhead\n"
 	      "      --probes         time in-process: the program records its entries and\n"
@@ -714,6 +714,9 @@ struct trace_opts cli_trace_opts(const struct options *o)
 	    .throttle_ns = o->throttle_usec * 1e3,
 	    .sample_hz = o->sample_hz,
 	    .alloc = o->report.alloc,
+	    .drain_behind =
+		o->probes && !o->sample_hz && !o->report.alloc &&
+		!(getenv("FORTSTAT_DEFER_DRAIN") && !strcmp(getenv("FORTSTAT_DEFER_DRAIN"), "0")),
 	};
 
 	for (size_t i = 0; i < o->n_libs && i < TRACE_MAX_LIBS; i++)

@@ -88,7 +88,8 @@ struct probe_run {
 	bool count_known;
 	bool cost_set; /* the above are set */
 	uint64_t seen[8];
-	uint64_t seen_n; /* events in the window */
+	uint64_t seen_n;   /* events in the window */
+	uint64_t n_behind; /* full rings read while their thread ran on (probe_drain_defer) */
 };
 
 /* A thread's part of the probes (struct tthread.probe): changed by areas.c and drain.c. */

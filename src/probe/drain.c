@@ -647,64 +647,81 @@ static void switch_loss(struct pstate *ps, struct tthread *th)
 	}
 }
 
-size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
+/*
+ * A drain opened at thread th's stop: its counters read, its switch
+ * records read, the window's stamper made (between its last stop and
+ * this one, at TSC t1), the events' costs weighed. Returns its area,
+ * NULL: no ring to read.
+ */
+static uint8_t *drain_open(struct tracer *tr, struct tthread *th, bool all, uint64_t t1,
+			   struct stamper *sp)
 {
-	uint64_t t1 = __rdtsc(), tail, head;
-	struct stamp now = th->now;
-	struct probe_event *ring;
-	struct stamper sp;
-	struct run run;
-	size_t n = 0;
 	uint8_t *a;
 
 	if (th->probe.area <= 0 || th->probe.area >= PROBE_AREAS || !tr->ps->probes)
-		return 0;
+		return NULL;
 	a = probe_area(tr, th->probe.area);
-	ring = (struct probe_event *)(void *)(a + PROBE_RING);
 	probe_hot_sync(tr->ps);
 	if (tr->o->count_only || tr->probe.n_throttled)
 		drain_counts(tr, th, a, all);
 	if (!tr->o->count_only && th->probe.cs.fd >= 0)
 		cswitch_read(&th->probe.cs);
-	tail = *probe_hdr(a, PROBE_TAIL);
-	head = *probe_hdr(a, PROBE_HEAD);
-	/* The program may have written anything: at most one ring's worth. */
-	if (head - tail > PROBE_RING_N)
-		head = tail + PROBE_RING_N;
-	stamper_init(&sp, tr, th, t1);
+	stamper_init(sp, tr, th, t1);
 	if (!tr->probe.cost_set)
 		round_weigh(tr);
+	return a;
+}
+
+/*
+ * Events ev[from & mask] .. ev[to - 1 & mask] into the books, stamped by
+ * sp, in order, up to the first one not written yet (its word 0); each
+ * word cleared when `clear` (the ring's: the next lap's commits). Returns
+ * how many were taken.
+ */
+static size_t drain_take(struct tracer *tr, struct tthread *th, struct probe_event *ev,
+			 uint64_t mask, uint64_t from, uint64_t to, bool clear, struct stamper *sp,
+			 const struct stamp *now)
+{
+	struct run run;
+	size_t n = 0;
+
 	run.n = 0; /* the costs of this drain's events, as weighed (round_weigh) */
 	memcpy(run.cost[0], tr->probe.count_ns, sizeof(run.cost[0]));
 	memcpy(run.cost[1], tr->probe.ev_ns, sizeof(run.cost[1]));
 	memcpy(run.cost[2], tr->probe.ret_ns, sizeof(run.cost[2]));
-	for (; tail != head; tail++, n++) {
-		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
+	for (; from != to; from++, n++) {
+		struct probe_event *e = &ev[from & mask];
 		struct probe_event copy = *e;
 
 		if (!copy.word)
 			break; /* taken by code interrupted before it wrote it */
-		e->word = 0;
-		if (!tr->ps->go && !th->smp.n_pend && run_add(tr, th, &run, &copy, &sp, &now))
+		if (clear)
+			e->word = 0;
+		if (!tr->ps->go && !th->smp.n_pend && run_add(tr, th, &run, &copy, sp, now))
 			continue;
-		run_flush(tr, th, &run, &now);
-		take(tr, th, &copy, &sp, &now);
+		run_flush(tr, th, &run, now);
+		take(tr, th, &copy, sp, now);
 	}
-	run_flush(tr, th, &run, &now);
-	*probe_hdr(a, PROBE_TAIL) = tail;
+	run_flush(tr, th, &run, now);
+	return n;
+}
+
+/*
+ * A drain closed: n events taken, `wait` TSC ticks that the thread waited
+ * for them (the stop's cost on the wall clock, beyond the calibrated
+ * stop's; off the CPU clock: the thread did not run), the window's end
+ * (t1, the stop's clocks) the next one's start, the switch records before
+ * it forgotten, TAU's throttle on the probes it read.
+ */
+static void drain_close(struct tracer *tr, struct tthread *th, size_t n, uint64_t t1, uint64_t wait)
+{
 	tr->ps->probe.n_events += n;
 	tr->probe.seen_n += n;
 	if (tr->probe.seen_n >= ROUND_WINDOW)
 		round_weigh(tr);
-	/*
-	 * The thread waited while its ring was read (a microsecond every ten
-	 * events, a full ring's in a millisecond): on the wall clock, that is
-	 * the stop's cost too, beyond the calibrated stop's. Off the CPU clock:
-	 * the thread did not run.
-	 */
 	if (n && !tr->probe.no_tsc)
 		books_stop_cost(tr->ps->books, th->tid,
-				(double[FS_N_CLOCKS]){0, (double)(__rdtsc() - t1) * tr->tsc_ns});
+				(double[FS_N_CLOCKS]){0, (double)wait * tr->tsc_ns});
 	th->probe.p_tsc = t1;
 	th->probe.p_at = th->now;
 	if (th->probe.cs.fd >= 0) {
@@ -714,6 +731,123 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	}
 	if (tr->ps->probe.n_cand)
 		throttle(tr);
+}
+
+/*
+ * A full ring read while its thread runs on: at the stop its events are
+ * copied out (a few ns an event, where reading one into the books takes
+ * some 200: a full ring's 16,384 in 3 ms, which the thread waited for),
+ * the ring given back and the thread resumed; the copy is read by
+ * probe_drain_pending, before fortstat waits again, with the window's
+ * stamper made at the stop (its clocks are the stop's, known before the
+ * thread runs). One at a time: fortstat reads it before anything else.
+ */
+static struct {
+	struct tthread *th; /* NULL: none */
+	pid_t tid;
+	struct pstate *ps; /* its process */
+	size_t cur;	   /* (its index: tracer.cur) */
+	struct stamper sp; /* (its intervals may point into itself: never copied) */
+	struct stamp now;
+	uint64_t t1, wait;
+	struct probe_event *ev; /* PROBE_RING_N */
+	size_t n;
+} pend;
+
+void probe_drain_pending(struct tracer *tr)
+{
+	struct pstate *ps = tr->ps;
+	size_t cur = tr->cur, n;
+	struct tthread *th;
+
+	if (!pend.th)
+		return;
+	/* (read at once after the resume: a later caller is another stop's) */
+	th = thr_find(tr, pend.tid);
+	if (th != pend.th || th->proc != pend.cur) {
+		pend.th = NULL;
+		return;
+	}
+	pend.th = NULL;
+	tr->ps = pend.ps, tr->cur = pend.cur;
+	n = drain_take(tr, th, pend.ev, SIZE_MAX, 0, pend.n, false, &pend.sp, &pend.now);
+	th->now = pend.now;
+	drain_close(tr, th, n, pend.t1, pend.wait);
+	tr->ps = ps, tr->cur = cur;
+}
+
+bool probe_drain_defer(struct tracer *tr, struct tthread *th)
+{
+	uint64_t t1 = __rdtsc(), tail, head;
+	struct probe_event *ring;
+	uint8_t *a;
+
+	probe_drain_pending(tr);
+	/* what reads the program or waits for its samples as it goes: at the stop */
+	if (!tr->o->drain_behind || tr->ps->go || th->smp.n_pend) {
+		probe_drain(tr, th, false);
+		return false;
+	}
+	if (!(a = drain_open(tr, th, false, t1, &pend.sp)))
+		return false;
+	if (!pend.ev)
+		pend.ev = xmalloc(PROBE_RING_N * sizeof(*pend.ev));
+	ring = (struct probe_event *)(void *)(a + PROBE_RING);
+	tail = *probe_hdr(a, PROBE_TAIL);
+	head = *probe_hdr(a, PROBE_HEAD);
+	/* The program may have written anything: at most one ring's worth. */
+	if (head - tail > PROBE_RING_N)
+		head = tail + PROBE_RING_N;
+	for (pend.n = 0; tail != head; tail++) {
+		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
+
+		pend.ev[pend.n] = *e;
+		if (!pend.ev[pend.n].word)
+			break; /* taken by code interrupted before it wrote it */
+		e->word = 0;
+		pend.n++;
+	}
+	*probe_hdr(a, PROBE_TAIL) = tail;
+	pend.th = th;
+	pend.tid = th->tid;
+	pend.ps = tr->ps;
+	pend.cur = tr->cur;
+	pend.now = th->now;
+	pend.t1 = t1;
+	pend.wait = __rdtsc() - t1;
+	if (!tr->probe.n_behind++)
+		fs_info(1,
+			"thread %d: its full ring copied out at the stop and read while it runs on "
+			"(FORTSTAT_DEFER_DRAIN=0: read at the stop)",
+			(int)th->tid);
+	return true;
+}
+
+size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
+{
+	uint64_t t1 = __rdtsc(), tail, head;
+	struct stamp now = th->now;
+	struct stamper sp;
+	size_t n;
+	uint8_t *a;
+
+	probe_drain_pending(tr);
+	if (!(a = drain_open(tr, th, all, t1, &sp)))
+		return 0;
+	tail = *probe_hdr(a, PROBE_TAIL);
+	head = *probe_hdr(a, PROBE_HEAD);
+	/* The program may have written anything: at most one ring's worth. */
+	if (head - tail > PROBE_RING_N)
+		head = tail + PROBE_RING_N;
+	n = drain_take(tr, th, (struct probe_event *)(void *)(a + PROBE_RING), PROBE_RING_N - 1,
+		       tail, head, true, &sp, &now);
+	*probe_hdr(a, PROBE_TAIL) = tail + n;
+	/*
+	 * The thread waited while its ring was read (a microsecond every ten
+	 * events, a full ring's in a millisecond): the stop's cost on the wall
+	 * clock too.
+	 */
+	drain_close(tr, th, n, t1, __rdtsc() - t1);
 	return n;
 }
 

@@ -24,6 +24,18 @@ struct tthread;
  */
 size_t probe_drain(struct tracer *tr, struct tthread *th, bool all);
 
+/*
+ * Thread th stopped on a full ring (STOP_PROBE_FULL): its events copied
+ * out and its ring given back (true), to be read by probe_drain_pending
+ * once the caller has resumed it, before fortstat waits again; false: a
+ * drain made in full now (Go, --alloc, --sample: their events reach into
+ * the program or its samples; FORTSTAT_DEFER_DRAIN=0).
+ */
+bool probe_drain_defer(struct tracer *tr, struct tthread *th);
+
+/* The events probe_drain_defer copied out, into the books (every drain reads them first). */
+void probe_drain_pending(struct tracer *tr);
+
 /* Read every thread's context-switch records now (cswitch_due: a ring a quarter full). */
 void probe_read_switches(struct tracer *tr);
 

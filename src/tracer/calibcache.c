@@ -86,10 +86,10 @@ static void first_line(const char *path, const char *prefix, char *buf, size_t s
 	fclose(f);
 }
 
-static const char *const env_keys[] = {"FORTSTAT_NO_PERF",	 "FORTSTAT_NO_SHARED",
-				       "FORTSTAT_NO_STUBS",	 "FORTSTAT_PROBE_RING",
-				       "FORTSTAT_SWITCH_PAGES",	 "FORTSTAT_TRAP_ROUTINES",
-				       "FORTSTAT_SAMPLE_REFUSE", "LD_PRELOAD"};
+static const char *const env_keys[] = {
+    "FORTSTAT_NO_PERF",	      "FORTSTAT_NO_SHARED",    "FORTSTAT_NO_STUBS",
+    "FORTSTAT_PROBE_RING",    "FORTSTAT_SWITCH_PAGES", "FORTSTAT_TRAP_ROUTINES",
+    "FORTSTAT_SAMPLE_REFUSE", "FORTSTAT_DEFER_DRAIN",  "LD_PRELOAD"};
 
 /* Everything that decides what a call costs, hashed. */
 static uint64_t cache_key(const struct trace_opts *o, int parallel_runtime)

@@ -267,8 +267,10 @@ void dispatch(struct tracer *tr, struct stop *s)
 	    probe_full_signal(tr, th, stop_siginfo(s)))
 		s->kind = STOP_PROBE_FULL;
 	/* What its probes recorded comes first: it happened before this stop. */
-	if (th->probe.area > 0)
-		probe_drain(tr, th, s->kind != STOP_BREAK && s->kind != STOP_PROBE_FULL);
+	if (th->probe.area > 0 && s->kind == STOP_PROBE_FULL)
+		probe_drain_defer(tr, th); /* read once it runs again, below */
+	else if (th->probe.area > 0)
+		probe_drain(tr, th, s->kind != STOP_BREAK);
 	sample_fold(tr, th, UINT64_MAX); /* its samples in untimed code: to its stack of now */
 	/* Every stop consumes what the event page says (it only holds for this one). */
 	if (tr->page && tr->page->ev) {
@@ -289,6 +291,7 @@ void dispatch(struct tracer *tr, struct stop *s)
 		probe_full(tr, th);
 		tracee_resume(PTRACE_CONT, tid, th->defer_sig); /* its SIGURG not delivered */
 		th->defer_sig = 0;
+		probe_drain_pending(tr); /* its events, while it runs */
 		return;
 	case STOP_GROUP:
 		tracee_resume(PTRACE_LISTEN, tid, 0); /* stay stopped */
