@@ -61,7 +61,8 @@ struct trace_opts {
 	 * read while the thread runs on (drain.c); --pin=auto then pins
 	 * nothing: the reading goes to another CPU. Off for --alloc and
 	 * --sample (their events reach into the program or its samples) and
-	 * with FORTSTAT_DEFER_DRAIN=0.
+	 * with FORTSTAT_DEFER_DRAIN=0; drain.c also reads at the stop when
+	 * the program may run on one CPU only (tracer.n_cpus).
 	 */
 	bool drain_behind;
 	bool go_program; /* the program is Go, in process: calibrate Go's probes (calib.c) */

@@ -783,8 +783,13 @@ bool probe_drain_defer(struct tracer *tr, struct tthread *th)
 	uint8_t *a;
 
 	probe_drain_pending(tr);
-	/* what reads the program or waits for its samples as it goes: at the stop */
-	if (!tr->o->drain_behind || tr->ps->go || th->smp.n_pend) {
+	/*
+	 * What reads the program or waits for its samples as it goes: at the
+	 * stop; so with one CPU for both (taskset -c 0 fortstat ...), where
+	 * the reading would only take turns with the program and its wall
+	 * clock would not know it.
+	 */
+	if (!tr->o->drain_behind || tr->ps->go || th->smp.n_pend || tr->n_cpus == 1) {
 		probe_drain(tr, th, false);
 		return false;
 	}
