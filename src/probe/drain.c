@@ -647,6 +647,16 @@ static void switch_loss(struct pstate *ps, struct tthread *th)
 	}
 }
 
+/* The ring's unread indices [*tail, *head): the program may have written anything, at most one
+ * ring's worth. */
+static void ring_span(uint8_t *a, uint64_t *tail, uint64_t *head)
+{
+	*tail = *probe_hdr(a, PROBE_TAIL);
+	*head = *probe_hdr(a, PROBE_HEAD);
+	if (*head - *tail > PROBE_RING_N)
+		*head = *tail + PROBE_RING_N;
+}
+
 /*
  * A drain opened at thread th's stop: its counters read, its switch
  * records read, the window's stamper made (between its last stop and
@@ -798,11 +808,7 @@ bool probe_drain_defer(struct tracer *tr, struct tthread *th)
 	if (!pend.ev)
 		pend.ev = xmalloc(PROBE_RING_N * sizeof(*pend.ev));
 	ring = (struct probe_event *)(void *)(a + PROBE_RING);
-	tail = *probe_hdr(a, PROBE_TAIL);
-	head = *probe_hdr(a, PROBE_HEAD);
-	/* The program may have written anything: at most one ring's worth. */
-	if (head - tail > PROBE_RING_N)
-		head = tail + PROBE_RING_N;
+	ring_span(a, &tail, &head);
 	for (pend.n = 0; tail != head; tail++) {
 		struct probe_event *e = &ring[tail & (PROBE_RING_N - 1)];
 
@@ -839,11 +845,7 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all)
 	probe_drain_pending(tr);
 	if (!(a = drain_open(tr, th, all, t1, &sp)))
 		return 0;
-	tail = *probe_hdr(a, PROBE_TAIL);
-	head = *probe_hdr(a, PROBE_HEAD);
-	/* The program may have written anything: at most one ring's worth. */
-	if (head - tail > PROBE_RING_N)
-		head = tail + PROBE_RING_N;
+	ring_span(a, &tail, &head);
 	n = drain_take(tr, th, (struct probe_event *)(void *)(a + PROBE_RING), PROBE_RING_N - 1,
 		       tail, head, true, &sp, &now);
 	*probe_hdr(a, PROBE_TAIL) = tail + n;

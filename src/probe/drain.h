@@ -29,7 +29,8 @@ size_t probe_drain(struct tracer *tr, struct tthread *th, bool all);
  * out and its ring given back (true), to be read by probe_drain_pending
  * once the caller has resumed it, before fortstat waits again; false: a
  * drain made in full now (Go, --alloc, --sample: their events reach into
- * the program or its samples; FORTSTAT_DEFER_DRAIN=0).
+ * the program or its samples; one CPU for the program, where the reading
+ * would take turns with it; FORTSTAT_DEFER_DRAIN=0).
  */
 bool probe_drain_defer(struct tracer *tr, struct tthread *th);
 
