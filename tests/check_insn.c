@@ -825,9 +825,9 @@ END_TEST
 
 /*
  * The walk over the whole routine decodes with lendec and falls back to
- * capstone instruction by instruction (x87, EVEX): a branch after them
- * into the covered bytes is still found, and what capstone cannot decode
- * refuses the routine as before.
+ * capstone instruction by instruction (x87): a branch after them into
+ * the covered bytes is still found; AVX-512 that capstone 4 cannot decode
+ * (kmovq) lendec knows, and what neither decodes refuses the routine.
  */
 START_TEST(stub_walk_mixed)
 {
@@ -839,8 +839,10 @@ START_TEST(stub_walk_mixed)
 	    0x55, 0x31, 0xc0, 0xff, 0xc0, 0xd9, 0xee, 0xdd, 0xd8, 0x62, 0xf1,
 	    0xfe, 0x48, 0x6f, 0x07, 0x83, 0xf8, 0x0a, 0x75, 0xed, 0x5d, 0xc3,
 	};
-	/* kmovq %rbx,%k1 (capstone 4 cannot decode it); nop */
+	/* kmovq %rbx,%k1 (capstone 4 cannot decode it, lendec can); nop */
 	static const uint8_t kmov[] = {0xc4, 0xe1, 0xfb, 0x92, 0xcb, 0x90};
+	/* vaddph %zmm1,%zmm0,%zmm0 (AVX512-FP16's EVEX map 5: neither can) */
+	static const uint8_t fp16[] = {0x62, 0xf5, 0x7c, 0x48, 0x58, 0xc1};
 	struct insn_stub st;
 
 	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
@@ -849,6 +851,8 @@ START_TEST(stub_walk_mixed)
 	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
 	ck_assert_uint_eq(st.len, 5);
 	memcpy(code + 9, kmov, sizeof(kmov));
+	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 0);
+	memcpy(code + 9, fp16, sizeof(fp16));
 	ck_assert_int_eq(insn_plan_stub(code, sizeof(code), ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
 	ck_assert_str_eq(st.reason, "routine not fully decodable");
 }

@@ -11,15 +11,17 @@
  * loop, loope, loopne, jrcxz, xbegin) and its absolute target, padding
  * (capstone's X86_INS_NOP or X86_INS_INT3: 90, 66 90, 0f 1f /0, cc) and
  * the end of the flow (X86_INS_JMP, X86_INS_RET, X86_INS_UD2: e9, eb,
- * ff /4, c3, c2, 0f 0b). Anything else it is not sure of (x87, rare groups
- * and maps, odd prefixes on branches, EVEX and XOP, what capstone 4 cannot
- * decode, truncated code) is "unknown", but for rdpkru and wrpkru (0f 01
- * ee, 0f 01 ef, no prefix: three bytes, no operand), which capstone 4
- * fails on and pkey_get, pkey_set and their neighbours hold:
- * the caller decodes that instruction with capstone. A wrong answer could
- * hide a branch into the bytes a jmp overwrites, so unknown is the rule
- * for every doubt; tests/check_lendec.c holds it against capstone over
- * libc and cc1.
+ * ff /4, c3, c2, 0f 0b). Beyond capstone 4 it knows rdpkru and wrpkru
+ * (0f 01 ee, 0f 01 ef, no prefix: three bytes, no operand: pkey_get,
+ * pkey_set) and AVX-512 (EVEX in its maps 1 to 3, the mask registers'
+ * instructions under VEX: glibc's EVEX string routines, which a CPU with
+ * AVX-512 selects), none of them a branch. Anything else it is not sure
+ * of (x87, rare groups and maps, odd prefixes on branches, XOP, AVX512-FP16,
+ * truncated code) is "unknown": the caller decodes that instruction with
+ * capstone. A wrong answer could hide a branch into the bytes a jmp
+ * overwrites, so unknown is the rule for every doubt; tests/check_lendec.c
+ * holds it against capstone over libc and cc1, and against GNU objdump
+ * where capstone fails.
  */
 #ifndef FORTSTAT_X86_LENDEC_H
 #define FORTSTAT_X86_LENDEC_H
