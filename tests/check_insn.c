@@ -1298,6 +1298,78 @@ START_TEST(stub_moves_jcc)
 END_TEST
 
 /*
+ * Entries whose covered bytes end with an indirect call: through memory,
+ * RIP-relative (sub $8,%rsp; call *hook(%rip), GCC's wrappers of its
+ * targetm hooks), and through a register (mov %rdi,%rax; call *%rax). The
+ * stub pushes the routine's own return address and jumps through the
+ * call's operand: the callee sees the routine's return address (call_ret).
+ * One that reads RSP (the push moves it) is refused.
+ */
+START_TEST(stub_emulates_indirect_call)
+{
+	static const uint8_t via_mem[] = {
+	    0x48, 0x83, 0xec, 0x08,		/* sub $8,%rsp */
+	    0xff, 0x15, 0x56, 0x00, 0x00, 0x00, /* call *0x56(%rip): the pointer at 0x60 */
+	    0x48, 0x83, 0xc4, 0x08,		/* add $8,%rsp */
+	    0xc3,				/* ret */
+	};
+	static const uint8_t via_reg[] = {
+	    0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+	    0xff, 0xd0,	      /* call *%rax */
+	    0xc3,	      /* ret */
+	};
+	static const uint8_t via_rsp[] = {
+	    0x48, 0x83, 0xec, 0x08, /* sub $8,%rsp */
+	    0xff, 0x54, 0x24, 0x08, /* call *8(%rsp) */
+	    0x48, 0x83, 0xc4, 0x08, /* add $8,%rsp */
+	    0xc3,		    /* ret */
+	};
+	static const uint8_t callee[] = {
+	    0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
+	    0xc3,		    /* ret */
+	};
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	uint64_t base, ptr, (*fn)(uint64_t);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memcpy(pg, via_mem, sizeof(via_mem));
+	memcpy(pg + 0x40, callee, sizeof(callee));
+	ptr = base + 0x40;
+	memcpy(pg + 0x60, &ptr, 8);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg, sizeof(via_mem), base, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.len, 10);
+	ck_assert_uint_eq(st.call_ret, base + 10);
+	memcpy(pg + 0x800, st.code, st.code_len);
+	memcpy(pg, st.jmp, st.len);
+	pg[0x800 + st.trap_off] = 0x90; /* no tracer here: go on past the stop */
+	fn = (uint64_t(*)(uint64_t))(uintptr_t)pg;
+	ck_assert_uint_eq(fn(0), base + 10);
+
+	memcpy(pg + 0x100, via_reg, sizeof(via_reg));
+	ck_assert_int_eq(insn_plan_stub(pg + 0x100, sizeof(via_reg), base + 0x100, base + 0xa00, 0,
+					0, 1, NULL, &st),
+			 0);
+	ck_assert_uint_eq(st.len, 5);
+	ck_assert_uint_eq(st.call_ret, base + 0x105);
+	memcpy(pg + 0xa00, st.code, st.code_len);
+	memcpy(pg + 0x100, st.jmp, st.len);
+	pg[0xa00 + st.trap_off] = 0x90;
+	fn = (uint64_t(*)(uint64_t))(uintptr_t)(pg + 0x100);
+	ck_assert_uint_eq(fn(base + 0x40), base + 0x105);
+
+	ck_assert_int_eq(insn_plan_stub(via_rsp, sizeof(via_rsp), base + 0x200, base + 0xc00, 0, 0,
+					1, NULL, &st),
+			 1);
+	ck_assert_str_eq(st.reason, "a branch among the first 5 bytes");
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
  * An entry whose covered bytes end with a relative call (push %rbx; call
  * f): the stub emulates the call, and the callee sees the routine's own
  * return address, which the stub says (call_ret).
@@ -2106,6 +2178,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_count);
 	tcase_add_test(tc, stub_moves_jcc);
 	tcase_add_test(tc, stub_emulates_call);
+	tcase_add_test(tc, stub_emulates_indirect_call);
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
 	tcase_add_test(tc, stub_walk_mixed);

@@ -74,6 +74,26 @@ static inline bool is_indirect_jmp(const cs_insn *in)
 	       (x->operands[0].type == X86_OP_REG || x->operands[0].type == X86_OP_MEM);
 }
 
+/*
+ * A near call through a register or memory (call *0x10(%rip), the hooks of
+ * a table: GCC's targetm; call *%rax) that the stub can emulate as it does
+ * a relative call, its return address pushed first: so not one that reads
+ * RSP (the push moves it), nor one with a 16-bit operand size.
+ */
+static inline bool is_movable_indirect_call(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *op = &x->operands[0];
+
+	if (in->id != X86_INS_CALL || x->op_count != 1 || x->opcode[0] != 0xff ||
+	    has_prefix(x, 0x66) || !x->encoding.modrm_offset || ((x->modrm >> 3) & 7) != 2)
+		return false;
+	if (op->type == X86_OP_REG)
+		return op->reg != X86_REG_RSP;
+	return op->type == X86_OP_MEM && op->mem.base != X86_REG_RSP &&
+	       op->mem.index != X86_REG_RSP && op->mem.segment == X86_REG_INVALID;
+}
+
 /* Is this instruction one that transfers control (or traps)? */
 static inline int is_control(const cs_insn *in)
 {

@@ -264,32 +264,51 @@ int x86_stub_tail(struct insn_stub *stub, size_t pos, const cs_insn *in, const u
 
 		if (pos + in[k].size + 6 + 5 > INSN_STUB_SIZE)
 			return stub_refuse(stub, "instructions too long for the stub");
-		if (cond == 17) {
+		if (cond == 17 || is_movable_indirect_call(&in[k])) {
 			/*
-			 * A call: its own return address pushed (the routine's code
-			 * after it, so that the callee and any unwinder see the
-			 * routine), then a jmp to the callee. RAX and the flags kept.
+			 * A call (stub_cover: the last instruction moved): its own
+			 * return address pushed (the routine's code after it, so
+			 * that the callee and any unwinder see the routine), then a
+			 * jmp to the callee, relative or through the call's own
+			 * operand (ff /2 becomes ff /4). RAX and the flags kept.
 			 *   push %rax; movabs $ret,%rax; xchg %rax,(%rsp); jmp target
 			 */
 			static const uint8_t xchg[] = {0x48, 0x87, 0x04, 0x24};
-			uint64_t target = (uint64_t)in[k].detail->x86.operands[0].imm;
+			const cs_x86 *x = &in[k].detail->x86;
 			uint64_t ret = in[k].address + in[k].size;
+			size_t jlen = cond == 17 ? 5 : in[k].size;
 
-			if (pos + 20 + 5 > INSN_STUB_SIZE)
+			if (pos + 15 + jlen + 5 > INSN_STUB_SIZE)
 				return stub_refuse(stub, "instructions too long for the stub");
-			d = (int64_t)(target - (stub_addr + pos + 20));
-			if (!fits32(d))
-				return stub_refuse(stub, "call target out of range of the stub");
 			stub->code[pos] = 0x50;
 			stub->code[pos + 1] = 0x48;
 			stub->code[pos + 2] = 0xb8;
 			memcpy(stub->code + pos + 3, &ret, 8);
 			insn_stub_rel(stub, pos + 3, INSN_REL_CODE64);
 			memcpy(stub->code + pos + 11, xchg, sizeof(xchg));
-			stub->code[pos + 15] = 0xe9;
-			put_le32(stub->code + pos + 16, (int32_t)d);
-			insn_stub_rel(stub, pos + 16, INSN_REL_CODE32);
-			pos += 20;
+			if (cond == 17) {
+				uint64_t target = (uint64_t)x->operands[0].imm;
+
+				d = (int64_t)(target - (stub_addr + pos + 20));
+				if (!fits32(d))
+					return stub_refuse(stub,
+							   "call target out of range of the stub");
+				stub->code[pos + 15] = 0xe9;
+				put_le32(stub->code + pos + 16, (int32_t)d);
+				insn_stub_rel(stub, pos + 16, INSN_REL_CODE32);
+			} else {
+				uint8_t *j = stub->code + pos + 15;
+
+				if (x86_relocate(&in[k], code + moved, stub_addr + pos + 15, j,
+						 &disp_at))
+					return stub_refuse(stub,
+							   "an instruction that cannot be moved");
+				if (disp_at >= 0)
+					insn_stub_rel(stub, pos + 15 + (size_t)disp_at,
+						      INSN_REL_CODE32);
+				j[x->encoding.modrm_offset] ^= (2 ^ 4) << 3; /* call -> jmp */
+			}
+			pos += 15 + jlen;
 			moved += in[k].size;
 			stub->call_ret = ret;
 			continue;

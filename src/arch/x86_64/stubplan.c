@@ -22,8 +22,10 @@
  * among them: a relative jcc or jmp anywhere (re-encoded with a 32-bit
  * displacement: test %edx,%edx; jne ...; xor %eax,%eax at an entry), a
  * `ret` anywhere (it runs in the stub as it would have in the routine);
- * an indirect jmp or a relative call only last (a call in the middle would
- * return into the stub, where no unwinder finds the routine).
+ * an indirect jmp or a call only last (a call in the middle would return
+ * into the stub, where no unwinder finds the routine): relative, or
+ * through a register or memory that is not RSP's (GCC's `sub $8,%rsp;
+ * call *targetm+N(%rip)` at the entry of its hooks' wrappers).
  */
 static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 {
@@ -32,7 +34,8 @@ static int stub_cover(const cs_insn *in, size_t n, struct insn_stub *stub)
 		int mb = movable_branch(&in[k]);
 
 		if (is_control(&in[k]) && !(mb >= 0 && mb <= 16) && in[k].id != X86_INS_RET &&
-		    !(last && (is_indirect_jmp(&in[k]) || mb == 17)))
+		    !(last &&
+		      (is_indirect_jmp(&in[k]) || mb == 17 || is_movable_indirect_call(&in[k]))))
 			return stub_refuse(stub, x86_among_first);
 		stub->len += in[k].size;
 	}
