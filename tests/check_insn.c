@@ -1498,6 +1498,36 @@ START_TEST(stub_short_entry)
 	/* a loop to +1: one byte is no room for a jmp rel8 */
 	ck_assert_int_eq(
 	    insn_plan_stub(loop4 + 3, sizeof(loop4) - 3, ENTRY, SLOT, 0, 0, 1, NULL, &st), 1);
+
+	/*
+	 * 4: too long to move whole (66 bytes), no padding of its own nor a gap
+	 * before it, 10 bytes of padding after its end (insn_gap.tail: cc1's
+	 * integer_zerop): the first 5 of them; with 9, none (the routine after
+	 * it may take the last 5 as its gap).
+	 */
+	memset(pg, 0xcc, 0x800);
+	memcpy(pg + 0x200, loop4, 0x0d);
+	for (size_t k = 0; k < 16; k++)
+		memcpy(pg + 0x20d + 3 * k, (const uint8_t[]){0x48, 0x89, 0xf0}, 3);
+	memcpy(pg + 0x23d, loop4 + 0x0d, 5);
+	memcpy(pg + 0x242, (const uint8_t[]){0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x90}, 10);
+	gap = (struct insn_gap){.tail = 10};
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x200, 0x42, base + 0x200, base + 0x800, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason,
+			 "a branch lands inside the first 5 bytes, no padding within reach");
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x200, 0x4c, base + 0x200, base + 0x800, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 4);
+	ck_assert_uint_eq(st.pad_addr, base + 0x242);
+	put_short(pg, base, 0x200, &st);
+	fn = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x200);
+	ck_assert_uint_eq(fn(3, 10), 16);
+	ck_assert_uint_eq(fn(1, 0), 2);
+	gap.tail = 9;
+	memcpy(pg + 0x200, loop4, 4);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x200, 0x4b, base + 0x200, base + 0x800, 0, 0, 1, &gap, &st), 1);
 	munmap(pg, 8192);
 }
 END_TEST

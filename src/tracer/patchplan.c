@@ -30,9 +30,11 @@
 /*
  * The routine before r in the program's own table and the bytes after it
  * up to r's entry, which belong to no routine: where a short entry may put
- * its jmp rel32 (insn_gap). Only with a full symbol table (.symtab: local
- * routines too) and a neighbour within 4 KiB: its place in gap (addr,
- * len, code_len), left 0 when there is none. gap_before reads the bytes.
+ * its jmp rel32 (insn_gap). A neighbour within 4 KiB, of the program's
+ * own: its place in gap (addr, len, code_len), left 0 when there is none.
+ * With .dynsym alone (cc1, python3) routines unknown may lie between: the
+ * planner takes the gap only when all its bytes after the neighbour's code
+ * are padding, which no routine is. gap_before reads the bytes.
  */
 static void gap_place(struct tracer *tr, const struct routine *r, uint64_t entry,
 		      struct insn_gap *gap)
@@ -41,7 +43,7 @@ static void gap_place(struct tracer *tr, const struct routine *r, uint64_t entry
 	size_t i = (size_t)(r - st->r);
 	const struct routine *q;
 
-	if (!st->has_symtab || i == 0 || i >= st->n_own)
+	if (i == 0 || i >= st->n_own)
 		return;
 	q = &st->r[i - 1];
 	if (!q->size || q->addr + q->size + 5 > r->addr || r->addr - q->addr > 4096)
@@ -144,9 +146,10 @@ static void neighbours(const struct symtab *st, const struct routine *r, uint64_
  * mapping: the vDSO's, the last of a library), IFUNC_WALK bytes at most
  * (beyond lie the other variants of its file, whose AVX-512 instructions
  * capstone 4 may not decode), and the code IFUNC_NEAR bytes before it is
- * walked too. A routine shorter than a jmp takes up to 16 bytes after it
- * (gap->tail, padding if the planner finds so). Returns NULL or why it
- * cannot be planned.
+ * walked too. Up to 16 bytes after a routine, to the next one, come with
+ * it (gap->tail, padding if the planner finds so): a routine shorter than
+ * a jmp runs across them, a short entry may put its jmp rel32 there.
+ * Returns NULL or why it cannot be planned.
  */
 static const char *stub_extent(struct tracer *tr, const struct routine *r, uint64_t entry,
 			       size_t *len, struct insn_gap *gap)
@@ -176,7 +179,7 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 		gap->open_end = true;
 		gap->near_addr = lo + (entry - r->addr);
 		gap->near_len = (size_t)(r->addr - lo);
-	} else if (r->size < 9) { /* shorter than a jmp, perhaps after an endbr64 */
+	} else {
 		uint64_t end = r->addr + r->size;
 
 		gap->tail = 16;

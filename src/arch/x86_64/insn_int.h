@@ -165,7 +165,7 @@ const char *x86_branch_inside(csh h, cs_insn *it, const uint8_t *code, size_t le
 
 /* stubshort.c: when a branch lands inside the 5 bytes: a short entry, or the routine whole. */
 int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size_t left,
-		   uint64_t entry, const struct insn_gap *gap, struct insn_stub *stub);
+		   size_t tail, uint64_t entry, const struct insn_gap *gap, struct insn_stub *stub);
 int x86_stub_whole(csh h, const uint8_t *code, size_t len, const struct insn_gap *gap,
 		   struct insn_stub *stub);
 

@@ -180,7 +180,7 @@ int insn_plan_stub(const uint8_t *fn, size_t fn_len, uint64_t entry, uint64_t st
 	/* A branch lands inside the 5 bytes: a short jmp to padding, if any */
 	if (rc == 1 && !body &&
 	    (stub->reason == x86_lands_inside || stub->reason == x86_among_first))
-		rc = x86_stub_short(h, in, n, fn + off, own - off, entry, gap, stub);
+		rc = x86_stub_short(h, in, n, fn + off, own - off, fn_len - own, entry, gap, stub);
 	/* no padding: the whole routine into its stub, if it is small */
 	if (rc == 1 && !body && stub->reason == x86_no_pad)
 		rc = x86_stub_whole(h, fn + off, own - off, gap, stub);

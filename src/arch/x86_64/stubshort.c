@@ -25,7 +25,9 @@
  * code runs: nops and int3s after an unconditional jump or a return that
  * no branch of the routine reaches (compilers align labels with them: a
  * branch or a jump table goes to the label after the padding), in the
- * routine or between the routine before it and its entry (insn_gap).
+ * routine, between the routine before it and its entry (insn_gap), or
+ * after its end when it does not run on (the first 5 bytes of 10 at least:
+ * the routine after it may take the last 5 as its gap).
  */
 
 #define SHORT_TARGETS 256 /* branch targets near the entry that a walk keeps */
@@ -140,13 +142,37 @@ static void short_gap(csh h, cs_insn *it, const struct insn_gap *gap, uint64_t e
 	short_pick(sc, gap->addr + gap->code_len, entry, true, pad);
 }
 
+#define TAIL_PAD 10 /* padding bytes after a routine's end that its short entry may share */
+
+/*
+ * The padding after a routine that ends at `end` (its last instruction does
+ * not run on: sc->ended), code[0..len) there: its first 5 bytes as a run
+ * when TAIL_PAD bytes at least are padding.
+ */
+static void short_tail(csh h, cs_insn *it, const uint8_t *code, size_t len, uint64_t end,
+		       struct short_scan *sc)
+{
+	uint64_t a = end;
+
+	if (!sc->ended || len < TAIL_PAD)
+		return;
+	while (a - end < TAIL_PAD) {
+		struct x86_ld d;
+
+		if (!x86_walk_step(h, it, &code, &len, &a, &d) || !(d.flags & X86_LD_PAD))
+			return;
+	}
+	short_run(sc, end, end + 5, true);
+}
+
 /*
  * The short entry of the routine code[0..left) at stub->addr, whose first
- * instructions are in[0..n). Returns 0 (stub->len and pad_addr set), 1
+ * instructions are in[0..n), with `tail` bytes after its end in
+ * code[left..left + tail). Returns 0 (stub->len and pad_addr set), 1
  * (refused: stub->reason) or -1.
  */
 int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size_t left,
-		   uint64_t entry, const struct insn_gap *gap, struct insn_stub *stub)
+		   size_t tail, uint64_t entry, const struct insn_gap *gap, struct insn_stub *stub)
 {
 	struct short_scan *sc = calloc(1, sizeof(*sc));
 	cs_insn *it = cs_malloc(h);
@@ -168,6 +194,8 @@ int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size
 		why = "routine not fully decodable";
 	else if (!sc->first)
 		why = stub->reason; /* nothing lands inside: the first reason stands */
+	else
+		short_tail(h, it, code + left, tail, stub->addr + left, sc);
 	for (size_t k = 0; !why && k < n && stub->addr + len < sc->first; k++) {
 		if (is_control(&in[k]))
 			why = x86_among_first;
