@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # chain.sh - a call chain, exact counts, in every placement and code shape:
-# PIE, non-PIE, static (libc left alone), endbr64 (CET), -pg (a relative call first).
+# PIE, non-PIE, static (libc left alone), endbr64 (CET), -pg (a relative call first),
+# -pg -fPIE (an indirect call first).
 . "$SRCDIR/tests/lib.sh"
 for opt in O0 O2; do
 	for v in chain chain-nopie chain-static chain-cet chain-pg; do
@@ -58,14 +59,26 @@ if [ "$MECH" = traps ] && grep -qw constant_tsc /proc/cpuinfo && grep -qw nonsto
 	! grep -q "stops measured" t.err || fail "chain-O0 without the event page: stops measured"
 	grep -q "calibration: f1" t.err || fail "chain-O0 without the event page: no calibration"
 fi
-# Routines whose first instruction cannot be handled are left alone, and -v
-# says which and why; the program runs as without fortstat.
+# -pg -fPIE: each routine begins with an indirect call (call
+# *__fentry__@GOTPCREL(%rip)). The entry stub emulates it (the callee sees
+# the routine's own return address): exact counts. Under an int3 alone
+# (FORTSTAT_NO_STUBS) such a first instruction cannot run out of line: the
+# routines are left alone, -v says which and why, and the program runs as
+# without fortstat.
 for opt in O0 O2; do
 	p=$BIN/chain-pgpie-$opt
+	traced -- "$p"
+	expect "$p" main 1 work 1000 leaf 3500 twice 500
+	traced -c -- "$p"
+	expect "$p -c" main 1 work 1000 leaf 3500 twice 500
+	export FORTSTAT_NO_STUBS=1
 	traced -v -- "$p"
+	unset FORTSTAT_NO_STUBS
 	grep -q "not timing leaf: indirect branch" t.err || fail "$p: no -v line for leaf: $(cat t.err)"
 	absent "$p" leaf work twice
 done
+objdump -d --no-show-raw-insn "$BIN/chain-pgpie-O2" | grep -A1 '<leaf>:' |
+	grep -q 'call[q]* *\*.*(%rip)' || fail "chain-pgpie-O2: leaf does not start with an indirect call"
 # -pg: the first instruction really is a relative call (emulated).
 objdump -d --no-show-raw-insn "$BIN/chain-pg-O2" | grep -A1 '<leaf>:' | grep -q 'call.*__fentry__' ||
 	fail "chain-pg-O2: leaf does not start with call __fentry__"
