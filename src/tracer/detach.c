@@ -383,7 +383,7 @@ void detach_all(struct tracer *tr)
 			syscall(SYS_tgkill, tr->program, th->tid, th->defer_sig);
 		tracee_resume(PTRACE_DETACH, th->tid, 0);
 	}
-	ps_end(tr->ps, 0);
+	ps_end(tr, tr->ps, 0);
 	tr->done = true;
 }
 

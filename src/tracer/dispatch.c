@@ -201,7 +201,7 @@ static void on_gone(struct tracer *tr, struct tthread *th, const struct stop *s)
 	}
 	idx = ps_find(tr, s->tid);
 	if (idx >= 0)
-		ps_end(ps_get(tr, (size_t)idx), s->status);
+		ps_end(tr, ps_get(tr, (size_t)idx), s->status);
 	if (s->tid == tr->program) {
 		tr->status = s->status;
 		tr->program_done = true;

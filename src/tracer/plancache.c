@@ -14,10 +14,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fortstat/books.h"
 #include "fortstat/inject.h"
 #include "fortstat/procfs.h"
 #include "fortstat/procmem.h"
 #include "fortstat/symtab.h"
+#include "fortstat/throttle.h"
 #include "fortstat/trace.h"
 #include "fortstat/util.h"
 #include "plancache.h"
@@ -445,6 +447,29 @@ void plancache_throttled(struct pc_image *im, size_t i)
 	}
 }
 
+void plancache_pool(struct pc_image *im, const struct books *b, const struct symtab *st,
+		    uint64_t min_calls, double max_ns)
+{
+	if (!im || !b || !st || !min_calls)
+		return;
+	for (size_t i = 0; i < im->n_plan && i < st->n_own; i++) {
+		const struct routine *r = &st->r[i];
+		uint64_t c;
+
+		if (r->throttled_at || r->throttle_carried || (im->thr && im->thr[i]))
+			continue;
+		c = books_calls(b, (uint32_t)i);
+		if (!c)
+			continue;
+		if (!im->pool)
+			im->pool = xcalloc(im->n_plan, sizeof(*im->pool));
+		im->pool[i][0] += c;
+		im->pool[i][1] += (uint64_t)books_self(b, CLOCK_KIND_CPU, true, (uint32_t)i);
+		if (throttle_due(im->pool[i][0], im->pool[i][1], min_calls, max_ns))
+			plancache_throttled(im, i);
+	}
+}
+
 bool plancache_carry(struct pc_image *im, size_t i)
 {
 	if (!im || i >= im->n_thr || !im->thr[i])
@@ -467,6 +492,7 @@ void plancache_free(struct tracer *tr)
 		free(im->plan);
 		free(im->keys);
 		free(im->thr);
+		free(im->pool);
 		if (im->st) {
 			symtab_free(im->st);
 			free(im->st);

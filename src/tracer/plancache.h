@@ -91,6 +91,13 @@ struct pc_image {
 	uint8_t *thr;
 	size_t n_thr, n_thr_set;
 	size_t carried;
+	/*
+	 * The calls and net CPU self time (ns) of each routine not throttled,
+	 * summed over the ended execs of this file (plancache_pool), n_thr of
+	 * them: a routine that reaches --throttle's rule in all starts
+	 * throttled in the later execs.
+	 */
+	uint64_t (*pool)[2];
 };
 
 enum pc_mode plancache_mode(void);
@@ -161,6 +168,19 @@ bool plancache_carry_on(void);
  * im NULL: nothing (the cache off, the carry off, not the program's own).
  */
 void plancache_throttled(struct pc_image *im, size_t i);
+
+/*
+ * A process of im's file (NULL: nothing) ended or exec'ed away, with these
+ * books over its table st: each routine it timed and did not throttle adds
+ * its calls and net CPU self time to the file's pool, and one whose pool
+ * then meets --throttle's rule (min_calls, max_ns) starts throttled in the
+ * later execs, as if one exec had throttled it. make running cc1 once a
+ * source file: a routine called 3,000 times a file would be timed in each
+ * cc1 whole, the decision never reached in one.
+ */
+struct books;
+void plancache_pool(struct pc_image *im, const struct books *b, const struct symtab *st,
+		    uint64_t min_calls, double max_ns);
 
 /*
  * Is routine i of im's file (NULL: none) to start throttled, throttled in

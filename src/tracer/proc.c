@@ -87,10 +87,11 @@ long ps_find(struct tracer *tr, pid_t pid)
 }
 
 /* A process state ended now (exit, exec, let go). */
-void ps_end(struct pstate *ps, int status)
+void ps_end(struct tracer *tr, struct pstate *ps, int status)
 {
 	if (ps->ended)
 		return;
+	plancache_pool(ps->pc_own, ps->books, ps->st, tr->o->throttle_calls, tr->o->throttle_ns);
 	ps->ended = true;
 	ps->status = status;
 	ps->wall1 = wall_now();
@@ -233,7 +234,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	} else {
 		bool new_clock = exec_close_threads(tr, th);
 
-		ps_end(tr->ps, 0);
+		ps_end(tr, tr->ps, 0);
 		tr->ps->execed = true;
 		th->c0 = th->clast = fs_clock_read(&th->clk);
 		if (new_clock)
@@ -279,7 +280,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	}
 	if (setup_image(tr) < 0) {
 		fs_warn("process %d exec'ed %s: cannot patch it: not followed", (int)pid, path);
-		ps_end(tr->ps, 0);
+		ps_end(tr, tr->ps, 0);
 		thr_remove(tr, pid);
 		tracee_resume(PTRACE_DETACH, pid, 0);
 		return;

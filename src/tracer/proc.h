@@ -26,8 +26,11 @@ void handle_event(struct tracer *tr, struct tthread *th, enum stop_kind kind);
 
 size_t ps_add(struct tracer *tr, const struct pstate *init);
 
-/* A process state ended now (exit, exec, let go). */
-void ps_end(struct pstate *ps, int status);
+/*
+ * A process state ended now (exit, exec, let go); its calls go to its
+ * file's throttle pool (plancache_pool).
+ */
+void ps_end(struct tracer *tr, struct pstate *ps, int status);
 
 /* The live (not ended) process state of process pid, or -1. */
 long ps_find(struct tracer *tr, pid_t pid);

@@ -12,8 +12,10 @@
 # With -l libc, each load of libc after the first takes its plans, moved.
 # The scratch pages (the stubs) shared through a memfd: the execs map one,
 # the counts unchanged. A throttle taken in one exec carries to the next
-# (its stubs start throttled: plancache_carry), the counts unchanged; with
-# FORTSTAT_THROTTLE_CARRY=0 each exec throttles on its own.
+# (its stubs start throttled: plancache_carry), the counts unchanged, and so
+# does a routine whose calls in the ended execs meet the rule together
+# (plancache_pool); with FORTSTAT_THROTTLE_CARRY=0 each exec throttles on
+# its own.
 . "$SRCDIR/tests/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc})"
 
@@ -200,6 +202,22 @@ for s in json.load(open(sys.argv[1])):
 ' r.json | sort | tr '\n' ' ' >marks || fail "$prog -f, JSON: cannot read r.json"
 	[ "$(cat marks)" = "3500 0 True 3500 0 True 3500 3500 - " ] ||
 		fail "$prog -f, JSON: leaf's calls, throttled_after, throttle_carried: $(cat marks), expected 3500 3500 - once, 3500 0 True twice"
+	# pooled: leaf's 3,500 calls an exec never reach --throttle=5000 in one,
+	# the first two execs' 7,000 do (plancache_pool): the third starts
+	# with it throttled; without the carry, none
+	for carry in 1 0; do
+		# shellcheck disable=SC2086
+		FORTSTAT_THROTTLE_CARRY=$carry "$FORTSTAT" -f --throttle=5000,100000 -o r.txt $p \
+			>/dev/null 2>t.err </dev/null || fail "$prog -f, pooled: fortstat failed: $(tail -n 3 t.err)"
+		grep '^  leaf ' r.txt | sed 's/  */ /g' | cut -d' ' -f2,3 | tr '\n' ' ' >leafs
+		[ "$(cat leafs)" = "leaf 3500 leaf 3500 leaf 3500 " ] ||
+			fail "$prog -f, pooled: leaf's rows: $(cat leafs)"
+		n=$(grep -c "^  leaf .*  THROTTLED from the start (in an earlier exec)$" r.txt)
+		[ "$n" = "$carry" ] ||
+			fail "$prog -f, pooled, FORTSTAT_THROTTLE_CARRY=$carry: leaf throttled from the start in $n sections, expected $carry: $(grep '^  leaf ' r.txt)"
+		! grep -q "THROTTLED after" r.txt ||
+			fail "$prog -f, pooled: $(grep 'THROTTLED after' r.txt)"
+	done
 fi
 
 # -l libc: the spawner and the three execs of its program load it, each
