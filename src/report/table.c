@@ -98,8 +98,8 @@ static void put_name(FILE *out, const struct report *rp, const char *name, int w
 	size_t cols = name_columns(s);
 
 	fputs(s, out);
-	for (; cols < (size_t)w; cols++)
-		fputc(' ', out);
+	if (cols < (size_t)w) /* one call: a C++ name makes the column hundreds wide */
+		fprintf(out, "%*s", (int)((size_t)w - cols), "");
 	free(s);
 }
 
