@@ -13,6 +13,7 @@
 #include "fortstat/profile.h"
 #include "fortstat/report.h"
 #include "fortstat/symtab.h"
+#include "../src/report/view.h"
 
 #define GOLDEN SRCDIR "/tests/golden/"
 
@@ -1029,6 +1030,44 @@ START_TEST(test_net_state)
 }
 END_TEST
 
+/*
+ * json_str: plain ASCII runs as they are, the escapes JSON needs, UTF-8
+ * kept whole, an invalid byte as U+FFFD, NULL as null.
+ */
+START_TEST(test_json_str)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"", "\"\""},
+	    {"std::vector<int>::push_back(int const&)",
+	     "\"std::vector<int>::push_back(int const&)\""},
+	    {"a\"b\\c", "\"a\\\"b\\\\c\""},
+	    {"l1\nl2\r\t\x01\x7f.", "\"l1\\nl2\\r\\t\\u0001\\u007f.\""},
+	    {"caf\xc3\xa9 \xf0\x9f\x98\x80!", "\"caf\xc3\xa9 \xf0\x9f\x98\x80!\""},
+	    {"x\xffy\xc3", "\"x\\ufffdy\\ufffd\""},
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		ck_assert_ptr_nonnull(f);
+		json_str(f, cases[i].in);
+		fclose(f);
+		ck_assert_str_eq(buf, cases[i].out);
+	}
+	{
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		ck_assert_ptr_nonnull(f);
+		json_str(f, NULL);
+		fclose(f);
+		ck_assert_str_eq(buf, "null");
+	}
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -1049,6 +1088,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_count);
 	tcase_add_test(tc, test_json_valid);
+	tcase_add_test(tc, test_json_str);
 	tcase_add_test(tc, test_table_views);
 	tcase_add_test(tc, test_other_formats);
 	tcase_add_test(tc, test_svg_valid);
