@@ -54,6 +54,28 @@ START_TEST(test_off)
 }
 END_TEST
 
+/* The trap path: the mean may miss the bound by twice the stop's estimated cost. */
+START_TEST(test_trap)
+{
+	/* a stop of 5 us: due under 10 + 2 x 5 us a call, not at it */
+	ck_assert(throttle_due_trap(CALLS, (uint64_t)CALLS * 19999, CALLS, MAX_NS, 5000.0));
+	ck_assert(!throttle_due_trap(CALLS, (uint64_t)CALLS * 20000, CALLS, MAX_NS, 5000.0));
+	/* a mean the plain rule refuses */
+	ck_assert(!throttle_due(CALLS, (uint64_t)CALLS * 15000, CALLS, MAX_NS));
+	ck_assert(throttle_due_trap(CALLS, (uint64_t)CALLS * 15000, CALLS, MAX_NS, 5000.0));
+	/* no estimate (NaN, 0, below 0): the plain rule */
+	ck_assert(!throttle_due_trap(CALLS, (uint64_t)CALLS * 15000, CALLS, MAX_NS, NAN));
+	ck_assert(!throttle_due_trap(CALLS, (uint64_t)CALLS * 15000, CALLS, MAX_NS, 0.0));
+	ck_assert(!throttle_due_trap(CALLS, (uint64_t)CALLS * 15000, CALLS, MAX_NS, -3000.0));
+	ck_assert(throttle_due_trap(CALLS, (uint64_t)CALLS * 9999, CALLS, MAX_NS, NAN));
+	/* the count still first; USEC 0 or NaN: none, whatever the stop */
+	ck_assert(!throttle_due_trap(CALLS - 1, 0, CALLS, MAX_NS, 5000.0));
+	ck_assert(!throttle_due_trap(CALLS, 0, CALLS, 0.0, 5000.0));
+	ck_assert(!throttle_due_trap(CALLS, 0, CALLS, NAN, 5000.0));
+	ck_assert(!throttle_due_trap(CALLS, 0, 0, MAX_NS, 5000.0));
+}
+END_TEST
+
 static Suite *throttle_suite(void)
 {
 	Suite *s = suite_create("throttle");
@@ -62,6 +84,7 @@ static Suite *throttle_suite(void)
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_mean);
 	tcase_add_test(tc, test_off);
+	tcase_add_test(tc, test_trap);
 	suite_add_tcase(s, tc);
 	return s;
 }

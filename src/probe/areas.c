@@ -29,6 +29,7 @@
 #include "fortstat/throttle.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
+#include "../tracer/evpage.h"
 #include "../tracer/tracer.h"
 #include "areas.h"
 
@@ -288,6 +289,7 @@ void trap_throttle(struct tracer *tr, size_t j)
 	acct_time_t self = 0;
 	struct routine *rt;
 	uint64_t calls;
+	double sc[FS_N_CLOCKS];
 
 	if (!p || !tr->o->throttle_calls || !ps->probes || ps->go || p->stub || p->removed ||
 	    p->dead || p->unhook || p->rehook || p->got || p->rdebug || p->exit_probe ||
@@ -298,7 +300,10 @@ void trap_throttle(struct tracer *tr, size_t j)
 		return;
 	if (books_timed(ps->books))
 		self = books_self(ps->books, CLOCK_KIND_CPU, true, p->routine);
-	if (!throttle_due(calls, self, tr->o->throttle_calls, tr->o->throttle_ns) ||
+	/* its net time as uncertain as the stop's cost: throttle_due_trap */
+	stop_cost_mean(tr, sc);
+	if (!throttle_due_trap(calls, self, tr->o->throttle_calls, tr->o->throttle_ns,
+			       sc[CLOCK_KIND_CPU]) ||
 	    mem_write(ps->memfd, p->trap, &p->orig, 1) < 0)
 		return;
 	p->removed = true;
