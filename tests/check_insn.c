@@ -1297,6 +1297,9 @@ START_TEST(stub_moves_jcc)
 }
 END_TEST
 
+/* A callee that returns its own return address: mov (%rsp),%rax; ret */
+static const uint8_t callee[] = {0x48, 0x8b, 0x04, 0x24, 0xc3};
+
 /*
  * Entries whose covered bytes end with an indirect call: through memory,
  * RIP-relative (sub $8,%rsp; call *hook(%rip), GCC's wrappers of its
@@ -1322,10 +1325,6 @@ START_TEST(stub_emulates_indirect_call)
 	    0x48, 0x83, 0xec, 0x08, /* sub $8,%rsp */
 	    0xff, 0x54, 0x24, 0x08, /* call *8(%rsp) */
 	    0x48, 0x83, 0xc4, 0x08, /* add $8,%rsp */
-	    0xc3,		    /* ret */
-	};
-	static const uint8_t callee[] = {
-	    0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
 	    0xc3,		    /* ret */
 	};
 	struct insn_event_page *ep;
@@ -1381,10 +1380,6 @@ START_TEST(stub_emulates_call)
 	    0xe8, 0x3a, 0x00, 0x00, 0x00, /* call +0x3a (to 0x40) */
 	    0x5b,			  /* pop %rbx */
 	    0xc3,			  /* ret */
-	};
-	static const uint8_t callee[] = {
-	    0x48, 0x8b, 0x04, 0x24, /* mov (%rsp),%rax: its return address */
-	    0xc3,		    /* ret */
 	};
 	struct insn_event_page *ep;
 	struct insn_stub st;
