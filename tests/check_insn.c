@@ -1519,6 +1519,38 @@ START_TEST(stub_short_entry)
 	fn = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x200);
 	ck_assert_uint_eq(fn(3, 10), 16);
 	ck_assert_uint_eq(fn(1, 0), 2);
+	/*
+	 * 5: a jcc before the loop's target (test %edi,%edi; je; then the
+	 * loop: cc1's low_bitmask_len): it moves into the stub, re-encoded,
+	 * and the short entry holds. Without the padding after it, small and
+	 * a leaf, it runs whole in its stub.
+	 */
+	memset(pg + 0x300, 0xcc, 0x40);
+	memcpy(pg + 0x300,
+	       (const uint8_t[]){
+		   0x85, 0xff,					/* 0x00 test %edi,%edi */
+		   0x74, 0x08,					/* 0x02 je 0x0c */
+		   0x48, 0x83, 0xc6, 0x02,			/* 0x04 add $2,%rsi  <- the loop */
+		   0xff, 0xcf,					/* 0x08 dec %edi */
+		   0x75, 0xf8,					/* 0x0a jne 0x04 */
+		   0x48, 0x89, 0xf0,				/* 0x0c mov %rsi,%rax */
+		   0xc3,					/* 0x0f ret */
+		   0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x90, /* 0x10 padding */
+	       },
+	       0x1a);
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x300, 0x10, base + 0x300, base + 0x800, 0, 0, 1, NULL, &st), 0);
+	ck_assert_uint_eq(st.whole, 0x10);
+	gap = (struct insn_gap){.tail = 10};
+	ck_assert_int_eq(
+	    insn_plan_stub(pg + 0x300, 0x1a, base + 0x300, base + 0x800, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.whole, 0);
+	ck_assert_uint_eq(st.len, 4);
+	ck_assert_uint_eq(st.pad_addr, base + 0x310);
+	put_short(pg, base, 0x300, &st);
+	fn = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)(pg + 0x300);
+	ck_assert_uint_eq(fn(0, 7), 7);
+	ck_assert_uint_eq(fn(3, 10), 16);
 	gap.tail = 9;
 	memcpy(pg + 0x200, loop4, 4);
 	ck_assert_int_eq(

@@ -19,7 +19,8 @@
 /*
  * Short entries: a branch of the routine lands in its first 5 bytes (a
  * loop back to its third instruction), so no 5-byte jmp fits there. The
- * whole instructions before the first such target, 2 bytes at least, take
+ * whole instructions before the first such target (a relative jcc or jmp
+ * among them moves, re-encoded as in any stub), 2 bytes at least, take
  * a `jmp rel8` to 5 bytes of padding within reach, which take the `jmp
  * rel32` to the stub (as Dyninst and uftrace do). Padding is bytes that no
  * code runs: nops and int3s after an unconditional jump or a return that
@@ -197,7 +198,10 @@ int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size
 	else
 		short_tail(h, it, code + left, tail, stub->addr + left, sc);
 	for (size_t k = 0; !why && k < n && stub->addr + len < sc->first; k++) {
-		if (is_control(&in[k]))
+		int mb = movable_branch(&in[k]);
+
+		/* a relative jcc or jmp moves (re-encoded, as in any stub): test; jne */
+		if (is_control(&in[k]) && !(mb >= 0 && mb <= 16))
 			why = x86_among_first;
 		len += in[k].size;
 	}
