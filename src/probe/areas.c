@@ -29,7 +29,6 @@
 #include "fortstat/throttle.h"
 #include "fortstat/util.h"
 #include "cswitch.h"
-#include "../tracer/evpage.h"
 #include "../tracer/tracer.h"
 #include "areas.h"
 
@@ -282,14 +281,13 @@ void probe_throttled(struct tracer *tr, size_t j)
  * the rendezvous, Go's (its traps never throttle), nor without probes
  * (--traps: every call stops, exact).
  */
-void trap_throttle(struct tracer *tr, size_t j)
+void trap_throttle(struct tracer *tr, size_t j, double stop_ns)
 {
 	struct pstate *ps = tr->ps;
 	struct patch *p = j < ps->n_patches ? &ps->patches[j] : NULL;
 	acct_time_t self = 0;
 	struct routine *rt;
 	uint64_t calls;
-	double sc[FS_N_CLOCKS];
 
 	if (!p || !tr->o->throttle_calls || !ps->probes || ps->go || p->stub || p->removed ||
 	    p->dead || p->unhook || p->rehook || p->got || p->rdebug || p->exit_probe ||
@@ -301,9 +299,7 @@ void trap_throttle(struct tracer *tr, size_t j)
 	if (books_timed(ps->books))
 		self = books_self(ps->books, CLOCK_KIND_CPU, true, p->routine);
 	/* its net time as uncertain as the stop's cost: throttle_due_trap */
-	stop_cost_mean(tr, sc);
-	if (!throttle_due_trap(calls, self, tr->o->throttle_calls, tr->o->throttle_ns,
-			       sc[CLOCK_KIND_CPU]) ||
+	if (!throttle_due_trap(calls, self, tr->o->throttle_calls, tr->o->throttle_ns, stop_ns) ||
 	    mem_write(ps->memfd, p->trap, &p->orig, 1) < 0)
 		return;
 	p->removed = true;

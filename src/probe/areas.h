@@ -163,9 +163,11 @@ void probe_throttled(struct tracer *tr, size_t j);
 /*
  * Patch j's entry int3 (a routine on the trap path) has just stopped a
  * thread, whose call is accounted: past --throttle's rule, the int3 is
- * removed and the routine's count becomes a lower bound.
+ * removed and the routine's count becomes a lower bound. stop_ns: what a
+ * stop is taken to cost on the CPU clock (the tracer's stop_cost_mean),
+ * removed from each of its calls.
  */
-void trap_throttle(struct tracer *tr, size_t j);
+void trap_throttle(struct tracer *tr, size_t j, double stop_ns);
 
 /*
  * Thread th stopped on a full ring (drained already; its SIGURG is not

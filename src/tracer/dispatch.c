@@ -118,6 +118,15 @@ static bool removed_trap_hit(struct stop *s)
 	return si && si->si_code == SI_KERNEL;
 }
 
+/* What a stop is taken to cost on the CPU clock (trap_throttle's allowance). */
+static double stop_cpu_ns(const struct tracer *tr)
+{
+	double sc[FS_N_CLOCKS];
+
+	stop_cost_mean(tr, sc);
+	return sc[CLOCK_KIND_CPU];
+}
+
 /*
  * A SIGTRAP that may be ours: act on what it was. Returns true when it was
  * ours (or the thread is gone), false for the program's own SIGTRAP.
@@ -165,7 +174,7 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 		if (p->stub)
 			probe_throttle_candidate(tr, s->patch);
 		else
-			trap_throttle(tr, s->patch);
+			trap_throttle(tr, s->patch, stop_cpu_ns(tr));
 		return true;
 	case STOP_COUNT:
 		if (tr->ps->go) {
@@ -175,7 +184,7 @@ static bool on_break(struct tracer *tr, struct tthread *th, struct stop *s)
 		ev_count(tr, th, p->routine);
 		if (!p->stub) { /* a stub goes on by itself */
 			resume_patched(tr, th->tid, &regs, p, true);
-			trap_throttle(tr, s->patch);
+			trap_throttle(tr, s->patch, stop_cpu_ns(tr));
 		}
 		return true;
 	case STOP_RENDEZVOUS:
