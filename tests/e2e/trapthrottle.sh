@@ -45,9 +45,11 @@ for opt in O0 O2; do
 		# (the cost removed from each call is an estimate): leaf takes some
 		# 20 ns, its calls on the trap path read 1-2 us net when the machine
 		# is quiet (the plain rule never throttles it: 40,000 calls), 6-8
-		# us under a CPU hog. Throttled at its 1,000th call, or, when not,
-		# its net mean was at twice the stop's cost at least (JSON:
-		# trap_cost_s over trap_calls, the estimate), as the rule says.
+		# us under a CPU hog. Throttled (at its 1,000th call when quiet; under
+		# load its mean may come under the bound only later: CI's loaded
+		# pass, 21,179), or, when not, its net mean was at twice the stop's
+		# cost at least (JSON: trap_cost_s over trap_calls, the estimate),
+		# as the rule says.
 		if [ "$MECH" = probes ] && [ -z "$c" ] && command -v python3 >/dev/null; then
 			"$FORTSTAT" -v --throttle=1000,0.001 --format=json -o r.json "$p" >/dev/null 2>t.err ||
 				fail "$p --throttle=1000,0.001: fortstat failed: $(tail -n 3 t.err)"
@@ -58,7 +60,8 @@ leaf = [r for r in d["routines"] if r["name"] == "leaf"][0]
 stop = d["trap_cost_s"] / d["trap_calls"] if d["trap_calls"] else 0
 mean = leaf["self_s"] / leaf["calls"]
 if leaf["calls_lower_bound"]:
-    ok = 1000 <= leaf["calls"] <= 1003 and leaf["throttled_after"] == 1000
+    t = leaf["throttled_after"]
+    ok = 1000 <= t < 40000 and t <= leaf["calls"] <= t + 3
 else:
     ok = leaf["calls"] == 40000 and mean >= 0.001e-6 + 2 * stop * 0.9
 print("leaf: %d calls, lower bound %s, net %.3f us a call, a stop %.3f us" %
