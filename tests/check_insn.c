@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1560,6 +1561,67 @@ START_TEST(stub_short_entry)
 END_TEST
 
 /*
+ * A syscall among the first 5 bytes (glibc's __read_nocancel: xor
+ * %eax,%eax; syscall): the instructions before it take a short entry, the
+ * syscall stays in place. Its padding after its end: 10 bytes; or 8, then
+ * code that is no routine's entry (glibc's memcpy@GLIBC_2.2.5: the tail
+ * runs up to the next routine known, 16 bytes on); 8 up to the next
+ * routine's entry are not enough (it may take their last 5 as its gap).
+ */
+START_TEST(stub_short_syscall)
+{
+	static const uint8_t rd[] = {
+	    0x31, 0xc0,		    /* 0x00 xor %eax,%eax */
+	    0x0f, 0x05,		    /* 0x02 syscall: read(fd, buf, n) */
+	    0x48, 0x83, 0xc0, 0x01, /* 0x04 add $1,%rax */
+	    0xc3,		    /* 0x08 ret */
+	};
+	static const uint8_t pad10[] = {0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x90};
+	static const uint8_t pad8_code[] = {
+	    0x0f, 0x1f, 0x84, 0, 0, 0,	  0,	0,     /* nopl: 8 bytes */
+	    0xb8, 0x07, 0,    0, 0, 0xc3, 0xcc, 0xcc}; /* mov; ret */
+	struct insn_event_page *ep;
+	struct insn_stub st;
+	struct insn_gap gap = {.tail = 10};
+	uint64_t base;
+	long (*fn)(long, long, long);
+	uint8_t *pg = code_page(&base, &ep);
+
+	if (!pg)
+		return;
+	memset(pg, 0xcc, 0x800);
+	memcpy(pg, rd, sizeof(rd));
+	memcpy(pg + sizeof(rd), pad10, sizeof(pad10));
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(rd), base, base + 0x800, 0, 0, 1, NULL, &st), 1);
+	ck_assert_str_eq(st.reason, "a branch among the first 5 bytes");
+	ck_assert_int_eq(
+	    insn_plan_stub(pg, sizeof(rd) + 10, base, base + 0x800, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.len, 2);
+	ck_assert_uint_eq(st.pad_addr, base + sizeof(rd));
+	put_short(pg, base, 0, &st);
+	fn = (long (*)(long, long, long))(uintptr_t)pg;
+	ck_assert_int_eq(fn(-1, 0, 0), -EBADF + 1);
+
+	/* 8 bytes of padding, then code within the tail: no routine's entry */
+	memset(pg, 0xcc, 0x800);
+	memcpy(pg, rd, sizeof(rd));
+	memcpy(pg + sizeof(rd), pad8_code, sizeof(pad8_code));
+	gap.tail = 16;
+	ck_assert_int_eq(
+	    insn_plan_stub(pg, sizeof(rd) + 16, base, base + 0x800, 0, 0, 1, &gap, &st), 0);
+	ck_assert_uint_eq(st.pad_addr, base + sizeof(rd));
+	put_short(pg, base, 0, &st);
+	ck_assert_int_eq(fn(-1, 0, 0), -EBADF + 1);
+	/* the same 8 bytes up to the next routine's entry */
+	memcpy(pg, rd, sizeof(rd));
+	gap.tail = 8;
+	ck_assert_int_eq(insn_plan_stub(pg, sizeof(rd) + 8, base, base + 0x800, 0, 0, 1, &gap, &st),
+			 1);
+	munmap(pg, 8192);
+}
+END_TEST
+
+/*
  * A jcc and a ret among the covered bytes, not last (test %edi,%edi; jne;
  * xor %eax,%eax; ret): the jcc re-encoded to its own target, the ret run
  * in the stub. And a routine that is a load and a ret (5 bytes).
@@ -2238,6 +2300,7 @@ static Suite *insn_suite(void)
 	tcase_add_test(tc, stub_emulates_indirect_call);
 	tcase_add_test(tc, stub_moves_branch_and_ret);
 	tcase_add_test(tc, stub_short_entry);
+	tcase_add_test(tc, stub_short_syscall);
 	tcase_add_test(tc, stub_walk_mixed);
 	tcase_add_test(tc, stub_walk_pkru);
 	tcase_add_test(tc, stub_tiny_routine);

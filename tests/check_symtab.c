@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #ifndef BUILDDIR
@@ -1047,6 +1049,100 @@ START_TEST(test_dup)
 }
 END_TEST
 
+/* The value of symbol `name` in the ELF image image[0..len) (its .dynsym), or 0. */
+static uint64_t vdso_sym(void *image, size_t len, const char *name)
+{
+	Elf *elf = elf_memory(image, len);
+	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
+
+	while (elf && !v && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Sym sym;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !d)
+			continue;
+		for (int i = 1; gelf_getsym(d, i, &sym); i++) {
+			const char *s = elf_strptr(elf, sh.sh_link, sym.st_name);
+
+			if (s && !strcmp(s, name))
+				v = sym.st_value;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	return v;
+}
+
+/*
+ * A function's size in an ELF image read from memory (the vDSO's, where
+ * glibc's time() resolves): each of libfs_stripped.so's routines as its
+ * file says, nothing where no function starts; a cut or a scribbled copy
+ * is read within its bytes (0 or a size that fits); and the test's own
+ * vDSO, whose time is a function of its own.
+ */
+START_TEST(test_image_func_size)
+{
+	struct symtab st;
+	unsigned char *img;
+	long len;
+	FILE *f;
+
+	load_ok(FIXTURE("libfs_stripped.so"), &st);
+	f = fopen(FIXTURE("libfs_stripped.so"), "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ck_assert_int_gt(len, 0);
+	rewind(f);
+	img = malloc((size_t)len);
+	ck_assert_uint_eq(fread(img, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	ck_assert_uint_gt(st.n, 2);
+	for (size_t i = 0; i < st.n; i++) /* its first PT_LOAD maps offset 0 at 0 */
+		ck_assert_uint_eq(symtab_image_func_size(img, (size_t)len, st.r[i].addr),
+				  st.r[i].size);
+	ck_assert_uint_eq(symtab_image_func_size(img, (size_t)len, st.r[0].addr + 1), 0);
+	ck_assert_uint_eq(symtab_image_func_size(img, (size_t)len, (uint64_t)len + 4096), 0);
+	for (long cut = 0; cut < len; cut += len / 61 + 1) {
+		uint64_t z = symtab_image_func_size(img, (size_t)cut, st.r[0].addr);
+
+		ck_assert(z == 0 || (z == st.r[0].size && st.r[0].addr + z <= (uint64_t)cut));
+	}
+	for (long at = 0; at < len; at += 7) {
+		unsigned char keep = img[at];
+		uint64_t z;
+
+		img[at] ^= 0xa5;
+		z = symtab_image_func_size(img, (size_t)len, st.r[1].addr);
+		ck_assert(z <= (uint64_t)len - st.r[1].addr);
+		img[at] = keep;
+	}
+	free(img);
+	symtab_free(&st);
+
+	{
+		uint64_t base = getauxval(AT_SYSINFO_EHDR), lo, hi, z = 0;
+		char line[512];
+
+		f = base ? fopen("/proc/self/maps", "r") : NULL;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 && lo == base) {
+				/* __vdso_time: its offset by the vDSO's own symbols */
+				z = symtab_image_func_size(
+				    (void *)(uintptr_t)base, (size_t)(hi - lo),
+				    vdso_sym((void *)(uintptr_t)base, (size_t)(hi - lo),
+					     "__vdso_time"));
+				ck_assert_uint_gt(z, 0);
+				ck_assert_uint_lt(z, hi - lo);
+			}
+		if (f)
+			fclose(f);
+	}
+}
+END_TEST
+
 static Suite *symtab_suite(void)
 {
 	Suite *s = suite_create("symtab");
@@ -1086,6 +1182,7 @@ static Suite *symtab_suite(void)
 	tcase_set_timeout(bounds, 10);
 	tcase_add_test(bounds, test_nobits_counts_nothing);
 	tcase_add_test(bounds, test_symtab_entsize);
+	tcase_add_test(bounds, test_image_func_size);
 	suite_add_tcase(s, bounds);
 
 	tcase_add_test(find, test_find);

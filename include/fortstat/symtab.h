@@ -21,6 +21,7 @@ enum {
 	RT_IFUNC = 1u << 6,	    /* the target of an indirect function, named after it */
 	RT_COUNTED = 1u << 7,	    /* probes: counted, not timed, from the start (calibration) */
 	RT_ALLOC = 1u << 8,	    /* --alloc: an allocator (alloc.h), patched but never a row */
+	RT_SIZED = 1u << 9,	    /* an RT_IFUNC target whose size is known (a vDSO symbol's) */
 };
 
 struct routine {
@@ -134,9 +135,10 @@ size_t symtab_select(struct symtab *st, struct names *names, struct names *exclu
 /*
  * For a shared library's table: add `name` as a routine at link-time address
  * `addr` (an indirect function's target), or as one more name of the routine
- * already there. Keeps the table sorted.
+ * already there. Keeps the table sorted. Returns the routine.
  */
-void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const char *name);
+struct routine *symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size,
+				   const char *name);
 
 /*
  * --alloc: mark the allocators of st (malloc, free, operator new...: any
@@ -165,6 +167,16 @@ size_t symtab_append(struct symtab *st, struct symtab *lib, const char *module);
 
 /* Value of symbol `name` (.dynsym, then .symtab) of the ELF file at path: 0 or -errno/-ENOENT. */
 int symtab_symbol(const char *path, const char *name, uint64_t *value);
+
+/*
+ * The size of the function (STT_FUNC, .dynsym then .symtab) that starts
+ * `off` bytes into the ELF image image[0..len) read from a process's memory
+ * (the vDSO, where an indirect function of libc may resolve: time); 0 when
+ * none starts there or its size runs past the image. The image is
+ * untrusted: libelf reads within it alone, every table counted by its
+ * entries read.
+ */
+uint64_t symtab_image_func_size(const void *image, size_t len, uint64_t off);
 
 /* The program's own routine containing `addr` (link-time), or NULL. O(log n). */
 const struct routine *symtab_find(const struct symtab *st, uint64_t addr);

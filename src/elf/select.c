@@ -164,7 +164,8 @@ size_t symtab_select_alloc(struct symtab *st)
 	return n;
 }
 
-void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const char *name)
+struct routine *symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size,
+				   const char *name)
 {
 	size_t lo = 0, hi = st->n;
 	struct routine *r;
@@ -181,7 +182,7 @@ void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const c
 		r = &st->r[lo];
 		for (size_t k = 0; k < r->n_names; k++)
 			if (!strcmp(r->names[k], name))
-				return;
+				return r;
 		r->names = xrealloc(r->names, (r->n_names + 1) * sizeof(*r->names));
 		/*
 		 * The indirect function's public name goes first: it is what
@@ -189,7 +190,7 @@ void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const c
 		 */
 		if ((r->flags & RT_IFUNC) && strlen(name) >= strlen(r->names[0])) {
 			r->names[r->n_names++] = xstrdup(name);
-			return;
+			return r;
 		}
 		memmove(r->names + 1, r->names, r->n_names * sizeof(*r->names));
 		r->names[0] = xstrdup(name);
@@ -197,7 +198,7 @@ void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const c
 		r->flags |= RT_IFUNC;
 		free(r->display);
 		r->display = display_make(name, NULL);
-		return;
+		return r;
 	}
 	st->r = xrealloc(st->r, (st->n + 1) * sizeof(*st->r));
 	memmove(&st->r[lo + 1], &st->r[lo], (st->n - lo) * sizeof(*st->r));
@@ -216,6 +217,7 @@ void symtab_add_routine(struct symtab *st, uint64_t addr, uint64_t size, const c
 		r->flags |= RT_NORETURN;
 	if (display_is_returns_twice(name))
 		r->flags |= RT_RETURNS_TWICE;
+	return r;
 }
 
 size_t symtab_append(struct symtab *st, struct symtab *lib, const char *module)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* symbols.c - the function symbols of an ELF symbol table: versions, IFUNCs, one value by name. */
+/*
+ * symbols.c - the function symbols of an ELF symbol table: versions, IFUNCs,
+ * one value by name, one function's size in an image read from memory.
+ */
 #include "symtab_int.h"
 #include "fortstat/util.h"
 
@@ -275,4 +278,57 @@ int symtab_symbol(const char *path, const char *name, uint64_t *value)
 		elf_end(elf);
 	close(fd);
 	return rc;
+}
+
+uint64_t symtab_image_func_size(const void *image, size_t len, uint64_t off)
+{
+	uint64_t size = 0, link = 0;
+	bool have_load = false;
+	GElf_Ehdr eh;
+	size_t nph = 0;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)image, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    elf_getphdrnum(elf, &nph) != 0)
+		goto out;
+	/* its own addresses: those of its first PT_LOAD, which maps it from offset p_offset */
+	for (size_t i = 0; i < nph && !have_load; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset <= off) {
+			link = off - ph.p_offset + ph.p_vaddr;
+			have_load = true;
+		}
+	}
+	for (int pass = 0; have_load && pass < 2 && !size; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while (!size && (scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t n;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
+				continue;
+			n = section_entries(scn, &sh, sizeof(Elf64_Sym), &d);
+			for (size_t i = 1; i < n; i++) {
+				GElf_Sym sym;
+
+				if (gelf_getsym(d, (int)i, &sym) &&
+				    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+				    sym.st_shndx != SHN_UNDEF && sym.st_value == link &&
+				    sym.st_size && sym.st_size <= len - off) {
+					size = sym.st_size;
+					break;
+				}
+			}
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	return size;
 }

@@ -148,18 +148,55 @@ static bool lib_wanted(struct tracer *tr, const char *const *mod_names)
 	return any;
 }
 
+#define VDSO_MAX (1u << 20) /* bytes of a vDSO read at most */
+
+/*
+ * The size of the vDSO's function at `target`, by the vDSO's own symbols
+ * (an indirect function of libc may resolve there: time, gettimeofday);
+ * 0 when target is not in the vDSO or no function starts there. The vDSO
+ * is read once a call of resolve_ifuncs (*img, *base, *len).
+ */
+static uint64_t vdso_func_size(struct tracer *tr, uint64_t target, uint8_t **img, uint64_t *base,
+			       size_t *len)
+{
+	if (!*base) {
+		uint64_t end;
+
+		if (auxv_get(tr->ps->leader, AT_SYSINFO_EHDR, base) || !*base)
+			*base = 1; /* none: asked once */
+		end = *base > 1 ? maps_end(tr->ps->leader, *base, 0) : 0;
+		if (end > *base && end - *base <= VDSO_MAX) {
+			*len = (size_t)(end - *base);
+			*img = xmalloc(*len);
+			if (mem_read(tr->ps->memfd, *base, *img, *len)) {
+				free(*img);
+				*img = NULL;
+			}
+		}
+	}
+	if (!*img || target < *base || target - *base >= *len)
+		return 0;
+	return symtab_image_func_size(*img, *len, target - *base);
+}
+
 /*
  * Find what an indirect function of a library resolves to, by calling its
  * resolver in the program (after relocation, as the dynamic linker did),
- * and add the target to the library's table under the function's name.
+ * and add the target to the library's table under the function's name. A
+ * target in the vDSO takes the size of the vDSO's function (RT_SIZED): the
+ * stub's planner reads that much of it, not the rest of the vDSO (its data
+ * after the code: "routine not fully decodable", glibc's time()).
  */
 static void resolve_ifuncs(struct tracer *tr, struct tthread *th, struct symtab *lib, uint64_t bias)
 {
-	uint64_t hwcap = 0;
+	uint64_t hwcap = 0, vdso = 0;
+	uint8_t *vimg = NULL;
+	size_t vlen = 0;
 
 	auxv_get(tr->ps->leader, AT_HWCAP, &hwcap);
 	for (size_t i = 0; i < lib->n_ifuncs; i++) {
-		uint64_t target;
+		uint64_t target, vsize;
+		struct routine *r;
 		int err =
 		    inject_call(th->tid, tr->ps->memfd, lib->ifuncs[i].resolver + bias,
 				tr->ps->scratch + SCRATCH_CALLRET, hwcap, &target, &th->defer_sig);
@@ -170,8 +207,14 @@ static void resolve_ifuncs(struct tracer *tr, struct tthread *th, struct symtab 
 			continue;
 		}
 		fs_info(2, "%s resolves to 0x%" PRIx64, lib->ifuncs[i].name, target);
-		symtab_add_routine(lib, target - bias, 32, lib->ifuncs[i].name);
+		r = symtab_add_routine(lib, target - bias, 32, lib->ifuncs[i].name);
+		vsize = vdso_func_size(tr, target, &vimg, &vdso, &vlen);
+		if (vsize && r->addr == target - bias) {
+			r->size = vsize;
+			r->flags |= RT_SIZED;
+		}
 	}
+	free(vimg);
 }
 
 /* A library appeared: read it, choose its routines, patch them. */

@@ -163,7 +163,7 @@ static const char *stub_extent(struct tracer *tr, const struct routine *r, uint6
 		gap->near_addr = prev + (entry - r->addr);
 		gap->near_len = (size_t)(r->addr - prev);
 	}
-	if (r->flags & RT_IFUNC) {
+	if ((r->flags & (RT_IFUNC | RT_SIZED)) == RT_IFUNC) {
 		/* up to a routine known, else the end of its code's mapping */
 		uint64_t hi = far ? far : next;
 

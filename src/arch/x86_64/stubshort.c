@@ -18,7 +18,8 @@
 
 /*
  * Short entries: a branch of the routine lands in its first 5 bytes (a
- * loop back to its third instruction), so no 5-byte jmp fits there. The
+ * loop back to its third instruction), or an instruction that no stub can
+ * run lies there (a syscall: short_fixed), so no 5-byte jmp fits there. The
  * whole instructions before the first such target (a relative jcc or jmp
  * among them moves, re-encoded as in any stub), 2 bytes at least, take
  * a `jmp rel8` to 5 bytes of padding within reach, which take the `jmp
@@ -147,23 +148,52 @@ static void short_gap(csh h, cs_insn *it, const struct insn_gap *gap, uint64_t e
 
 /*
  * The padding after a routine that ends at `end` (its last instruction does
- * not run on: sc->ended), code[0..len) there: its first 5 bytes as a run
- * when TAIL_PAD bytes at least are padding.
+ * not run on: sc->ended), code[0..len) there, up to the next routine known
+ * (16 bytes at most): its first 5 bytes as a run when TAIL_PAD bytes at
+ * least are padding, or 5 to TAIL_PAD when code follows them within
+ * code[0..len): then no routine known starts after them (the tail ends at
+ * the next one), so none takes their last 5 as the gap before its entry
+ * (glibc's memcpy@GLIBC_2.2.5: 8 bytes, then memmove's unnamed code).
  */
 static void short_tail(csh h, cs_insn *it, const uint8_t *code, size_t len, uint64_t end,
 		       struct short_scan *sc)
 {
 	uint64_t a = end;
+	bool code_after = false;
 
-	if (!sc->ended || len < TAIL_PAD)
+	if (!sc->ended || len < 5)
 		return;
 	while (a - end < TAIL_PAD) {
+		uint64_t at = a;
 		struct x86_ld d;
 
-		if (!x86_walk_step(h, it, &code, &len, &a, &d) || !(d.flags & X86_LD_PAD))
+		if (!x86_walk_step(h, it, &code, &len, &a, &d))
 			return;
+		if (!(d.flags & X86_LD_PAD)) {
+			a = at;
+			code_after = true;
+			break;
+		}
 	}
-	short_run(sc, end, end + 5, true);
+	if (a - end >= TAIL_PAD || (code_after && a - end >= 5))
+		short_run(sc, end, end + 5, true);
+}
+
+/*
+ * The first of in[0..n) (at addr) that no stub can run, a branch that does
+ * not move (syscall, a call in the middle), past the first: the entry may
+ * take a short jmp over those before it (glibc's __read_nocancel: xor
+ * %eax,%eax; syscall). 0: none, or the first itself.
+ */
+static uint64_t short_fixed(const cs_insn *in, size_t n, uint64_t addr)
+{
+	for (size_t k = 0; k < n && in[k].address < addr + 5; k++) {
+		int mb = movable_branch(&in[k]);
+
+		if (is_control(&in[k]) && !(mb >= 0 && mb <= 16) && in[k].id != X86_INS_RET)
+			return in[k].address > addr ? in[k].address : 0;
+	}
+	return 0;
 }
 
 /*
@@ -180,6 +210,7 @@ int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size
 	const char *why = NULL;
 	uint64_t pad = 0;
 	unsigned len = 0;
+	bool by_fixed = false; /* sc->first is an instruction that cannot move */
 
 	if (!sc || !it) {
 		free(sc);
@@ -193,10 +224,19 @@ int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size
 		why = "the code before it not fully decodable";
 	else if (!short_walk(h, it, code, left, stub->addr, sc, true, gap && gap->open_end))
 		why = "routine not fully decodable";
-	else if (!sc->first)
-		why = stub->reason; /* nothing lands inside: the first reason stands */
-	else
-		short_tail(h, it, code + left, tail, stub->addr + left, sc);
+	else {
+		uint64_t fixed =
+		    stub->reason == x86_among_first ? short_fixed(in, n, stub->addr) : 0;
+
+		if (fixed && (!sc->first || fixed < sc->first)) {
+			sc->first = fixed;
+			by_fixed = true;
+		}
+		if (!sc->first)
+			why = stub->reason; /* nothing lands inside: the first reason stands */
+		else
+			short_tail(h, it, code + left, tail, stub->addr + left, sc);
+	}
 	for (size_t k = 0; !why && k < n && stub->addr + len < sc->first; k++) {
 		int mb = movable_branch(&in[k]);
 
@@ -211,8 +251,8 @@ int x86_stub_short(csh h, const cs_insn *in, size_t n, const uint8_t *code, size
 		short_gap(h, it, gap, entry, sc, &pad);
 		for (size_t i = 0; !pad && i < sc->nr; i++)
 			short_pick(sc, sc->run[i][0], sc->run[i][1], false, &pad);
-		if (!pad)
-			why = x86_no_pad;
+		if (!pad) /* no padding: the first reason stands where nothing lands inside */
+			why = by_fixed ? stub->reason : x86_no_pad;
 	}
 	cs_free(it, 1);
 	free(sc);
