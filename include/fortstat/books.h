@@ -140,9 +140,17 @@ void books_frames(const struct books *b, int tid,
 /*
  * The accounting on clock c, gross (net false) or net of the stops' cost;
  * NULL for net books not kept. Count-only books give their one state for
- * either clock and NULL for net. Valid until the next event.
+ * either clock and NULL for net. Valid until the next event, or until
+ * books_drop_views.
  */
 const struct acct *books_acct(const struct books *b, enum clock_kind c, bool net);
+/*
+ * Free the states books_acct made of lanes other than the first (each a
+ * whole copy: 3 of them for a process of cc1's 26,000 routines are 20 MB):
+ * once a process's profile is built from them, `fortstat -f make` need not
+ * keep every process's copies until the last is built.
+ */
+void books_drop_views(struct books *b);
 /*
  * A routine's self time so far on clock c, net or gross (the gross one when
  * there are no net books), without making a state: for decisions taken

@@ -479,6 +479,7 @@ static void add_section(struct profile *p, const struct options *o, struct profi
 			const struct trace_usage *u, const struct trace_samples *smp)
 {
 	struct profile_thread_usage *tu = xcalloc(u->n ? u->n : 1, sizeof(*tu));
+	int rc;
 
 	/* its threads' user and system time, as the kernel counted them */
 	for (size_t i = 0; i < u->n; i++)
@@ -495,7 +496,9 @@ static void add_section(struct profile *p, const struct options *o, struct profi
 	f->count_only = o->count_only || f->count_only;
 	/* Libraries loaded in a followed child may have grown the table. */
 	books_grow(b, st->n);
-	if (profile_add_books(p, f, st, b) < 0)
+	rc = profile_add_books(p, f, st, b);
+	books_drop_views(b); /* the lanes' copies: the profile holds what they said */
+	if (rc < 0)
 		fs_warn("%s: the books disagree with the routines: no report", f->label);
 	else if (smp->hz) /* --sample: its routines' time divided among their lines */
 		profile_add_lines(p, p->n_sections - 1, st,

@@ -84,7 +84,7 @@ uint32_t books_timeline_group(const struct books *b)
 	return b->tl ? b->tl_group : UINT32_MAX;
 }
 
-static void drop_views(struct books *b)
+void books_drop_views(struct books *b)
 {
 	for (int k = 0; k < ACCT_LANES; k++) {
 		acct_free(b->view[k]);
@@ -99,7 +99,7 @@ void books_free(struct books *b)
 	acct_free(b->a);
 	alloc_free_books(b->mem);
 	free(b->stk);
-	drop_views(b);
+	books_drop_views(b);
 	u64map_free(&b->thr);
 	free(b->th);
 	free(b);
