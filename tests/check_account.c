@@ -1396,6 +1396,130 @@ START_TEST(test_recorder)
 }
 END_TEST
 
+/* Results r, arcs and nodes of `after` are those of `before` renumbered by map. */
+static void same_renumbered(const struct acct_routine *r0, const struct acct_arc *a0, size_t na0,
+			    const struct acct_node *v0, size_t nv0, const struct acct_routine *r1,
+			    const struct acct_arc *a1, size_t na1, const struct acct_node *v1,
+			    size_t nv1, const uint32_t *map, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (map[i] == ACCT_NONE) {
+			ck_assert_uint_eq(r0[i].calls, 0);
+			ck_assert_uint_eq(r0[i].self, 0);
+			continue;
+		}
+		ck_assert_uint_eq(r1[map[i]].calls, r0[i].calls);
+		ck_assert_uint_eq(r1[map[i]].calls_made, r0[i].calls_made);
+		ck_assert_uint_eq(r1[map[i]].self, r0[i].self);
+		ck_assert_uint_eq(r1[map[i]].total, r0[i].total);
+	}
+	ck_assert_uint_eq(na1, na0);
+	for (size_t k = 0; k < na0; k++) {
+		ck_assert_uint_eq(a1[k].caller,
+				  a0[k].caller == ACCT_NONE ? ACCT_NONE : map[a0[k].caller]);
+		ck_assert_uint_eq(a1[k].callee, map[a0[k].callee]);
+		ck_assert_uint_eq(a1[k].calls, a0[k].calls);
+		ck_assert_uint_eq(a1[k].time, a0[k].time);
+	}
+	ck_assert_uint_eq(nv1, nv0);
+	for (size_t k = 0; k < nv0; k++) {
+		ck_assert_uint_eq(v1[k].parent, v0[k].parent);
+		ck_assert_uint_eq(v1[k].routine,
+				  v0[k].routine == ACCT_NONE ? ACCT_NONE : map[v0[k].routine]);
+		ck_assert_uint_eq(v1[k].calls, v0[k].calls);
+		ck_assert_uint_eq(v1[k].self, v0[k].self);
+	}
+}
+
+/*
+ * A finished state kept small (-f: an ended process): of 40 routines the 4
+ * used stay, in order, with the program's and each thread's results, arcs
+ * and contexts renumbered; a routine only counted, or only a caller, is
+ * used. Events after it go on with the new numbers. Refused with a frame
+ * open or a recorder set.
+ */
+START_TEST(test_compact)
+{
+	enum { N = 40, M = 3, A = 9, B = 17, C = 30 };
+	struct acct *a = acct_new_lanes(N, 2), *b;
+	struct acct_thread_info t0, t1;
+	const struct acct_arc *a0, *a1;
+	const struct acct_node *v0, *v1;
+	size_t na0, na1, nv0, nv1;
+	uint32_t map[N];
+	acct_time_t t[2];
+
+#define AT(x) (t[0] = (x), t[1] = 2 * (x), t)
+	acct_enter_t(a, 1, M, 1000, 0, AT(0));
+	acct_enter_t(a, 1, A, 900, 0, AT(10));
+	acct_enter_t(a, 1, B, 800, 0, AT(20));
+	acct_leave_t(a, 1, AT(30), NULL);
+	acct_chain_t(a, 1, B, AT(40));
+	acct_leave_t(a, 1, AT(45), NULL);
+	acct_count(a, 1, C);
+	acct_leave_t(a, 1, AT(100), NULL);
+	acct_enter_t(a, 2, A, 700, 0, AT(0));
+	acct_enter_t(a, 2, B, 600, 0, AT(5));
+	acct_leave_t(a, 2, AT(50), NULL);
+	acct_leave_t(a, 2, AT(60), NULL);
+	b = acct_dup(a);
+
+	ck_assert_uint_eq(acct_used(a, map), 4);
+	ck_assert_uint_eq(map[M], 0);
+	ck_assert_uint_eq(map[A], 1);
+	ck_assert_uint_eq(map[B], 2);
+	ck_assert_uint_eq(map[C], 3);
+	ck_assert_uint_eq(map[0], ACCT_NONE);
+	ck_assert_uint_eq(map[N - 1], ACCT_NONE);
+	ck_assert(acct_compact(a, map, 4));
+	ck_assert_uint_eq(acct_n_routines(a), 4);
+	a0 = acct_arcs(b, &na0);
+	a1 = acct_arcs(a, &na1);
+	v0 = acct_nodes(b, &nv0);
+	v1 = acct_nodes(a, &nv1);
+	same_renumbered(acct_routines(b), a0, na0, v0, nv0, acct_routines(a), a1, na1, v1, nv1, map,
+			N);
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(acct_thread(b, i, &t0), 0);
+		ck_assert_int_eq(acct_thread(a, i, &t1), 0);
+		ck_assert_int_eq(t1.tid, t0.tid);
+		same_renumbered(t0.r, t0.arcs, t0.n_arcs, t0.nodes, t0.n_nodes, t1.r, t1.arcs,
+				t1.n_arcs, t1.nodes, t1.n_nodes, map, N);
+	}
+	/* the second lane too */
+	{
+		struct acct *l0 = acct_lane(b, 1), *l1 = acct_lane(a, 1);
+
+		for (size_t i = 0; i < N; i++)
+			if (map[i] != ACCT_NONE)
+				ck_assert_uint_eq(acct_routines(l1)[map[i]].self,
+						  acct_routines(l0)[i].self);
+		acct_free(l0);
+		acct_free(l1);
+	}
+	/* on with the new numbers: the same context and arc, one call more */
+	acct_enter_t(a, 1, map[M], 1000, 0, AT(200));
+	acct_enter_t(a, 1, map[A], 900, 0, AT(210));
+	acct_leave_t(a, 1, AT(220), NULL);
+	acct_leave_t(a, 1, AT(230), NULL);
+	ck_assert_uint_eq(acct_routines(a)[map[A]].calls, acct_routines(b)[A].calls + 1);
+	ck_assert_uint_eq(acct_arcs(a, &na1)[0].calls, a0[0].calls + 1);
+	acct_nodes(a, &nv1);
+	ck_assert_uint_eq(nv1, nv0);
+	acct_free(b);
+	acct_free(a);
+
+	/* a frame open: refused, nothing changed */
+	a = acct_new(N);
+	acct_enter(a, 1, M, 1000, 0, 0);
+	ck_assert_uint_eq(acct_used(a, map), 1);
+	ck_assert(!acct_compact(a, map, 1));
+	ck_assert_uint_eq(acct_n_routines(a), N);
+	acct_free(a);
+#undef AT
+}
+END_TEST
+
 static Suite *account_suite(void)
 {
 	Suite *s = suite_create("account");
@@ -1431,6 +1555,7 @@ static Suite *account_suite(void)
 	tcase_add_test(tc, test_lanes);
 	tcase_add_test(tc, test_solo_reads);
 	tcase_add_test(tc, test_recorder);
+	tcase_add_test(tc, test_compact);
 	suite_add_tcase(s, tc);
 	return s;
 }

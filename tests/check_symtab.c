@@ -1143,6 +1143,40 @@ START_TEST(test_image_func_size)
 }
 END_TEST
 
+/*
+ * A table kept small (an ended process of -f): the routines a map keeps,
+ * in order, with their names; n_own counts the file's own kept.
+ */
+START_TEST(test_compact)
+{
+	struct symtab st, ref;
+	uint32_t *map;
+	size_t k = 0, own = 0;
+
+	load_ok(FIXTURE("libfs_stripped.so"), &st);
+	load_ok(FIXTURE("libfs_stripped.so"), &ref);
+	ck_assert_uint_ge(st.n, 3);
+	st.n_own = st.n - 1; /* as if the last were appended from a library */
+	map = malloc(st.n * sizeof(*map));
+	for (size_t i = 0; i < st.n; i++) {
+		map[i] = i % 2 ? (uint32_t)k++ : UINT32_MAX;
+		own += i % 2 && i < st.n - 1;
+	}
+	symtab_compact(&st, map, k);
+	ck_assert_uint_eq(st.n, k);
+	ck_assert_uint_eq(st.n_own, own);
+	for (size_t i = 0; i < ref.n; i++)
+		if (map[i] != UINT32_MAX) {
+			ck_assert_uint_eq(st.r[map[i]].addr, ref.r[i].addr);
+			ck_assert_str_eq(st.r[map[i]].names[0], ref.r[i].names[0]);
+			ck_assert_str_eq(st.r[map[i]].display, ref.r[i].display);
+		}
+	free(map);
+	symtab_free(&st);
+	symtab_free(&ref);
+}
+END_TEST
+
 static Suite *symtab_suite(void)
 {
 	Suite *s = suite_create("symtab");
@@ -1176,6 +1210,7 @@ static Suite *symtab_suite(void)
 	tcase_add_test(sel, test_select_exclude);
 	tcase_add_test(sel, test_select_source_names);
 	tcase_add_test(sel, test_dup);
+	tcase_add_test(sel, test_compact);
 	suite_add_tcase(s, sel);
 
 	/* hangs fail here, within seconds, rather than at the suite's timeout */

@@ -109,6 +109,20 @@ uint64_t acct_routine_calls(const struct acct *a, uint32_t routine);
 struct acct *acct_dup(const struct acct *a);
 
 /*
+ * A finished state kept small (a process of -f that ended: cc1 uses some
+ * thousands of its 26,000 routines). acct_used fills map (one entry a
+ * routine) with the new index of each routine that has anything in a (a
+ * call, a time on any lane, an arc, a context), in order, and ACCT_NONE for
+ * the others; returns how many it keeps. acct_compact then keeps those
+ * alone, renumbered by map in the results, arcs and trees of the program
+ * and of every thread: false, and a unchanged, while a frame is open or a
+ * recorder is set (acct_set_recorder: the calls recorded name the old
+ * numbers).
+ */
+size_t acct_used(const struct acct *a, uint32_t *map);
+bool acct_compact(struct acct *a, const uint32_t *map, size_t n_new);
+
+/*
  * Make room for routines up to n_routines-1 (routines of a library loaded
  * while the program runs); the new ones start at zero. Never shrinks.
  */

@@ -125,6 +125,15 @@ void books_finish(struct books *b, acct_time_t wall_end);
 struct books *books_snapshot(const struct books *b, acct_time_t wall_end);
 
 /*
+ * Finished books (books_finish) kept small: only the routines they have
+ * anything of stay, renumbered; map (one entry a routine) says each one's
+ * new index, UINT32_MAX for those dropped. Returns how many stay, or
+ * SIZE_MAX when the books are left as they were: a timeline or --alloc's
+ * storage kept (they name routines by their numbers), or a frame open.
+ */
+size_t books_compact(struct books *b, uint32_t *map);
+
+/*
  * A deep copy of b that shares nothing with it (events fed to one never
  * change the other): for a snapshot that closes each thread at its own
  * stamp of now (books_thread_exit on the copy) before books_finish.

@@ -199,6 +199,14 @@ long symtab_mainline(const struct symtab *st);
  */
 void symtab_dup(const struct symtab *src, struct symtab *dst);
 
+/*
+ * Keep the routines that map keeps (map[i]: routine i's new index, in
+ * order; UINT32_MAX: dropped, its names freed), n_new of them: a process
+ * of -f that ended keeps the routines its books used (books_compact).
+ * n_own becomes how many of the file's own are kept.
+ */
+void symtab_compact(struct symtab *st, const uint32_t *map, size_t n_new);
+
 void symtab_free(struct symtab *st);
 
 #endif

@@ -119,6 +119,15 @@ struct trace_opts {
 	 * to the books' storage (books_alloc), and never timed themselves.
 	 */
 	bool alloc;
+	/*
+	 * -f: a process that ended, other than the program, keeps in its books
+	 * and its table of routines only those it used (books_compact,
+	 * symtab_compact): `fortstat -f make` holds a few hundred KiB for each
+	 * cc1 it saw, not the 30 MB of its 26,000 routines. Off with --zeros
+	 * (it lists the others) and --sample (its samples name routines by
+	 * their numbers).
+	 */
+	bool compact_ended;
 };
 struct names;
 

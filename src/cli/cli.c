@@ -714,6 +714,9 @@ struct trace_opts cli_trace_opts(const struct options *o)
 	    .throttle_ns = o->throttle_usec * 1e3,
 	    .sample_hz = o->sample_hz,
 	    .alloc = o->report.alloc,
+	    .compact_ended =
+		!o->report.zeros && !o->sample_hz &&
+		!(getenv("FORTSTAT_COMPACT") && !strcmp(getenv("FORTSTAT_COMPACT"), "0")),
 	    .drain_behind =
 		o->probes && !o->sample_hz && !o->report.alloc &&
 		!(getenv("FORTSTAT_DEFER_DRAIN") && !strcmp(getenv("FORTSTAT_DEFER_DRAIN"), "0")),

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * acct_copy.c - deep copies of an accounting state (account.h): acct_dup,
- * the whole of it; acct_lane, one lane's times as a state of its own.
+ * the whole of it; acct_lane, one lane's times as a state of its own; and
+ * a finished state reshaped to the routines it used (acct_used,
+ * acct_compact).
  */
 #include "fortstat/account.h"
 
@@ -135,4 +137,129 @@ struct acct *acct_lane(const struct acct *a, int k)
 	}
 	dup_lane(&c->arcs, &c->cct, &a->arcs, &a->cct, k);
 	return c;
+}
+
+/* ---- a finished state kept small ---- */
+
+/* Does routine i have anything in results r and rx (calls, a time on any lane, a node)? */
+static bool routine_used(const struct acct_routine *r, const struct rside *rx, int lanes)
+{
+	if (r->calls || r->calls_made || r->self || r->total || r->incomplete || rx->root)
+		return true;
+	for (int k = 1; k < lanes; k++)
+		if (rx->l[k - 1].self || rx->l[k - 1].total)
+			return true;
+	return false;
+}
+
+static void mark_arcs(const struct arcset *s, uint32_t *map, size_t n)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		if (s->v[k].caller < n)
+			map[s->v[k].caller] = 0;
+		if (s->v[k].callee < n)
+			map[s->v[k].callee] = 0;
+	}
+}
+
+static void mark_nodes(const struct cct *c, uint32_t *map, size_t n)
+{
+	for (size_t k = 0; k < c->n; k++)
+		if (c->v[k].routine < n)
+			map[c->v[k].routine] = 0;
+}
+
+size_t acct_used(const struct acct *a, uint32_t *map)
+{
+	size_t n_new = 0;
+
+	a = synced(a);
+	for (size_t i = 0; i < a->n; i++)
+		map[i] = routine_used(&a->r[i], &a->rx[i], a->lanes) ? 0 : ACCT_NONE;
+	mark_arcs(&a->arcs, map, a->n);
+	mark_nodes(&a->cct, map, a->n);
+	for (size_t t = 0; t < a->thr_n; t++) {
+		const struct thread *th = a->list[t];
+
+		for (size_t i = 0; i < a->n; i++)
+			if (map[i] == ACCT_NONE && routine_used(&th->r[i], &th->rx[i], a->lanes))
+				map[i] = 0;
+		mark_arcs(&th->arcs, map, a->n);
+		mark_nodes(&th->cct, map, a->n);
+	}
+	for (size_t i = 0; i < a->n; i++)
+		if (map[i] != ACCT_NONE)
+			map[i] = (uint32_t)n_new++;
+	return n_new;
+}
+
+/* Routine results r, rx (n of them) to the n_new that map keeps, in new arrays. */
+static void compact_routines(struct acct_routine **r, struct rside **rx, const uint32_t *map,
+			     size_t n, size_t n_new)
+{
+	struct acct_routine *nr = lines_calloc(n_new, sizeof(*nr));
+	struct rside *nx = lines_calloc(n_new, sizeof(*nx));
+
+	for (size_t i = 0; i < n; i++)
+		if (map[i] != ACCT_NONE) {
+			nr[map[i]] = (*r)[i];
+			nx[map[i]] = (*rx)[i];
+		}
+	free(*r);
+	free(*rx);
+	*r = nr;
+	*rx = nx;
+}
+
+static uint32_t renum(const uint32_t *map, size_t n, uint32_t i)
+{
+	return i < n ? map[i] : i; /* ACCT_NONE stays */
+}
+
+static void compact_arcs(struct arcset *s, const uint32_t *map, size_t n)
+{
+	u64map_free(&s->idx);
+	for (size_t k = 0; k < s->n; k++) {
+		s->v[k].caller = renum(map, n, s->v[k].caller);
+		s->v[k].callee = renum(map, n, s->v[k].callee);
+		u64map_put(&s->idx, pair_key(s->v[k].caller, s->v[k].callee), k);
+	}
+}
+
+static void compact_nodes(struct cct *c, const uint32_t *map, size_t n)
+{
+	u64map_free(&c->idx);
+	for (size_t k = 0; k < c->n; k++) {
+		c->v[k].routine = renum(map, n, c->v[k].routine);
+		if (k) /* the root is no child */
+			u64map_put(&c->idx, pair_key(c->v[k].parent, c->v[k].routine), k);
+	}
+}
+
+bool acct_compact(struct acct *a, const uint32_t *map, size_t n_new)
+{
+	size_t n = a->n;
+
+	if (a->rec)
+		return false;
+	for (size_t t = 0; t < a->thr_n; t++)
+		if (a->list[t]->depth)
+			return false;
+	synced(a);
+	compact_routines(&a->r, &a->rx, map, n, n_new);
+	compact_arcs(&a->arcs, map, n);
+	compact_nodes(&a->cct, map, n);
+	for (size_t t = 0; t < a->thr_n; t++) {
+		struct thread *th = a->list[t];
+
+		compact_routines(&th->r, &th->rx, map, n, n_new);
+		compact_arcs(&th->arcs, map, n);
+		compact_nodes(&th->cct, map, n);
+		free(th->ctx); /* caches by routine: made again when needed */
+		free(th->arcc);
+		th->ctx = NULL;
+		th->arcc = NULL;
+	}
+	a->n = n_new;
+	return true;
 }

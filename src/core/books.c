@@ -333,6 +333,20 @@ void books_overhead(const struct books *b, double out[FS_N_CLOCKS])
 	}
 }
 
+size_t books_compact(struct books *b, uint32_t *map)
+{
+	size_t n_new;
+
+	if (b->tl || b->mem) /* the timeline's calls and the storage name routines */
+		return SIZE_MAX;
+	n_new = acct_used(b->a, map);
+	if (!acct_compact(b->a, map, n_new))
+		return SIZE_MAX;
+	b->gen++;
+	books_drop_views(b);
+	return n_new;
+}
+
 void books_finish(struct books *b, acct_time_t wall_end)
 {
 	/* CPU and net times: each thread closed at the last it was seen; wall: at wall_end */

@@ -515,21 +515,43 @@ void symtab_dup(const struct symtab *src, struct symtab *dst)
 }
 
 /* Free what @st owns and leave it empty; NULL and a second call are harmless. */
+/* The parts of routine r that it owns, freed. */
+static void routine_free(struct routine *r)
+{
+	for (size_t k = 0; k < r->n_names; k++)
+		free(r->names[k]);
+	free(r->names);
+	free(r->display);
+	free(r->file);
+}
+
+void symtab_compact(struct symtab *st, const uint32_t *map, size_t n_new)
+{
+	struct routine *nr = xcalloc(n_new ? n_new : 1, sizeof(*nr));
+	size_t own = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		if (map[i] == UINT32_MAX || map[i] >= n_new) {
+			routine_free(&st->r[i]);
+			continue;
+		}
+		nr[map[i]] = st->r[i];
+		own += i < st->n_own;
+	}
+	free(st->r);
+	st->r = nr;
+	st->n = n_new;
+	st->n_own = own;
+}
+
 void symtab_free(struct symtab *st)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!st)
 		return;
-	for (i = 0; i < st->n; i++) {
-		struct routine *r = &st->r[i];
-
-		for (k = 0; k < r->n_names; k++)
-			free(r->names[k]);
-		free(r->names);
-		free(r->display);
-		free(r->file);
-	}
+	for (i = 0; i < st->n; i++)
+		routine_free(&st->r[i]);
 	free(st->r);
 	free(st->path);
 	for (i = 0; i < st->n_plt; i++)

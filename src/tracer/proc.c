@@ -87,6 +87,51 @@ long ps_find(struct tracer *tr, pid_t pid)
 }
 
 /* A process state ended now (exit, exec, let go). */
+/* How many other process states hold ps's descriptor of its memory. */
+static size_t ps_shares_memfd(const struct tracer *tr, const struct pstate *ps)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < tr->n_procs; k++)
+		n += tr->procs[k] != ps && tr->procs[k]->memfd == ps->memfd;
+	return n;
+}
+
+/*
+ * An ended process of -f kept small (trace_opts.compact_ended): its books
+ * finished now (result_build finishes them again at the same time: nothing
+ * is open then) and compacted to the routines they used, its table of
+ * routines the same. Not the program's (section 0), nor a table another
+ * process shares (a forked child's is its parent's), nor while a thread of
+ * it is still known.
+ */
+static void ps_compact(struct tracer *tr, struct pstate *ps)
+{
+	size_t idx = 0, n_old = ps->st ? ps->st->n : 0, n_new;
+	uint32_t *map;
+
+	while (idx < tr->n_procs && tr->procs[idx] != ps)
+		idx++;
+	if (!tr->o->compact_ended || !ps->own_st || !n_old || idx == 0 || idx == tr->n_procs)
+		return;
+	for (size_t k = 0; k < tr->n_procs; k++)
+		if (k != idx && tr->procs[k]->st == ps->st)
+			return;
+	for (size_t i = 0; i < tr->thr.cap; i++)
+		if (thr_at(tr, i) && thr_at(tr, i)->proc == idx)
+			return;
+	books_grow(ps->books, n_old); /* one routine a row of the table, as the report reads them */
+	books_finish(ps->books, ps->wall1);
+	map = xmalloc(n_old * sizeof(*map));
+	n_new = books_compact(ps->books, map);
+	if (n_new != SIZE_MAX) {
+		symtab_compact(ps->st, map, n_new);
+		fs_info(2, "process %d ended: %zu of its %zu routines kept", (int)ps->leader, n_new,
+			n_old);
+	}
+	free(map);
+}
+
 void ps_end(struct tracer *tr, struct pstate *ps, int status)
 {
 	if (ps->ended)
@@ -95,6 +140,12 @@ void ps_end(struct tracer *tr, struct pstate *ps, int status)
 	ps->ended = true;
 	ps->status = status;
 	ps->wall1 = wall_now();
+	/* its memory is gone: a build of thousands of processes keeps no descriptor each */
+	if (ps->memfd >= 0 && ps_shares_memfd(tr, ps) == 0) {
+		close(ps->memfd);
+		ps->memfd = -1;
+	}
+	ps_compact(tr, ps);
 }
 
 static void release_fork_child(struct tracer *tr, pid_t pid, pid_t parent)
