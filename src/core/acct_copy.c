@@ -218,6 +218,12 @@ static uint32_t renum(const uint32_t *map, size_t n, uint32_t i)
 
 static void compact_arcs(struct arcset *s, const uint32_t *map, size_t n)
 {
+	if (s->n && s->cap > s->n) { /* no room kept for arcs to come */
+		s->v = lines_grow(s->v, s->n, s->n, sizeof(*s->v));
+		if (s->lt)
+			s->lt = lines_grow(s->lt, s->n, s->n, sizeof(*s->lt));
+		s->cap = s->n;
+	}
 	u64map_free(&s->idx);
 	for (size_t k = 0; k < s->n; k++) {
 		s->v[k].caller = renum(map, n, s->v[k].caller);
@@ -228,6 +234,11 @@ static void compact_arcs(struct arcset *s, const uint32_t *map, size_t n)
 
 static void compact_nodes(struct cct *c, const uint32_t *map, size_t n)
 {
+	if (c->cap > c->n) { /* nor for nodes (the root is always there) */
+		c->v = lines_grow(c->v, c->n, c->n, sizeof(*c->v));
+		c->x = lines_grow(c->x, c->n, c->n, sizeof(*c->x));
+		c->cap = c->n;
+	}
 	u64map_free(&c->idx);
 	for (size_t k = 0; k < c->n; k++) {
 		c->v[k].routine = renum(map, n, c->v[k].routine);

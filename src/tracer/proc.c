@@ -98,8 +98,9 @@ static size_t ps_shares_memfd(const struct tracer *tr, const struct pstate *ps)
 }
 
 /*
- * An ended process of -f kept small (trace_opts.compact_ended): its books
- * finished now (result_build finishes them again at the same time: nothing
+ * An ended process of -f kept small (trace_opts.compact_ended): what only
+ * its run read freed (its patches, their maps, the drain's bookkeeping);
+ * its books finished now (result_build finishes them again at the same time: nothing
  * is open then) and compacted to the routines they used, its table of
  * routines the same. Not the program's (section 0), nor a table another
  * process shares (a forked child's is its parent's), nor while a thread of
@@ -112,13 +113,30 @@ static void ps_compact(struct tracer *tr, struct pstate *ps)
 
 	while (idx < tr->n_procs && tr->procs[idx] != ps)
 		idx++;
-	if (!tr->o->compact_ended || !ps->own_st || !n_old || idx == 0 || idx == tr->n_procs)
+	if (!tr->o->compact_ended || idx == 0 || idx == tr->n_procs)
+		return;
+	for (size_t i = 0; i < tr->thr.cap; i++)
+		if (thr_at(tr, i) && thr_at(tr, i)->proc == idx)
+			return;
+	/* what only its run read: its patches and their maps (cc1: 12 MB) */
+	free(ps->patches);
+	ps->patches = NULL;
+	ps->n_patches = ps->cap_patches = 0;
+	probe_proc_free(&ps->probe);
+	ps->probe.hot = NULL;
+	ps->probe.uncount = ps->probe.thr_ix = ps->probe.cand = NULL;
+	ps->probe.n_hot = ps->probe.cap_hot = ps->probe.n_uncount = 0;
+	ps->probe.n_thr_ix = ps->probe.cap_thr_ix = ps->probe.n_cand = ps->probe.cap_cand = 0;
+	u64map_free(&ps->traps);
+	u64map_free(&ps->retsite);
+	u64map_free(&ps->callret);
+	u64map_free(&ps->orphans);
+	u64map_free(&ps->rsite_map);
+	u64map_free(&ps->pfull);
+	if (!ps->own_st || !n_old)
 		return;
 	for (size_t k = 0; k < tr->n_procs; k++)
 		if (k != idx && tr->procs[k]->st == ps->st)
-			return;
-	for (size_t i = 0; i < tr->thr.cap; i++)
-		if (thr_at(tr, i) && thr_at(tr, i)->proc == idx)
 			return;
 	books_grow(ps->books, n_old); /* one routine a row of the table, as the report reads them */
 	books_finish(ps->books, ps->wall1);
