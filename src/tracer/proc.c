@@ -102,9 +102,9 @@ static size_t ps_shares_memfd(const struct tracer *tr, const struct pstate *ps)
  * its run read freed (its patches, their maps, the drain's bookkeeping);
  * its books finished now (result_build finishes them again at the same time: nothing
  * is open then) and compacted to the routines they used, its table of
- * routines the same. Not the program's (section 0), nor a table another
- * process shares (a forked child's is its parent's), nor while a thread of
- * it is still known.
+ * routines the same (a forked child's, its parent's table, on a copy of
+ * it: configure's forks of bash, 1,670 routines each). Not the program's
+ * (section 0), nor while a thread of it is still known.
  */
 static void ps_compact(struct tracer *tr, struct pstate *ps)
 {
@@ -113,11 +113,12 @@ static void ps_compact(struct tracer *tr, struct pstate *ps)
 
 	while (idx < tr->n_procs && tr->procs[idx] != ps)
 		idx++;
-	if (!tr->o->compact_ended || idx == 0 || idx == tr->n_procs)
+	if (!tr->o->compact_ended || !ps->ended || ps->compacted || idx == 0 || idx == tr->n_procs)
 		return;
 	for (size_t i = 0; i < tr->thr.cap; i++)
 		if (thr_at(tr, i) && thr_at(tr, i)->proc == idx)
 			return;
+	ps->compacted = true;
 	/* what only its run read: its patches and their maps (cc1: 12 MB) */
 	free(ps->patches);
 	ps->patches = NULL;
@@ -133,11 +134,18 @@ static void ps_compact(struct tracer *tr, struct pstate *ps)
 	u64map_free(&ps->orphans);
 	u64map_free(&ps->rsite_map);
 	u64map_free(&ps->pfull);
-	if (!ps->own_st || !n_old)
+	if (!n_old)
 		return;
-	for (size_t k = 0; k < tr->n_procs; k++)
+	for (size_t k = 0; k < tr->n_procs && ps->own_st; k++)
 		if (k != idx && tr->procs[k]->st == ps->st)
-			return;
+			return; /* (an image's table is its own: none shares it) */
+	if (!ps->own_st) { /* a forked child's table is its parent's: its own copy to keep small */
+		struct symtab *st = xcalloc(1, sizeof(*st));
+
+		symtab_dup(ps->st, st);
+		ps->st = st;
+		ps->own_st = true;
+	}
 	books_grow(ps->books, n_old); /* one routine a row of the table, as the report reads them */
 	books_finish(ps->books, ps->wall1);
 	map = xmalloc(n_old * sizeof(*map));
@@ -289,7 +297,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 {
 	char path[PATH_MAX];
 	struct symtab *st = xcalloc(1, sizeof(*st));
-	struct pstate ns;
+	struct pstate ns, *old = NULL;
 	ssize_t len;
 	pid_t pid = th->tid;
 	int err;
@@ -303,6 +311,7 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	} else {
 		bool new_clock = exec_close_threads(tr, th);
 
+		old = tr->ps;
 		ps_end(tr, tr->ps, 0);
 		tr->ps->execed = true;
 		th->c0 = th->clast = fs_clock_read(&th->clk);
@@ -342,6 +351,8 @@ static void follow_exec(struct tracer *tr, struct tthread *th)
 	ns.wall0 = wall_now();
 	ps_switch(tr, ps_add(tr, &ns));
 	th->proc = tr->cur;
+	if (old) /* its thread is the new image's now */
+		ps_compact(tr, old);
 	probe_thread_gone(tr, th); /* the old image's area: the new one gets its own */
 	if (!st->n && (!tr->o->n_libs || st->is_static)) {
 		fs_info(1, "process %d exec'ed %s: no symbols, followed untimed", (int)pid, path);

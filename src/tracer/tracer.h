@@ -182,6 +182,7 @@ struct pstate {
 	char *path;		 /* the image's file (owned), NULL for the program's first */
 	bool own_st;		 /* st (and path) belong to this state: an image exec'ed (-f) */
 	bool ended;		 /* exited, exec'ed a new image, or let go */
+	bool compacted;		 /* ... and kept small since (proc.c's ps_compact) */
 	bool execed;		 /* ended by exec'ing a new image */
 	int status;		 /* its wait status, when it exited */
 	uint64_t wall1;		 /* when it ended */
