@@ -238,19 +238,35 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 			st->path, n_outside);
 	return 0;
 }
-int symtab_symbol(const char *path, const char *name, uint64_t *value)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
-	Elf *elf;
+/* What find_sym looks for: a defined symbol named `name`, or a function starting at `value`. */
+struct sym_want {
+	const char *name;
+	uint64_t value, max_size;
+};
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	for (int pass = 0; elf && pass < 2 && rc; pass++) {
+static bool sym_wanted(Elf *elf, const GElf_Shdr *sh, const GElf_Sym *sym, const struct sym_want *w)
+{
+	const char *s;
+
+	if (sym->st_shndx == SHN_UNDEF)
+		return false;
+	if (!w->name)
+		return GELF_ST_TYPE(sym->st_info) == STT_FUNC && sym->st_value == w->value &&
+		       sym->st_size && sym->st_size <= w->max_size;
+	s = elf_strptr(elf, sh->sh_link, sym->st_name);
+	return s && !strcmp(s, w->name);
+}
+
+/*
+ * The first symbol of elf's .dynsym, then its .symtab, that w wants: 0 and
+ * *out, or -ENOENT. Each table counted by section_entries.
+ */
+static int find_sym(Elf *elf, const struct sym_want *w, GElf_Sym *out)
+{
+	for (int pass = 0; elf && pass < 2; pass++) {
 		Elf_Scn *scn = NULL;
 
-		while (rc && (scn = elf_nextscn(elf, scn)) != NULL) {
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
 			GElf_Shdr sh;
 			Elf_Data *d;
 			size_t n;
@@ -259,21 +275,27 @@ int symtab_symbol(const char *path, const char *name, uint64_t *value)
 			    sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
 				continue;
 			n = section_entries(scn, &sh, sizeof(Elf64_Sym), &d);
-			for (size_t i = 1; i < n; i++) {
-				GElf_Sym sym;
-				const char *s;
-
-				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-					continue;
-				s = elf_strptr(elf, sh.sh_link, sym.st_name);
-				if (s && !strcmp(s, name)) {
-					*value = sym.st_value;
-					rc = 0;
-					break;
-				}
-			}
+			for (size_t i = 1; i < n; i++)
+				if (gelf_getsym(d, (int)i, out) && sym_wanted(elf, &sh, out, w))
+					return 0;
 		}
 	}
+	return -ENOENT;
+}
+
+int symtab_symbol(const char *path, const char *name, uint64_t *value)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	GElf_Sym sym;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	rc = find_sym(elf, &(struct sym_want){.name = name}, &sym);
+	if (!rc)
+		*value = sym.st_value;
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -282,9 +304,9 @@ int symtab_symbol(const char *path, const char *name, uint64_t *value)
 
 uint64_t symtab_image_func_size(const void *image, size_t len, uint64_t off)
 {
-	uint64_t size = 0, link = 0;
-	bool have_load = false;
+	uint64_t size = 0;
 	GElf_Ehdr eh;
+	GElf_Sym sym;
 	size_t nph = 0;
 	Elf *elf;
 
@@ -294,37 +316,16 @@ uint64_t symtab_image_func_size(const void *image, size_t len, uint64_t off)
 	    elf_getphdrnum(elf, &nph) != 0)
 		goto out;
 	/* its own addresses: those of its first PT_LOAD, which maps it from offset p_offset */
-	for (size_t i = 0; i < nph && !have_load; i++) {
+	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset <= off) {
-			link = off - ph.p_offset + ph.p_vaddr;
-			have_load = true;
-		}
-	}
-	for (int pass = 0; have_load && pass < 2 && !size; pass++) {
-		Elf_Scn *scn = NULL;
+			struct sym_want w = {.value = off - ph.p_offset + ph.p_vaddr,
+					     .max_size = len - off};
 
-		while (!size && (scn = elf_nextscn(elf, scn)) != NULL) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			size_t n;
-
-			if (!gelf_getshdr(scn, &sh) ||
-			    sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
-				continue;
-			n = section_entries(scn, &sh, sizeof(Elf64_Sym), &d);
-			for (size_t i = 1; i < n; i++) {
-				GElf_Sym sym;
-
-				if (gelf_getsym(d, (int)i, &sym) &&
-				    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-				    sym.st_shndx != SHN_UNDEF && sym.st_value == link &&
-				    sym.st_size && sym.st_size <= len - off) {
-					size = sym.st_size;
-					break;
-				}
-			}
+			if (off < len && !find_sym(elf, &w, &sym))
+				size = sym.st_size;
+			break;
 		}
 	}
 out:

@@ -87,6 +87,26 @@ long ps_find(struct tracer *tr, pid_t pid)
 }
 
 /* A process state ended now (exit, exec, let go). */
+void ps_free_run(struct pstate *ps)
+{
+	struct probe_proc *pp = &ps->probe;
+
+	free(ps->patches);
+	ps->patches = NULL;
+	ps->n_patches = ps->cap_patches = 0;
+	probe_proc_free(pp);
+	pp->hot = NULL;
+	pp->uncount = pp->thr_ix = pp->cand = NULL;
+	pp->n_hot = pp->cap_hot = pp->n_uncount = 0;
+	pp->n_thr_ix = pp->cap_thr_ix = pp->n_cand = pp->cap_cand = 0;
+	u64map_free(&ps->traps);
+	u64map_free(&ps->retsite);
+	u64map_free(&ps->callret);
+	u64map_free(&ps->orphans);
+	u64map_free(&ps->rsite_map);
+	u64map_free(&ps->pfull);
+}
+
 /* How many other process states hold ps's descriptor of its memory. */
 static size_t ps_shares_memfd(const struct tracer *tr, const struct pstate *ps)
 {
@@ -119,21 +139,7 @@ static void ps_compact(struct tracer *tr, struct pstate *ps)
 		if (thr_at(tr, i) && thr_at(tr, i)->proc == idx)
 			return;
 	ps->compacted = true;
-	/* what only its run read: its patches and their maps (cc1: 12 MB) */
-	free(ps->patches);
-	ps->patches = NULL;
-	ps->n_patches = ps->cap_patches = 0;
-	probe_proc_free(&ps->probe);
-	ps->probe.hot = NULL;
-	ps->probe.uncount = ps->probe.thr_ix = ps->probe.cand = NULL;
-	ps->probe.n_hot = ps->probe.cap_hot = ps->probe.n_uncount = 0;
-	ps->probe.n_thr_ix = ps->probe.cap_thr_ix = ps->probe.n_cand = ps->probe.cap_cand = 0;
-	u64map_free(&ps->traps);
-	u64map_free(&ps->retsite);
-	u64map_free(&ps->callret);
-	u64map_free(&ps->orphans);
-	u64map_free(&ps->rsite_map);
-	u64map_free(&ps->pfull);
+	ps_free_run(ps); /* what only its run read: its patches and their maps (cc1: 12 MB) */
 	if (!n_old)
 		return;
 	for (size_t k = 0; k < tr->n_procs && ps->own_st; k++)

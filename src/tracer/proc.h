@@ -32,6 +32,13 @@ size_t ps_add(struct tracer *tr, const struct pstate *init);
  */
 void ps_end(struct tracer *tr, struct pstate *ps, int status);
 
+/*
+ * Free what only a process's run reads (its patches, their maps, the
+ * probes' drain bookkeeping), leaving them empty: at its end (-f, a
+ * process kept small) and when the tracer is freed.
+ */
+void ps_free_run(struct pstate *ps);
+
 /* The live (not ended) process state of process pid, or -1. */
 long ps_find(struct tracer *tr, pid_t pid);
 

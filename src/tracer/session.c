@@ -137,9 +137,8 @@ void tracer_free(struct tracer *tr)
 	for (size_t k = 0; k < tr->n_procs; k++) {
 		struct pstate *ps = tr->procs[k];
 
-		free(ps->patches);
+		ps_free_run(ps);
 		free(ps->tu);
-		probe_proc_free(&ps->probe);
 		go_free(ps->go);
 		sample_ps_free(ps);
 		for (size_t i = 0; i < ps->n_mods; i++) {
@@ -148,12 +147,6 @@ void tracer_free(struct tracer *tr)
 			free(ps->mods[i].name);
 		}
 		free(ps->mods);
-		u64map_free(&ps->traps);
-		u64map_free(&ps->retsite);
-		u64map_free(&ps->callret);
-		u64map_free(&ps->orphans);
-		u64map_free(&ps->rsite_map);
-		u64map_free(&ps->pfull);
 		if (ps->memfd >= 0)
 			close(ps->memfd);
 		free(ps);
