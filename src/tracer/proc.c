@@ -123,8 +123,9 @@ static size_t ps_shares_memfd(const struct tracer *tr, const struct pstate *ps)
  * its books finished now (result_build finishes them again at the same time: nothing
  * is open then) and compacted to the routines they used, its table of
  * routines the same (a forked child's, its parent's table, on a copy of
- * it: configure's forks of bash, 1,670 routines each). Not the program's
- * (section 0), nor while a thread of it is still known.
+ * it: configure's forks of bash, 1,670 routines each; books that cannot
+ * be compacted, a timeline's or --alloc's, leave the table as it is). Not
+ * the program's (section 0), nor while a thread of it is still known.
  */
 static void ps_compact(struct tracer *tr, struct pstate *ps)
 {
@@ -144,18 +145,18 @@ static void ps_compact(struct tracer *tr, struct pstate *ps)
 		return;
 	for (size_t k = 0; k < tr->n_procs && ps->own_st; k++)
 		if (k != idx && tr->procs[k]->st == ps->st)
-			return; /* (an image's table is its own: none shares it) */
-	if (!ps->own_st) { /* a forked child's table is its parent's: its own copy to keep small */
+			return;	      /* (an image's table is its own: none shares it) */
+	books_grow(ps->books, n_old); /* one routine a row of the table, as the report reads them */
+	books_finish(ps->books, ps->wall1);
+	map = xmalloc(n_old * sizeof(*map));
+	n_new = books_compact(ps->books, map);
+	if (n_new != SIZE_MAX && !ps->own_st) { /* a forked child's table is its parent's */
 		struct symtab *st = xcalloc(1, sizeof(*st));
 
 		symtab_dup(ps->st, st);
 		ps->st = st;
 		ps->own_st = true;
 	}
-	books_grow(ps->books, n_old); /* one routine a row of the table, as the report reads them */
-	books_finish(ps->books, ps->wall1);
-	map = xmalloc(n_old * sizeof(*map));
-	n_new = books_compact(ps->books, map);
 	if (n_new != SIZE_MAX) {
 		symtab_compact(ps->st, map, n_new);
 		fs_info(2, "process %d ended: %zu of its %zu routines kept", (int)ps->leader, n_new,
