@@ -86,7 +86,6 @@ long ps_find(struct tracer *tr, pid_t pid)
 	return -1;
 }
 
-/* A process state ended now (exit, exec, let go). */
 void ps_free_run(struct pstate *ps)
 {
 	struct probe_proc *pp = &ps->probe;
@@ -165,6 +164,7 @@ static void ps_compact(struct tracer *tr, struct pstate *ps)
 	free(map);
 }
 
+/* A process state ended now (exit, exec, let go). */
 void ps_end(struct tracer *tr, struct pstate *ps, int status)
 {
 	if (ps->ended)

@@ -28,7 +28,10 @@ size_t ps_add(struct tracer *tr, const struct pstate *init);
 
 /*
  * A process state ended now (exit, exec, let go); its calls go to its
- * file's throttle pool (plancache_pool).
+ * file's throttle pool (plancache_pool), its descriptor of the program's
+ * memory is closed, and with -f it is kept small (trace_opts.compact_ended:
+ * its run's own state freed, its books and table kept to the routines it
+ * used) once no thread of it is known.
  */
 void ps_end(struct tracer *tr, struct pstate *ps, int status);
 
