@@ -865,8 +865,8 @@ START_TEST(test_width_top)
 	    "std::vector<double, std::allocator<double> >::push_back(double&&)";
 	static char *nl[] = {longname};
 	struct routine r[2] = {
-	    {0x1000, 1, NULL, 0, NULL, NULL, 0, RT_SELECTED | RT_MAINLINE, NULL, 0, false},
-	    {0x2000, 1, nl, 1, NULL, NULL, 0, RT_SELECTED, NULL, 0, false},
+	    {.addr = 0x1000, .size = 1, .flags = RT_SELECTED | RT_MAINLINE},
+	    {.addr = 0x2000, .size = 1, .names = nl, .n_names = 1, .flags = RT_SELECTED},
 	};
 	struct symtab s = {.r = r, .n = 2};
 	/* 54 columns besides ROUTINE: 28 for it, the name shortened to 28 */

@@ -1085,7 +1085,7 @@ static uint64_t vdso_sym(void *image, size_t len, const char *name)
 START_TEST(test_image_func_size)
 {
 	struct symtab st;
-	unsigned char *img;
+	unsigned char *image;
 	long len;
 	FILE *f;
 
@@ -1096,30 +1096,30 @@ START_TEST(test_image_func_size)
 	len = ftell(f);
 	ck_assert_int_gt(len, 0);
 	rewind(f);
-	img = malloc((size_t)len);
-	ck_assert_uint_eq(fread(img, 1, (size_t)len, f), (size_t)len);
+	image = malloc((size_t)len);
+	ck_assert_uint_eq(fread(image, 1, (size_t)len, f), (size_t)len);
 	fclose(f);
 	ck_assert_uint_gt(st.n, 2);
 	for (size_t i = 0; i < st.n; i++) /* its first PT_LOAD maps offset 0 at 0 */
-		ck_assert_uint_eq(symtab_image_func_size(img, (size_t)len, st.r[i].addr),
+		ck_assert_uint_eq(symtab_image_func_size(image, (size_t)len, st.r[i].addr),
 				  st.r[i].size);
-	ck_assert_uint_eq(symtab_image_func_size(img, (size_t)len, st.r[0].addr + 1), 0);
-	ck_assert_uint_eq(symtab_image_func_size(img, (size_t)len, (uint64_t)len + 4096), 0);
+	ck_assert_uint_eq(symtab_image_func_size(image, (size_t)len, st.r[0].addr + 1), 0);
+	ck_assert_uint_eq(symtab_image_func_size(image, (size_t)len, (uint64_t)len + 4096), 0);
 	for (long cut = 0; cut < len; cut += len / 61 + 1) {
-		uint64_t z = symtab_image_func_size(img, (size_t)cut, st.r[0].addr);
+		uint64_t z = symtab_image_func_size(image, (size_t)cut, st.r[0].addr);
 
 		ck_assert(z == 0 || (z == st.r[0].size && st.r[0].addr + z <= (uint64_t)cut));
 	}
 	for (long at = 0; at < len; at += 7) {
-		unsigned char keep = img[at];
+		unsigned char keep = image[at];
 		uint64_t z;
 
-		img[at] ^= 0xa5;
-		z = symtab_image_func_size(img, (size_t)len, st.r[1].addr);
+		image[at] ^= 0xa5;
+		z = symtab_image_func_size(image, (size_t)len, st.r[1].addr);
 		ck_assert(z <= (uint64_t)len - st.r[1].addr);
-		img[at] = keep;
+		image[at] = keep;
 	}
-	free(img);
+	free(image);
 	symtab_free(&st);
 
 	{
