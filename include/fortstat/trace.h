@@ -125,7 +125,8 @@ struct trace_opts {
 	 * symtab_compact): `fortstat -f make` holds a few hundred KiB for each
 	 * cc1 it saw, not the 30 MB of its 26,000 routines. Off with --zeros
 	 * (it lists the others) and --sample (its samples name routines by
-	 * their numbers).
+	 * their numbers); books kept with a timeline or --alloc's storage,
+	 * which name them so too, refuse it themselves (books_compact).
 	 */
 	bool compact_ended;
 };

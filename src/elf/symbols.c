@@ -238,6 +238,7 @@ int symbols_read(Elf *elf, Elf_Scn *scn, struct rawsym **raw, size_t *n_raw, uin
 			st->path, n_outside);
 	return 0;
 }
+
 /* What find_sym looks for: a defined symbol named `name`, or a function starting at `value`. */
 struct sym_want {
 	const char *name;

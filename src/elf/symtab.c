@@ -514,7 +514,6 @@ void symtab_dup(const struct symtab *src, struct symtab *dst)
 	}
 }
 
-/* Free what @st owns and leave it empty; NULL and a second call are harmless. */
 /* The parts of routine r that it owns, freed. */
 static void routine_free(struct routine *r)
 {
@@ -544,6 +543,7 @@ void symtab_compact(struct symtab *st, const uint32_t *map, size_t n_new)
 	st->n_own = own;
 }
 
+/* Free what @st owns and leave it empty; NULL and a second call are harmless. */
 void symtab_free(struct symtab *st)
 {
 	size_t i;
